@@ -1,0 +1,322 @@
+// Package sse reads and writes server-sent event streams, as every streaming
+// dialect frames them.
+//
+// The Reader follows the WHATWG event-stream parsing rules: lines end in
+// "\n", "\r\n" or a lone "\r" (also when a terminator is split across two
+// reads), a leading byte-order mark is skipped, lines starting with ':' are
+// comments, "data" lines of one event are joined with "\n", and an event is
+// dispatched at a blank line. Unlike a browser it is bounded: one event may
+// not exceed the frame limit, and a stream that ends in the middle of an event
+// is reported as io.ErrUnexpectedEOF instead of being silently dropped, so
+// that a cut upstream is never mistaken for a finished one.
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// DefaultMaxFrame is the frame limit used when NewReader is given 0. Frames
+// carry whole inline images in some dialects, so it is generous.
+const DefaultMaxFrame = 16 << 20
+
+// ErrFrameTooLarge is returned when one event exceeds the reader's limit.
+var ErrFrameTooLarge = errors.New("sse: event exceeds the frame size limit")
+
+// Event is one dispatched server-sent event.
+type Event struct {
+	// Type is the "event" field; empty when the event had none (the
+	// "message" type).
+	Type string
+	// Data is the joined "data" lines. It is valid until the next call to
+	// Reader.Next.
+	Data []byte
+	// ID is the last event id seen in the stream so far.
+	ID string
+	// Retry is the reconnection time in milliseconds the stream asked for,
+	// 0 when none was given.
+	Retry int
+}
+
+// Reader reads events from a stream.
+type Reader struct {
+	src io.Reader
+	err error // sticky read error from src
+
+	buf        []byte
+	start, end int
+	max        int
+	pendingCR  bool // the last line ended in '\r': skip one '\n' if it comes next
+	begun      bool // the byte-order mark check has been made
+
+	typ       []byte
+	data      []byte
+	hasData   bool
+	frame     int // bytes of the event being read
+	partial   bool
+	lastID    string
+	retry     int
+	typeCache string
+}
+
+// NewReader returns a Reader of src whose events may be at most maxFrame
+// bytes long, counting every line of the event; 0 means DefaultMaxFrame.
+func NewReader(src io.Reader, maxFrame int) *Reader {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxFrame
+	}
+	size := 4096
+	if maxFrame < size {
+		size = maxFrame + 2
+	}
+	return &Reader{src: src, buf: make([]byte, size), max: maxFrame}
+}
+
+// Next returns the next event. At the end of a stream whose last event was
+// complete it returns io.EOF; when the stream ends inside an event it returns
+// io.ErrUnexpectedEOF. Other errors are the source's, or ErrFrameTooLarge.
+func (r *Reader) Next() (Event, error) {
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			if err == io.EOF && r.partial {
+				return Event{}, io.ErrUnexpectedEOF
+			}
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			ev, ok := r.dispatch()
+			if ok {
+				return ev, nil
+			}
+			continue
+		}
+		r.frame += len(line) + 1
+		if r.frame > r.max {
+			return Event{}, ErrFrameTooLarge
+		}
+		if line[0] != ':' {
+			r.partial = true // a field awaits its event's blank line
+			r.field(line)
+		}
+	}
+}
+
+func (r *Reader) dispatch() (Event, bool) {
+	r.frame = 0
+	r.partial = false
+	if !r.hasData {
+		r.typ = r.typ[:0]
+		return Event{}, false
+	}
+	ev := Event{Data: r.data[:len(r.data)-1], ID: r.lastID, Retry: r.retry}
+	if len(r.typ) > 0 {
+		// Event types repeat; reuse the last string when it is the same.
+		if string(r.typ) != r.typeCache {
+			r.typeCache = string(r.typ)
+		}
+		ev.Type = r.typeCache
+	}
+	r.typ = r.typ[:0]
+	r.data = r.data[:0]
+	r.hasData = false
+	return ev, true
+}
+
+func (r *Reader) field(line []byte) {
+	name, value := line, []byte(nil)
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "event":
+		r.typ = append(r.typ[:0], value...)
+	case "data":
+		r.data = append(r.data, value...)
+		r.data = append(r.data, '\n')
+		r.hasData = true
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			r.lastID = string(value)
+		}
+	case "retry":
+		if n, err := strconv.Atoi(string(value)); err == nil && n >= 0 && isDigits(value) {
+			r.retry = n
+		}
+	}
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// readLine returns the next line without its terminator. The slice is valid
+// until the next call.
+func (r *Reader) readLine() ([]byte, error) {
+	for {
+		if r.pendingCR && r.start < r.end {
+			if r.buf[r.start] == '\n' {
+				r.start++
+			}
+			r.pendingCR = false
+		}
+		if !r.begun && r.end-r.start >= 3 {
+			r.begun = true
+			if bytes.HasPrefix(r.buf[r.start:r.end], bom) {
+				r.start += len(bom)
+			}
+		}
+		window := r.buf[r.start:r.end]
+		if r.begun || r.err != nil {
+			if i := lineEnd(window); i >= 0 {
+				line := window[:i]
+				r.start += i + 1
+				if window[i] == '\r' {
+					r.pendingCR = true
+				}
+				return line, nil
+			}
+		}
+		if r.err != nil {
+			if r.end > r.start {
+				// A last line with no terminator is discarded; unless it
+				// is a comment, the event it belongs to is incomplete.
+				if r.buf[r.start] != ':' {
+					r.partial = true
+				}
+				r.start = r.end
+			}
+			return nil, r.err
+		}
+		if len(window) > r.max {
+			return nil, ErrFrameTooLarge
+		}
+		r.fill()
+	}
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// lineEnd returns the index of the first '\r' or '\n' in b, or -1.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		i = len(b)
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	if i == len(b) {
+		return -1
+	}
+	return i
+}
+
+// fill reads more bytes from the source, compacting or growing the buffer.
+func (r *Reader) fill() {
+	if r.start > 0 {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.start, r.end = 0, n
+	}
+	if r.end == len(r.buf) {
+		size := 2 * len(r.buf)
+		if size > r.max+2 {
+			size = r.max + 2
+		}
+		if size <= len(r.buf) {
+			size = len(r.buf) + 1
+		}
+		nb := make([]byte, size)
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			r.err = err
+			r.begun = true
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// Writer writes events to a stream. It formats each event into one Write
+// call; flushing is the caller's business.
+type Writer struct {
+	w       io.Writer
+	scratch []byte
+}
+
+// NewWriter returns a Writer to w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: w, scratch: make([]byte, 0, 1024)}
+}
+
+// Event writes one event with the given type (none when empty) and data. Line
+// breaks inside data become separate data lines, so any data survives the
+// trip; a line break in typ is an error.
+func (w *Writer) Event(typ string, data []byte) error {
+	if len(typ) > 0 && lineEnd([]byte(typ)) >= 0 {
+		return fmt.Errorf("sse: event type %q contains a line break", typ)
+	}
+	b := w.scratch[:0]
+	if typ != "" {
+		b = append(b, "event: "...)
+		b = append(b, typ...)
+		b = append(b, '\n')
+	}
+	for {
+		i := lineEnd(data)
+		b = append(b, "data: "...)
+		if i < 0 {
+			b = append(b, data...)
+			b = append(b, '\n')
+			break
+		}
+		b = append(b, data[:i]...)
+		b = append(b, '\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	b = append(b, '\n')
+	w.scratch = b
+	_, err := w.w.Write(b)
+	return err
+}
+
+// Comment writes a comment line, which readers ignore; streams use it to
+// keep idle connections open.
+func (w *Writer) Comment(text string) error {
+	b := append(w.scratch[:0], ':')
+	if text != "" {
+		b = append(b, ' ')
+		for _, c := range []byte(text) {
+			if c == '\r' || c == '\n' {
+				c = ' '
+			}
+			b = append(b, c)
+		}
+	}
+	b = append(b, '\n', '\n')
+	w.scratch = b
+	_, err := w.w.Write(b)
+	return err
+}

@@ -1,0 +1,264 @@
+package sse_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+type got struct {
+	Type, Data, ID string
+	Retry          int
+}
+
+// readAll reads every event of r, copying each because Data is reused.
+func readAll(r *sse.Reader) ([]got, error) {
+	var out []got
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return out, err
+		}
+		out = append(out, got{ev.Type, string(ev.Data), ev.ID, ev.Retry})
+	}
+}
+
+var parseCases = []struct {
+	name string
+	in   string
+	want []got
+	err  error
+}{
+	{
+		name: "typed events",
+		in:   "event: message_start\ndata: {\"a\":1}\n\nevent: ping\ndata: {}\n\n",
+		want: []got{{Type: "message_start", Data: `{"a":1}`}, {Type: "ping", Data: "{}"}},
+	},
+	{
+		name: "data lines are joined with newlines",
+		in:   "data: YHOO\ndata: +2\ndata: 10\n\n",
+		want: []got{{Data: "YHOO\n+2\n10"}},
+	},
+	{
+		name: "crlf, lone cr and lf terminators mix",
+		in:   "data: a\r\ndata: b\rdata: c\n\r\ndata: d\r\r",
+		want: []got{{Data: "a\nb\nc"}, {Data: "d"}},
+	},
+	{
+		name: "comments are skipped",
+		in:   ": keep-alive\n\n: x\ndata: first\n: inside\n\n",
+		want: []got{{Data: "first"}},
+	},
+	{
+		name: "only one leading space is stripped",
+		in:   "data:no space\n\ndata:  two spaces\n\n",
+		want: []got{{Data: "no space"}, {Data: " two spaces"}},
+	},
+	{
+		name: "a field with no colon has an empty value",
+		in:   "data\n\ndata\ndata\n\n",
+		want: []got{{Data: ""}, {Data: "\n"}},
+	},
+	{
+		name: "an event with no data is not dispatched and its type does not leak",
+		in:   "event: lonely\n\ndata: x\n\n",
+		want: []got{{Data: "x"}},
+	},
+	{
+		name: "ids persist and retry needs digits",
+		in:   "id: 7\nretry: 1500\ndata: a\n\nretry: 1x\ndata: b\n\nid\ndata: c\n\n",
+		want: []got{{Data: "a", ID: "7", Retry: 1500}, {Data: "b", ID: "7", Retry: 1500}, {Data: "c", ID: "", Retry: 1500}},
+	},
+	{
+		name: "a leading byte-order mark is skipped",
+		in:   "\xEF\xBB\xBFdata: bom\n\n",
+		want: []got{{Data: "bom"}},
+	},
+	{
+		name: "unknown fields are ignored",
+		in:   "foo: bar\ndata: x\n\n",
+		want: []got{{Data: "x"}},
+	},
+	{
+		name: "a stream cut inside an event is an unexpected EOF",
+		in:   "data: whole\n\ndata: {\"half\":",
+		want: []got{{Data: "whole"}},
+		err:  io.ErrUnexpectedEOF,
+	},
+	{
+		name: "a stream cut before the blank line is an unexpected EOF",
+		in:   "data: whole\n\nevent: x\ndata: y\n",
+		want: []got{{Data: "whole"}},
+		err:  io.ErrUnexpectedEOF,
+	},
+	{
+		name: "a trailing comment without a blank line loses nothing",
+		in:   "data: whole\n\n: bye",
+		want: []got{{Data: "whole"}},
+	},
+	{
+		name: "empty stream",
+		in:   "",
+	},
+}
+
+func TestReaderParsesStreams(t *testing.T) {
+	for _, tc := range parseCases {
+		t.Run(tc.name, func(t *testing.T) {
+			events, err := readAll(sse.NewReader(strings.NewReader(tc.in), 0))
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("error = %v, want %v", err, tc.err)
+			}
+			if diff := cmp.Diff(tc.want, events); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// chunkReader returns its input in pieces of the given sizes, cycling.
+type chunkReader struct {
+	data  []byte
+	sizes []int
+	i     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := c.sizes[c.i%len(c.sizes)]
+	c.i++
+	n = min(n, len(p), len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// TestReaderFramesSplitAcrossReads feeds every case in every chunk size, so
+// that each terminator, field name and BOM byte lands on a read boundary.
+func TestReaderFramesSplitAcrossReads(t *testing.T) {
+	for _, tc := range parseCases {
+		whole, wholeErr := readAll(sse.NewReader(strings.NewReader(tc.in), 0))
+		for size := 1; size <= len(tc.in); size++ {
+			events, err := readAll(sse.NewReader(&chunkReader{data: []byte(tc.in), sizes: []int{size}}, 0))
+			if !errors.Is(err, wholeErr) {
+				t.Fatalf("%s, chunks of %d: error %v, want %v", tc.name, size, err, wholeErr)
+			}
+			if diff := cmp.Diff(whole, events); diff != "" {
+				t.Fatalf("%s, chunks of %d (-whole +split):\n%s", tc.name, size, diff)
+			}
+		}
+		events, err := readAll(sse.NewReader(iotest.OneByteReader(strings.NewReader(tc.in)), 0))
+		if !errors.Is(err, wholeErr) || !cmp.Equal(whole, events) {
+			t.Fatalf("%s, one byte at a time: %v %v, want %v %v", tc.name, events, err, whole, wholeErr)
+		}
+	}
+}
+
+func TestReaderCRLFSplitBetweenReads(t *testing.T) {
+	// "\r" ends one read and "\n" starts the next: one terminator, not two.
+	r := sse.NewReader(&chunkReader{data: []byte("data: a\r\ndata: b\r\n\r\n"), sizes: []int{8, 1, 100}}, 0)
+	events, err := readAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []got{{Data: "a\nb"}}; !cmp.Equal(want, events) {
+		t.Fatalf("events = %v, want %v", events, want)
+	}
+}
+
+func TestReaderBoundsFrames(t *testing.T) {
+	t.Run("one long line", func(t *testing.T) {
+		in := "data: " + strings.Repeat("x", 200) + "\n\n"
+		_, err := readAll(sse.NewReader(strings.NewReader(in), 64))
+		if !errors.Is(err, sse.ErrFrameTooLarge) {
+			t.Fatalf("error = %v, want ErrFrameTooLarge", err)
+		}
+	})
+	t.Run("many short lines", func(t *testing.T) {
+		in := strings.Repeat("data: x\n", 100) + "\n"
+		_, err := readAll(sse.NewReader(strings.NewReader(in), 64))
+		if !errors.Is(err, sse.ErrFrameTooLarge) {
+			t.Fatalf("error = %v, want ErrFrameTooLarge", err)
+		}
+	})
+	t.Run("frames at the limit pass", func(t *testing.T) {
+		line := "data: " + strings.Repeat("x", 57) + "\n" // 64 bytes
+		events, err := readAll(sse.NewReader(strings.NewReader(strings.Repeat(line+"\n", 3)), 64))
+		if err != nil || len(events) != 3 {
+			t.Fatalf("got %d events, error %v", len(events), err)
+		}
+	})
+}
+
+func TestReaderReportsSourceErrors(t *testing.T) {
+	boom := errors.New("connection reset")
+	r := sse.NewReader(io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(boom)), 0)
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "a" {
+		t.Fatalf("first event = %q, %v", ev.Data, err)
+	}
+	if _, err := r.Next(); !errors.Is(err, boom) {
+		t.Fatalf("error = %v, want %v", err, boom)
+	}
+}
+
+func TestWriterRoundTrip(t *testing.T) {
+	cases := []struct {
+		typ, data string
+		want      string
+	}{
+		{"message_start", `{"type":"message_start"}`, `{"type":"message_start"}`},
+		{"", "[DONE]", "[DONE]"},
+		{"", "", ""},
+		{"multi", "a\nb\r\nc\rd", "a\nb\nc\nd"},
+		{"trailing", "a\n", "a\n"},
+	}
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	for _, c := range cases {
+		if err := w.Event(c.typ, []byte(c.data)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Comment("ping\nwith newline"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := readAll(sse.NewReader(&buf, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != len(cases) {
+		t.Fatalf("read %d events, wrote %d", len(events), len(cases))
+	}
+	for i, c := range cases {
+		if events[i].Type != c.typ || events[i].Data != c.want {
+			t.Errorf("event %d = %q %q, want %q %q", i, events[i].Type, events[i].Data, c.typ, c.want)
+		}
+	}
+}
+
+func TestWriterFormat(t *testing.T) {
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	_ = w.Event("content_block_delta", []byte(`{"x":1}`))
+	_ = w.Event("", []byte("[DONE]"))
+	_ = w.Comment("")
+	want := "event: content_block_delta\ndata: {\"x\":1}\n\ndata: [DONE]\n\n:\n\n"
+	if buf.String() != want {
+		t.Fatalf("wrote %q, want %q", buf.String(), want)
+	}
+	if err := w.Event("bad\ntype", nil); err == nil {
+		t.Fatal("a line break in the event type was accepted")
+	}
+}
