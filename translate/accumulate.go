@@ -1,0 +1,330 @@
+package translate
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+)
+
+// Accumulator builds the whole canonical response from a canonical stream,
+// checking on the way that the stream is well formed (see StreamEvent). It is
+// what stores a streamed response, what dialects whose final event repeats
+// the whole response draw on, and what tests use to compare a stream with
+// its whole counterpart.
+type Accumulator struct {
+	resp    *parleyv1.Response
+	started bool
+	ended   bool
+	cands   []*candState
+}
+
+type candState struct {
+	c        *parleyv1.Candidate
+	open     int // index of the open part, -1 when none
+	finished bool
+	text     strings.Builder // text, arguments, reasoning or refusal of the open part
+}
+
+// NewAccumulator returns an empty Accumulator.
+func NewAccumulator() *Accumulator {
+	return &Accumulator{resp: &parleyv1.Response{}}
+}
+
+// Add applies one event. It returns an error, and changes nothing, when the
+// event is out of order.
+func (a *Accumulator) Add(ev *parleyv1.StreamEvent) error {
+	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
+		return nil
+	}
+	if a.ended {
+		return fmt.Errorf("stream event %T after the end of the stream", ev.GetEvent())
+	}
+	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !a.started {
+		if _, isErr := ev.GetEvent().(*parleyv1.StreamEvent_Error); !isErr {
+			return fmt.Errorf("stream event %T before the start", ev.GetEvent())
+		}
+	}
+	switch e := ev.GetEvent().(type) {
+	case *parleyv1.StreamEvent_Start:
+		if a.started {
+			return fmt.Errorf("a second start event")
+		}
+		a.started = true
+		if r := e.Start.GetResponse(); r != nil {
+			a.resp = proto.Clone(r).(*parleyv1.Response)
+			a.resp.Candidates = nil
+		}
+		if a.resp.Status == parleyv1.ResponseStatus_RESPONSE_STATUS_UNSPECIFIED {
+			a.resp.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS
+		}
+	case *parleyv1.StreamEvent_PartStart:
+		return a.partStart(e.PartStart)
+	case *parleyv1.StreamEvent_PartDelta:
+		return a.partDelta(e.PartDelta)
+	case *parleyv1.StreamEvent_PartStop:
+		cs, err := a.openPart(e.PartStop.GetCandidateIndex(), e.PartStop.GetIndex(), "part_stop")
+		if err != nil {
+			return err
+		}
+		cs.closePart(e.PartStop.GetStatus())
+	case *parleyv1.StreamEvent_Metadata:
+		a.metadata(e.Metadata)
+	case *parleyv1.StreamEvent_Usage:
+		a.resp.Usage = MergeUsage(a.resp.Usage, e.Usage)
+	case *parleyv1.StreamEvent_Finish:
+		cs, err := a.cand(e.Finish.GetCandidateIndex())
+		if err != nil {
+			return err
+		}
+		if cs.open >= 0 {
+			return fmt.Errorf("finish of candidate %d while part %d is open", e.Finish.GetCandidateIndex(), cs.open)
+		}
+		cs.finished = true
+		cs.c.FinishReason = e.Finish.GetReason()
+		cs.c.StopSequence = e.Finish.GetStopSequence()
+		cs.c.FinishMessage = e.Finish.GetFinishMessage()
+	case *parleyv1.StreamEvent_Error:
+		a.flush()
+		a.ended = true
+		a.resp.Error = e.Error
+		a.resp.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED
+	case *parleyv1.StreamEvent_Done:
+		for i, cs := range a.cands {
+			if cs.open >= 0 {
+				return fmt.Errorf("done while part %d of candidate %d is open", cs.open, i)
+			}
+		}
+		a.ended = true
+		a.resp.Status = e.Done.GetStatus()
+		if a.resp.Status == parleyv1.ResponseStatus_RESPONSE_STATUS_UNSPECIFIED {
+			a.resp.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED
+		}
+		a.resp.IncompleteDetails = e.Done.GetIncompleteDetails()
+	default:
+		return fmt.Errorf("unknown stream event %T", ev.GetEvent())
+	}
+	return nil
+}
+
+// Ended reports whether a done or error event has arrived.
+func (a *Accumulator) Ended() bool { return a.ended }
+
+// Response returns the response built so far. Text of a part still open is
+// included. The Accumulator must not be used after the result is modified.
+func (a *Accumulator) Response() *parleyv1.Response {
+	a.flush()
+	a.resp.Candidates = a.resp.Candidates[:0]
+	for _, cs := range a.cands {
+		a.resp.Candidates = append(a.resp.Candidates, cs.c)
+	}
+	return a.resp
+}
+
+func (a *Accumulator) flush() {
+	for _, cs := range a.cands {
+		if cs.open >= 0 {
+			cs.store()
+		}
+	}
+}
+
+func (a *Accumulator) cand(i int32) (*candState, error) {
+	if i < 0 || i > int32(len(a.cands)) || i > 1<<10 {
+		return nil, fmt.Errorf("candidate index %d out of order (have %d)", i, len(a.cands))
+	}
+	if int(i) == len(a.cands) {
+		a.cands = append(a.cands, &candState{c: &parleyv1.Candidate{Index: i}, open: -1})
+	}
+	return a.cands[i], nil
+}
+
+func (a *Accumulator) openPart(ci, pi int32, what string) (*candState, error) {
+	if ci < 0 || int(ci) >= len(a.cands) {
+		return nil, fmt.Errorf("%s for unknown candidate %d", what, ci)
+	}
+	cs := a.cands[ci]
+	if cs.open < 0 || int32(cs.open) != pi {
+		return nil, fmt.Errorf("%s for part %d of candidate %d, but the open part is %d", what, pi, ci, cs.open)
+	}
+	return cs, nil
+}
+
+func (a *Accumulator) partStart(ps *parleyv1.PartStart) error {
+	cs, err := a.cand(ps.GetCandidateIndex())
+	if err != nil {
+		return err
+	}
+	switch {
+	case cs.finished:
+		return fmt.Errorf("part_start for candidate %d after its finish", ps.GetCandidateIndex())
+	case cs.open >= 0:
+		return fmt.Errorf("part_start %d while part %d is open", ps.GetIndex(), cs.open)
+	case int(ps.GetIndex()) != len(cs.c.Parts):
+		return fmt.Errorf("part_start index %d out of order (next is %d)", ps.GetIndex(), len(cs.c.Parts))
+	case ps.GetPart() == nil || ps.GetPart().GetKind() == nil:
+		return fmt.Errorf("part_start %d without a part kind", ps.GetIndex())
+	}
+	p := proto.Clone(ps.GetPart()).(*parleyv1.Part)
+	cs.c.Parts = append(cs.c.Parts, p)
+	cs.open = int(ps.GetIndex())
+	cs.text.Reset()
+	switch k := p.GetKind().(type) {
+	case *parleyv1.Part_Text:
+		cs.text.WriteString(k.Text.GetText())
+	case *parleyv1.Part_ToolCall:
+		cs.text.WriteString(k.ToolCall.GetArguments())
+	case *parleyv1.Part_Reasoning:
+		cs.text.WriteString(k.Reasoning.GetText())
+	case *parleyv1.Part_Refusal:
+		cs.text.WriteString(k.Refusal.GetText())
+	case *parleyv1.Part_HostedToolCall:
+		cs.text.WriteString(k.HostedToolCall.GetInput())
+	}
+	return nil
+}
+
+func (a *Accumulator) partDelta(pd *parleyv1.PartDelta) error {
+	cs, err := a.openPart(pd.GetCandidateIndex(), pd.GetIndex(), "part_delta")
+	if err != nil {
+		return err
+	}
+	p := cs.c.Parts[cs.open]
+	mismatch := func(want string) error {
+		return fmt.Errorf("part_delta %T for part %d, which is %T, not %s", pd.GetDelta(), pd.GetIndex(), p.GetKind(), want)
+	}
+	switch d := pd.GetDelta().(type) {
+	case *parleyv1.PartDelta_Text:
+		if p.GetText() == nil {
+			return mismatch("text")
+		}
+		cs.text.WriteString(d.Text)
+	case *parleyv1.PartDelta_Arguments:
+		if p.GetToolCall() == nil && p.GetHostedToolCall() == nil {
+			return mismatch("a tool call")
+		}
+		cs.text.WriteString(d.Arguments)
+	case *parleyv1.PartDelta_ReasoningText:
+		if p.GetReasoning() == nil {
+			return mismatch("reasoning")
+		}
+		cs.text.WriteString(d.ReasoningText)
+	case *parleyv1.PartDelta_ReasoningSummary:
+		r := p.GetReasoning()
+		if r == nil {
+			return mismatch("reasoning")
+		}
+		i := int(d.ReasoningSummary.GetSummaryIndex())
+		if i < 0 || i > len(r.Summary) {
+			return fmt.Errorf("reasoning summary index %d out of order (have %d)", i, len(r.Summary))
+		}
+		if i == len(r.Summary) {
+			r.Summary = append(r.Summary, "")
+		}
+		r.Summary[i] += d.ReasoningSummary.GetText()
+	case *parleyv1.PartDelta_Signature:
+		p.Signature = d.Signature
+	case *parleyv1.PartDelta_EncryptedContent:
+		if p.GetReasoning() == nil {
+			return mismatch("reasoning")
+		}
+		p.GetReasoning().EncryptedContent = d.EncryptedContent
+	case *parleyv1.PartDelta_Refusal:
+		if p.GetRefusal() == nil {
+			return mismatch("refusal")
+		}
+		cs.text.WriteString(d.Refusal)
+	case *parleyv1.PartDelta_Annotation:
+		if p.GetText() == nil {
+			return mismatch("text")
+		}
+		p.GetText().Annotations = append(p.GetText().Annotations, d.Annotation)
+	default:
+		return fmt.Errorf("part_delta with no delta for part %d", pd.GetIndex())
+	}
+	return nil
+}
+
+// store writes the open part's accumulated text into it.
+func (cs *candState) store() {
+	p := cs.c.Parts[cs.open]
+	s := cs.text.String()
+	switch k := p.GetKind().(type) {
+	case *parleyv1.Part_Text:
+		k.Text.Text = s
+	case *parleyv1.Part_ToolCall:
+		k.ToolCall.Arguments = s
+	case *parleyv1.Part_Reasoning:
+		k.Reasoning.Text = s
+	case *parleyv1.Part_Refusal:
+		k.Refusal.Text = s
+	case *parleyv1.Part_HostedToolCall:
+		k.HostedToolCall.Input = s
+	}
+}
+
+func (cs *candState) closePart(st parleyv1.ItemStatus) {
+	cs.store()
+	if st != parleyv1.ItemStatus_ITEM_STATUS_UNSPECIFIED {
+		cs.c.Parts[cs.open].Status = st
+	}
+	cs.open = -1
+	cs.text.Reset()
+}
+
+func (a *Accumulator) metadata(m *parleyv1.MetadataUpdate) {
+	if pf := m.GetPromptFeedback(); pf != nil {
+		a.resp.PromptFeedback = pf
+	}
+	if !hasCandidateMetadata(m) {
+		return
+	}
+	cs, err := a.cand(m.GetCandidateIndex())
+	if err != nil {
+		return
+	}
+	c := cs.c
+	c.SafetyRatings = append(c.SafetyRatings, m.GetSafetyRatings()...)
+	c.Citations = append(c.Citations, m.GetCitations()...)
+	c.UrlRetrievals = append(c.UrlRetrievals, m.GetUrlRetrievals()...)
+	if g := m.GetGrounding(); g != nil {
+		c.Grounding = g
+	}
+	if lp := m.GetLogprobs(); lp != nil {
+		if c.Logprobs == nil {
+			c.Logprobs = &parleyv1.Logprobs{}
+		}
+		c.Logprobs.Chosen = append(c.Logprobs.Chosen, lp.GetChosen()...)
+		c.Logprobs.Top = append(c.Logprobs.Top, lp.GetTop()...)
+		c.Logprobs.Refusal = append(c.Logprobs.Refusal, lp.GetRefusal()...)
+	}
+	if m.AvgLogprobs != nil {
+		c.AvgLogprobs = m.AvgLogprobs
+	}
+}
+
+func hasCandidateMetadata(m *parleyv1.MetadataUpdate) bool {
+	return len(m.GetSafetyRatings()) > 0 || len(m.GetCitations()) > 0 || m.GetGrounding() != nil ||
+		m.GetLogprobs() != nil || m.AvgLogprobs != nil || len(m.GetUrlRetrievals()) > 0
+}
+
+// MergeUsage returns base with every count that next sets replaced, as the
+// usage events of a stream require. Either may be nil.
+func MergeUsage(base, next *parleyv1.Usage) *parleyv1.Usage {
+	if next == nil {
+		return base
+	}
+	if base == nil {
+		return proto.Clone(next).(*parleyv1.Usage)
+	}
+	out := proto.Clone(base).(*parleyv1.Usage)
+	o := out.ProtoReflect()
+	proto.Clone(next).ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		o.Set(fd, v)
+		return true
+	})
+	return out
+}

@@ -1,0 +1,140 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// StreamLimits bound what Parley accepts from an upstream event stream.
+type StreamLimits struct {
+	// MaxFrameBytes bounds one SSE event.
+	MaxFrameBytes int
+	// MaxEvents bounds the number of SSE events in one stream.
+	MaxEvents int
+	// MaxTotalBytes bounds the whole stream body.
+	MaxTotalBytes int64
+}
+
+// DefaultStreamLimits are generous enough for long reasoning streams and
+// inline images, and small enough that a runaway upstream cannot exhaust
+// memory.
+var DefaultStreamLimits = StreamLimits{
+	MaxFrameBytes: sse.DefaultMaxFrame,
+	MaxEvents:     1 << 20,
+	MaxTotalBytes: 1 << 30,
+}
+
+// ErrStreamTooLarge is returned when a stream passes MaxEvents or
+// MaxTotalBytes.
+var ErrStreamTooLarge = errors.New("event stream exceeds the configured limits")
+
+// DecodeStream reads an upstream's event stream and yields canonical events.
+// The iteration ends after the first error, which is an *UpstreamError for a
+// malformed or truncated stream, or the body's own read error (the request
+// context's error when the client went away).
+func DecodeStream(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits) iter.Seq2[*parleyv1.StreamEvent, error] {
+	if lim.MaxFrameBytes <= 0 {
+		lim.MaxFrameBytes = DefaultStreamLimits.MaxFrameBytes
+	}
+	if lim.MaxEvents <= 0 {
+		lim.MaxEvents = DefaultStreamLimits.MaxEvents
+	}
+	if lim.MaxTotalBytes <= 0 {
+		lim.MaxTotalBytes = DefaultStreamLimits.MaxTotalBytes
+	}
+	return func(yield func(*parleyv1.StreamEvent, error) bool) {
+		r := sse.NewReader(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
+		var (
+			buf []*parleyv1.StreamEvent
+			n   int
+		)
+		for {
+			ev, err := r.Next()
+			if err == io.EOF {
+				buf, err = dec.End(buf[:0])
+				for _, e := range buf {
+					if !yield(e, nil) {
+						return
+					}
+				}
+				if err != nil {
+					yield(nil, streamError(d, err))
+				}
+				return
+			}
+			if err != nil {
+				yield(nil, streamError(d, err))
+				return
+			}
+			if n++; n > lim.MaxEvents {
+				yield(nil, streamError(d, ErrStreamTooLarge))
+				return
+			}
+			buf, err = dec.Decode(buf[:0], ev)
+			for _, e := range buf {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(nil, streamError(d, err))
+				return
+			}
+		}
+	}
+}
+
+// streamError classifies a failure while reading an upstream stream.
+func streamError(d parleyv1.Dialect, err error) error {
+	var (
+		up  *UpstreamError
+		in  *InputError
+		uns *UnsupportedError
+	)
+	switch {
+	case errors.As(err, &up), errors.As(err, &in), errors.As(err, &uns):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &UpstreamError{
+			Err: &parleyv1.Error{
+				Code:    parleyv1.Code_CODE_UNAVAILABLE,
+				Message: fmt.Sprintf("the %s upstream's stream ended in the middle of an event", DialectName(d)),
+				Origin:  &parleyv1.Origin{Dialect: d},
+				Retry:   &parleyv1.RetryAdvice{Retryable: true},
+			},
+			Cause: err,
+		}
+	case errors.Is(err, sse.ErrFrameTooLarge), errors.Is(err, ErrStreamTooLarge):
+		return UpstreamProtocol(d, err)
+	}
+	return err
+}
+
+// limitedReader fails with ErrStreamTooLarge once more than left bytes have
+// been read.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// At the limit: the stream may still end here.
+		var one [1]byte
+		if n, err := l.r.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, ErrStreamTooLarge
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}

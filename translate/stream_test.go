@@ -1,0 +1,284 @@
+package translate_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+func TestAccumulatorBuildsTheWholeResponse(t *testing.T) {
+	events := fullStream()
+	events = events[:len(events)-1] // the error event would fail a finished stream
+	acc := translate.NewAccumulator()
+	for i, ev := range events {
+		if err := acc.Add(ev); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	if !acc.Ended() {
+		t.Fatal("not ended after done")
+	}
+	r := acc.Response()
+	if r.GetId() != "msg_01" || r.GetStatus() != parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED {
+		t.Fatalf("response header = %v %v", r.GetId(), r.GetStatus())
+	}
+	if got := r.GetUsage(); got.GetInputTokens() != 10 || got.GetOutputTokens() != 12 {
+		t.Fatalf("usage = %v, want input 10 from the start and output 12 from the update", got)
+	}
+	if len(r.GetCandidates()) != 2 {
+		t.Fatalf("candidates = %d", len(r.GetCandidates()))
+	}
+	c := r.GetCandidates()[0]
+	parts := c.GetParts()
+	if len(parts) != 4 {
+		t.Fatalf("parts = %d", len(parts))
+	}
+	rs := parts[0].GetReasoning()
+	if rs.GetText() != "Hmm." || len(rs.GetSummary()) != 2 || rs.GetSummary()[1] != "Done" ||
+		parts[0].GetSignature().GetValue() != "sig" || rs.GetEncryptedContent().GetValue() != "enc" ||
+		parts[0].GetStatus() != parleyv1.ItemStatus_ITEM_STATUS_COMPLETED {
+		t.Fatalf("reasoning part = %v", parts[0])
+	}
+	if parts[1].GetText().GetText() != "It rains." || len(parts[1].GetText().GetAnnotations()) != 1 {
+		t.Fatalf("text part = %v", parts[1])
+	}
+	if parts[2].GetRefusal().GetText() != "No." {
+		t.Fatalf("refusal part = %v", parts[2])
+	}
+	if tc := parts[3].GetToolCall(); tc.GetArguments() != `{"city":"Paris"}` || tc.GetId() != "toolu_1" {
+		t.Fatalf("tool call part = %v", parts[3])
+	}
+	if c.GetFinishReason() != parleyv1.FinishReason_FINISH_REASON_TOOL_USE || c.GetGrounding() == nil || len(c.GetSafetyRatings()) != 1 {
+		t.Fatalf("candidate 0 = finish %v, grounding %v, ratings %d", c.GetFinishReason(), c.GetGrounding(), len(c.GetSafetyRatings()))
+	}
+	c1 := r.GetCandidates()[1]
+	if c1.GetParts()[0].GetText().GetText() != "It pours. END" || c1.GetStopSequence() != "END" {
+		t.Fatalf("candidate 1 = %v", c1)
+	}
+	// The accumulator must not have written into the events it was given.
+	if events[8].GetPartStart().GetPart().GetText().GetText() != "" {
+		t.Fatal("the accumulator modified a part_start event")
+	}
+}
+
+func TestAccumulatorRejectsOutOfOrderEvents(t *testing.T) {
+	start := &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{}}}
+	pstart := func(ci, i int32, p *parleyv1.Part) *parleyv1.StreamEvent {
+		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: ci, Index: i, Part: p}}}
+	}
+	delta := func(i int32, d *parleyv1.PartDelta) *parleyv1.StreamEvent {
+		d.Index = i
+		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: d}}
+	}
+	stop := func(i int32) *parleyv1.StreamEvent {
+		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: i}}}
+	}
+	done := &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}}
+	finish := &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{}}}
+	text := textPart("")
+	call := &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "a"}}}
+	cases := map[string][]*parleyv1.StreamEvent{
+		"part before start":             {pstart(0, 0, text)},
+		"two starts":                    {start, start},
+		"skipped part index":            {start, pstart(0, 1, text)},
+		"second part while one is open": {start, pstart(0, 0, text), pstart(0, 1, text)},
+		"delta for a closed part":       {start, pstart(0, 0, text), stop(0), delta(0, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: "x"}})},
+		"arguments on a text part":      {start, pstart(0, 0, text), delta(0, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: "{"}})},
+		"text on a tool call":           {start, pstart(0, 0, call), delta(0, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: "x"}})},
+		"stop of another part":          {start, pstart(0, 0, text), stop(1)},
+		"done with an open part":        {start, pstart(0, 0, text), done},
+		"finish with an open part":      {start, pstart(0, 0, text), finish},
+		"part after finish":             {start, finish, pstart(0, 0, text)},
+		"event after done":              {start, done, pstart(0, 0, text)},
+		"part without kind":             {start, pstart(0, 0, &parleyv1.Part{})},
+		"skipped candidate":             {start, pstart(2, 0, text)},
+		"summary index gap":             {start, pstart(0, 0, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}}), delta(0, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningSummary{ReasoningSummary: &parleyv1.ReasoningSummaryDelta{SummaryIndex: 1}}})},
+	}
+	for name, events := range cases {
+		t.Run(name, func(t *testing.T) {
+			acc := translate.NewAccumulator()
+			var err error
+			for _, ev := range events {
+				if err = acc.Add(ev); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+}
+
+func TestAccumulatorKeepsAnErrorThatEndsTheStream(t *testing.T) {
+	acc := translate.NewAccumulator()
+	for _, ev := range []*parleyv1.StreamEvent{
+		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: textPart("half an ans")}}},
+		{Event: &parleyv1.StreamEvent_Error{Error: &parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, Message: "overloaded"}}},
+	} {
+		if err := acc.Add(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := acc.Response()
+	if r.GetStatus() != parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED || r.GetError().GetMessage() != "overloaded" {
+		t.Fatalf("response = %v", r)
+	}
+	if r.GetCandidates()[0].GetParts()[0].GetText().GetText() != "half an ans" {
+		t.Fatal("the text before the error was lost")
+	}
+}
+
+func TestMergeUsageReplacesOnlySetCounts(t *testing.T) {
+	base := &parleyv1.Usage{InputTokens: proto.Int64(10), OutputTokens: proto.Int64(1), CacheReadTokens: proto.Int64(3)}
+	next := &parleyv1.Usage{OutputTokens: proto.Int64(20), CacheReadTokens: proto.Int64(0)}
+	got := translate.MergeUsage(base, next)
+	if got.GetInputTokens() != 10 || got.GetOutputTokens() != 20 || got.CacheReadTokens == nil || got.GetCacheReadTokens() != 0 {
+		t.Fatalf("merged = %v", got)
+	}
+	if base.GetOutputTokens() != 1 {
+		t.Fatal("MergeUsage modified its input")
+	}
+	if translate.MergeUsage(nil, nil) != nil || translate.MergeUsage(base, nil) != base {
+		t.Fatal("nil handling")
+	}
+}
+
+// lineDecoder is a minimal StreamDecoder: each event's data is one text
+// delta; an event of type "end" marks the proper end.
+type lineDecoder struct {
+	started, ended bool
+}
+
+func (d *lineDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
+	if ev.Type == "end" {
+		d.ended = true
+		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}}), nil
+	}
+	if ev.Type == "bad" {
+		return dst, errors.New("bad event")
+	}
+	if !d.started {
+		d.started = true
+		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{}}})
+	}
+	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: string(ev.Data)}}}}), nil
+}
+
+func (d *lineDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
+	if !d.ended {
+		return dst, errors.New("no end event")
+	}
+	return dst, nil
+}
+
+func collect(seq func(func(*parleyv1.StreamEvent, error) bool)) (texts []string, err error) {
+	for ev, e := range seq {
+		if e != nil {
+			return texts, e
+		}
+		if d := ev.GetPartDelta(); d != nil {
+			texts = append(texts, d.GetText())
+		}
+	}
+	return texts, nil
+}
+
+func TestDecodeStream(t *testing.T) {
+	d := parleyv1.Dialect_DIALECT_MESSAGES
+	t.Run("whole stream", func(t *testing.T) {
+		texts, err := collect(translate.DecodeStream(d, strings.NewReader("data: a\n\ndata: b\n\nevent: end\ndata: {}\n\n"), &lineDecoder{}, translate.StreamLimits{}))
+		if err != nil || strings.Join(texts, "") != "ab" {
+			t.Fatalf("texts %v, error %v", texts, err)
+		}
+	})
+	t.Run("cut mid-event is a retryable upstream error", func(t *testing.T) {
+		texts, err := collect(translate.DecodeStream(d, strings.NewReader("data: a\n\ndata: b"), &lineDecoder{}, translate.StreamLimits{}))
+		var up *translate.UpstreamError
+		if !errors.As(err, &up) || up.Err.GetCode() != parleyv1.Code_CODE_UNAVAILABLE || !up.Err.GetRetry().GetRetryable() {
+			t.Fatalf("error = %v", err)
+		}
+		if strings.Join(texts, "") != "a" {
+			t.Fatalf("texts before the cut = %v", texts)
+		}
+	})
+	t.Run("clean end without the end marker", func(t *testing.T) {
+		_, err := collect(translate.DecodeStream(d, strings.NewReader("data: a\n\n"), &lineDecoder{}, translate.StreamLimits{}))
+		if err == nil || !strings.Contains(err.Error(), "no end event") {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("decoder errors end the stream", func(t *testing.T) {
+		_, err := collect(translate.DecodeStream(d, strings.NewReader("data: a\n\nevent: bad\ndata: x\n\ndata: c\n\n"), &lineDecoder{}, translate.StreamLimits{}))
+		if err == nil || !strings.Contains(err.Error(), "bad event") {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("oversized frame is a bad gateway", func(t *testing.T) {
+		_, err := collect(translate.DecodeStream(d, strings.NewReader("data: "+strings.Repeat("x", 100)+"\n\n"), &lineDecoder{}, translate.StreamLimits{MaxFrameBytes: 50}))
+		var up *translate.UpstreamError
+		if !errors.As(err, &up) || translate.HTTPStatusOf(up.Err) != http.StatusBadGateway {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("too many events", func(t *testing.T) {
+		_, err := collect(translate.DecodeStream(d, strings.NewReader(strings.Repeat("data: a\n\n", 10)), &lineDecoder{}, translate.StreamLimits{MaxEvents: 5}))
+		if !errors.Is(err, translate.ErrStreamTooLarge) {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("too many bytes", func(t *testing.T) {
+		_, err := collect(translate.DecodeStream(d, strings.NewReader(strings.Repeat("data: a\n\n", 10)), &lineDecoder{}, translate.StreamLimits{MaxTotalBytes: 40}))
+		if !errors.Is(err, translate.ErrStreamTooLarge) {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("a body exactly at the byte limit passes", func(t *testing.T) {
+		body := "data: a\n\nevent: end\ndata: {}\n\n"
+		_, err := collect(translate.DecodeStream(d, strings.NewReader(body), &lineDecoder{}, translate.StreamLimits{MaxTotalBytes: int64(len(body))}))
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("the body's error passes through", func(t *testing.T) {
+		body := io.MultiReader(strings.NewReader("data: a\n\n"), errReader{context.Canceled})
+		_, err := collect(translate.DecodeStream(d, body, &lineDecoder{}, translate.StreamLimits{}))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("stopping the range stops the reading", func(t *testing.T) {
+		body := &countingReader{r: strings.NewReader(strings.Repeat("data: a\n\n", 100000))}
+		for range translate.DecodeStream(d, body, &lineDecoder{}, translate.StreamLimits{}) {
+			break
+		}
+		if body.n > 64<<10 {
+			t.Fatalf("read %d bytes after the consumer stopped", body.n)
+		}
+	})
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
