@@ -55,7 +55,7 @@ func DecodeStream(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim Str
 		)
 		for {
 			ev, err := r.Next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				buf, err = dec.End(buf[:0])
 				for _, e := range buf {
 					if !yield(e, nil) {

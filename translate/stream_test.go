@@ -259,7 +259,10 @@ func TestDecodeStream(t *testing.T) {
 	})
 	t.Run("stopping the range stops the reading", func(t *testing.T) {
 		body := &countingReader{r: strings.NewReader(strings.Repeat("data: a\n\n", 100000))}
-		for range translate.DecodeStream(d, body, &lineDecoder{}, translate.StreamLimits{}) {
+		for _, err := range translate.DecodeStream(d, body, &lineDecoder{}, translate.StreamLimits{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
 			break
 		}
 		if body.n > 64<<10 {

@@ -291,7 +291,7 @@ func decodeSSE(b []byte) ([]streamEvent, error) {
 	var out []streamEvent
 	for {
 		ev, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {

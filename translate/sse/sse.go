@@ -82,7 +82,7 @@ func (r *Reader) Next() (Event, error) {
 	for {
 		line, err := r.readLine()
 		if err != nil {
-			if err == io.EOF && r.partial {
+			if errors.Is(err, io.EOF) && r.partial {
 				return Event{}, io.ErrUnexpectedEOF
 			}
 			return Event{}, err

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleyhq/parley/translate/sse"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 type got struct {
@@ -24,7 +26,7 @@ func readAll(r *sse.Reader) ([]got, error) {
 	for {
 		ev, err := r.Next()
 		if err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				err = nil
 			}
 			return out, err

@@ -1,0 +1,26 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/parleyhq/parley/server"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
+)
+
+func TestHealthz(t *testing.T) {
+	ts := httptest.NewServer(server.New())
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || string(body) != "ok\n" {
+		t.Fatalf("healthz = %d %q", resp.StatusCode, body)
+	}
+}
