@@ -1,0 +1,55 @@
+package sse_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// benchStream is 500 events shaped like a messages-style text stream.
+var benchStream = func() []byte {
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		b.WriteString("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"some words of text \"}}\n\n")
+	}
+	return []byte(b.String())
+}()
+
+func BenchmarkReader500Events(b *testing.B) {
+	b.SetBytes(int64(len(benchStream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := sse.NewReader(bytes.NewReader(benchStream), 0)
+		n := 0
+		for {
+			_, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 500 {
+			b.Fatalf("read %d events", n)
+		}
+	}
+}
+
+func BenchmarkWriter500Events(b *testing.B) {
+	data := []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"some words of text "}}`)
+	b.ReportAllocs()
+	w := sse.NewWriter(io.Discard)
+	for b.Loop() {
+		for i := 0; i < 500; i++ {
+			if err := w.Event("content_block_delta", data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
