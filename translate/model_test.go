@@ -37,7 +37,7 @@ func fullAnnotation() *parleyv1.Annotation {
 	return &parleyv1.Annotation{
 		Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_DOCUMENT_CITATION, Url: "https://example.com/a", Title: "A",
 		FileId: "file-1", Filename: "a.pdf", CitedText: "quoted", StartIndex: proto.Int64(0), EndIndex: proto.Int64(6),
-		Index: proto.Int64(3), License: "MIT", EncryptedIndex: "enc", ContainerId: "cntr_1",
+		Index: proto.Int64(3), License: "MIT", EncryptedIndex: "enc", ContainerId: "cntr_1", Extensions: ext(map[string]string{"type": `"char_location"`}),
 		Location: &parleyv1.CitationLocation{Unit: parleyv1.LocationUnit_LOCATION_UNIT_PAGE, DocumentIndex: 1, DocumentTitle: "Doc", Start: 2, End: 3},
 	}
 }
@@ -247,7 +247,7 @@ func fullStream() []*parleyv1.StreamEvent {
 		{Event: &parleyv1.StreamEvent_Metadata{Metadata: &parleyv1.MetadataUpdate{CandidateIndex: 1, SafetyRatings: fullRatings()}}},
 		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{CandidateIndex: 1, Reason: parleyv1.FinishReason_FINISH_REASON_STOP_SEQUENCE, StopSequence: "END"}}},
 		{Event: &parleyv1.StreamEvent_Usage{Usage: &parleyv1.Usage{OutputTokens: proto.Int64(12)}}},
-		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{CandidateIndex: 0, Reason: parleyv1.FinishReason_FINISH_REASON_TOOL_USE, StopSequence: "", FinishMessage: "tool call"}}},
+		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{CandidateIndex: 0, Reason: parleyv1.FinishReason_FINISH_REASON_TOOL_USE, StopSequence: "", FinishMessage: "tool call", Extensions: ext(map[string]string{"stop_details": "null"})}}},
 		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED, IncompleteDetails: &parleyv1.IncompleteDetails{}}}},
 		{Event: &parleyv1.StreamEvent_Error{Error: fullError()}},
 	}

@@ -61,6 +61,8 @@ type Meta struct {
 	Normalised []string `json:"normalised,omitempty"`
 	// Losses lists, per target dialect, what cannot be carried there.
 	Losses map[string][]string `json:"losses,omitempty"`
+	// Status is the HTTP status of a recorded error reply.
+	Status int `json:"status,omitempty"`
 }
 
 // Cases returns the case folders under dir, sorted by name. It fails the
@@ -121,14 +123,14 @@ func (c Case) Meta(t testing.TB) Meta {
 }
 
 // JSON compares got with the JSON golden file at path.
-func JSON(t testing.TB, path string, got []byte) {
+func JSON(t testing.TB, path string, got []byte, opts ...Option) {
 	t.Helper()
 	if *update {
 		write(t, path, indentJSON(t, got))
 		return
 	}
 	want := readGolden(t, path)
-	diff, err := DiffJSON(want, got)
+	diff, err := DiffJSON(want, got, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -176,14 +178,14 @@ func Text(t testing.TB, path string, got []byte) {
 
 // SSE compares an event stream with the golden stream at path: the same
 // events in the same order, with the same types and semantically equal data.
-func SSE(t testing.TB, path string, got []byte) {
+func SSE(t testing.TB, path string, got []byte, opts ...Option) {
 	t.Helper()
 	if *update {
 		write(t, path, got)
 		return
 	}
 	want := readGolden(t, path)
-	diff, err := DiffSSE(want, got)
+	diff, err := DiffSSE(want, got, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -229,10 +231,32 @@ func indentJSON(t testing.TB, b []byte) []byte {
 	return out.Bytes()
 }
 
+// Option loosens a comparison.
+type Option int
+
+const (
+	// IgnoreNullMembers treats an object member whose value is null as
+	// absent. Services and SDKs read both the same way; a round trip may
+	// spell one as the other.
+	IgnoreNullMembers Option = iota + 1
+	// SkipPings leaves keep-alive events ("ping", and SSE comments are
+	// always skipped) out of a stream comparison.
+	SkipPings
+)
+
+func has(opts []Option, o Option) bool {
+	for _, x := range opts {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
+
 // DiffJSON returns a readable diff of two JSON documents, empty when they
 // are semantically equal: same values, whatever the key order, white space
 // or spelling of numbers (1, 1.0 and 1e0 are equal).
-func DiffJSON(want, got []byte) (string, error) {
+func DiffJSON(want, got []byte, opts ...Option) (string, error) {
 	w, err := decodeJSON(want)
 	if err != nil {
 		return "", fmt.Errorf("golden file is not JSON: %w", err)
@@ -241,7 +265,28 @@ func DiffJSON(want, got []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("output is not JSON: %w\n%s", err, got)
 	}
+	if has(opts, IgnoreNullMembers) {
+		w, g = dropNulls(w), dropNulls(g)
+	}
 	return cmp.Diff(w, g, numberEqual), nil
+}
+
+func dropNulls(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if x == nil {
+				delete(t, k)
+				continue
+			}
+			t[k] = dropNulls(x)
+		}
+	case []any:
+		for i := range t {
+			t[i] = dropNulls(t[i])
+		}
+	}
+	return v
 }
 
 func decodeJSON(b []byte) (any, error) {
@@ -274,19 +319,19 @@ type streamEvent struct {
 
 // DiffSSE returns a readable diff of two event streams, empty when they
 // hold the same events with semantically equal data.
-func DiffSSE(want, got []byte) (string, error) {
-	w, err := decodeSSE(want)
+func DiffSSE(want, got []byte, opts ...Option) (string, error) {
+	w, err := decodeSSE(want, opts)
 	if err != nil {
 		return "", fmt.Errorf("golden stream: %w", err)
 	}
-	g, err := decodeSSE(got)
+	g, err := decodeSSE(got, opts)
 	if err != nil {
 		return "", fmt.Errorf("output stream: %w", err)
 	}
 	return cmp.Diff(w, g, numberEqual), nil
 }
 
-func decodeSSE(b []byte) ([]streamEvent, error) {
+func decodeSSE(b []byte, opts []Option) ([]streamEvent, error) {
 	r := sse.NewReader(bytes.NewReader(b), 0)
 	var out []streamEvent
 	for {
@@ -297,8 +342,14 @@ func decodeSSE(b []byte) ([]streamEvent, error) {
 		if err != nil {
 			return nil, err
 		}
+		if has(opts, SkipPings) && ev.Type == "ping" {
+			continue
+		}
 		var data any = string(ev.Data)
 		if v, err := decodeJSON(ev.Data); err == nil {
+			if has(opts, IgnoreNullMembers) {
+				v = dropNulls(v)
+			}
 			data = v
 		}
 		out = append(out, streamEvent{Type: ev.Type, Data: data})

@@ -1795,7 +1795,8 @@ type Annotation struct {
 	// Opaque index of a search result, sent back verbatim.
 	EncryptedIndex string `protobuf:"bytes,12,opt,name=encrypted_index,json=encryptedIndex,proto3" json:"encrypted_index,omitempty"`
 	// Container that holds a cited file.
-	ContainerId   string `protobuf:"bytes,13,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	ContainerId   string      `protobuf:"bytes,13,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	Extensions    *Extensions `protobuf:"bytes,14,opt,name=extensions,proto3" json:"extensions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1921,6 +1922,13 @@ func (x *Annotation) GetContainerId() string {
 	return ""
 }
 
+func (x *Annotation) GetExtensions() *Extensions {
+	if x != nil {
+		return x.Extensions
+	}
+	return nil
+}
+
 var File_parley_v1_content_proto protoreflect.FileDescriptor
 
 const file_parley_v1_content_proto_rawDesc = "" +
@@ -2019,7 +2027,7 @@ const file_parley_v1_content_proto_rawDesc = "" +
 	"\x0edocument_index\x18\x02 \x01(\x03R\rdocumentIndex\x12%\n" +
 	"\x0edocument_title\x18\x03 \x01(\tR\rdocumentTitle\x12\x14\n" +
 	"\x05start\x18\x04 \x01(\x03R\x05start\x12\x10\n" +
-	"\x03end\x18\x05 \x01(\x03R\x03end\"\xe1\x03\n" +
+	"\x03end\x18\x05 \x01(\x03R\x03end\"\x98\x04\n" +
 	"\n" +
 	"Annotation\x12-\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x19.parley.v1.AnnotationKindR\x04kind\x12\x10\n" +
@@ -2037,7 +2045,10 @@ const file_parley_v1_content_proto_rawDesc = "" +
 	" \x01(\v2\x1b.parley.v1.CitationLocationR\blocation\x12\x18\n" +
 	"\alicense\x18\v \x01(\tR\alicense\x12'\n" +
 	"\x0fencrypted_index\x18\f \x01(\tR\x0eencryptedIndex\x12!\n" +
-	"\fcontainer_id\x18\r \x01(\tR\vcontainerIdB\x0e\n" +
+	"\fcontainer_id\x18\r \x01(\tR\vcontainerId\x125\n" +
+	"\n" +
+	"extensions\x18\x0e \x01(\v2\x15.parley.v1.ExtensionsR\n" +
+	"extensionsB\x0e\n" +
 	"\f_start_indexB\f\n" +
 	"\n" +
 	"_end_indexB\b\n" +
@@ -2168,11 +2179,12 @@ var file_parley_v1_content_proto_depIdxs = []int32{
 	7,  // 30: parley.v1.CitationLocation.unit:type_name -> parley.v1.LocationUnit
 	6,  // 31: parley.v1.Annotation.kind:type_name -> parley.v1.AnnotationKind
 	22, // 32: parley.v1.Annotation.location:type_name -> parley.v1.CitationLocation
-	33, // [33:33] is the sub-list for method output_type
-	33, // [33:33] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	24, // 33: parley.v1.Annotation.extensions:type_name -> parley.v1.Extensions
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_parley_v1_content_proto_init() }

@@ -632,8 +632,10 @@ type Request struct {
 	// Name of provider-side cached content to use as context.
 	CachedContent string `protobuf:"bytes,18,opt,name=cached_content,json=cachedContent,proto3" json:"cached_content,omitempty"`
 	// Extra output the client asked to be included.
-	Include       []OutputInclusion `protobuf:"varint,19,rep,packed,name=include,proto3,enum=parley.v1.OutputInclusion" json:"include,omitempty"`
-	Extensions    *Extensions       `protobuf:"bytes,20,opt,name=extensions,proto3" json:"extensions,omitempty"`
+	Include []OutputInclusion `protobuf:"varint,19,rep,packed,name=include,proto3,enum=parley.v1.OutputInclusion" json:"include,omitempty"`
+	// Members of the client's request that have no canonical field. A dialect
+	// decoder always sets it, so that its dialect names the client's dialect.
+	Extensions    *Extensions `protobuf:"bytes,20,opt,name=extensions,proto3" json:"extensions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

@@ -778,6 +778,7 @@ type Finish struct {
 	Reason         FinishReason           `protobuf:"varint,2,opt,name=reason,proto3,enum=parley.v1.FinishReason" json:"reason,omitempty"`
 	StopSequence   string                 `protobuf:"bytes,3,opt,name=stop_sequence,json=stopSequence,proto3" json:"stop_sequence,omitempty"`
 	FinishMessage  string                 `protobuf:"bytes,4,opt,name=finish_message,json=finishMessage,proto3" json:"finish_message,omitempty"`
+	Extensions     *Extensions            `protobuf:"bytes,5,opt,name=extensions,proto3" json:"extensions,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -838,6 +839,13 @@ func (x *Finish) GetFinishMessage() string {
 		return x.FinishMessage
 	}
 	return ""
+}
+
+func (x *Finish) GetExtensions() *Extensions {
+	if x != nil {
+		return x.Extensions
+	}
+	return nil
 }
 
 // KeepAlive is a heartbeat with no content.
@@ -934,7 +942,7 @@ var File_parley_v1_stream_proto protoreflect.FileDescriptor
 
 const file_parley_v1_stream_proto_rawDesc = "" +
 	"\n" +
-	"\x16parley/v1/stream.proto\x12\tparley.v1\x1a\x17parley/v1/content.proto\x1a\x15parley/v1/error.proto\x1a\x18parley/v1/response.proto\x1a\x16parley/v1/safety.proto\"\x8a\x04\n" +
+	"\x16parley/v1/stream.proto\x12\tparley.v1\x1a\x17parley/v1/content.proto\x1a\x17parley/v1/dialect.proto\x1a\x15parley/v1/error.proto\x1a\x18parley/v1/response.proto\x1a\x16parley/v1/safety.proto\"\x8a\x04\n" +
 	"\vStreamEvent\x120\n" +
 	"\x05start\x18\x01 \x01(\v2\x18.parley.v1.ResponseStartH\x00R\x05start\x125\n" +
 	"\n" +
@@ -988,12 +996,15 @@ const file_parley_v1_stream_proto_rawDesc = "" +
 	"\favg_logprobs\x18\x06 \x01(\x01H\x00R\vavgLogprobs\x88\x01\x01\x12>\n" +
 	"\x0eurl_retrievals\x18\a \x03(\v2\x17.parley.v1.UrlRetrievalR\rurlRetrievals\x12B\n" +
 	"\x0fprompt_feedback\x18\b \x01(\v2\x19.parley.v1.PromptFeedbackR\x0epromptFeedbackB\x0f\n" +
-	"\r_avg_logprobs\"\xae\x01\n" +
+	"\r_avg_logprobs\"\xe5\x01\n" +
 	"\x06Finish\x12'\n" +
 	"\x0fcandidate_index\x18\x01 \x01(\x05R\x0ecandidateIndex\x12/\n" +
 	"\x06reason\x18\x02 \x01(\x0e2\x17.parley.v1.FinishReasonR\x06reason\x12#\n" +
 	"\rstop_sequence\x18\x03 \x01(\tR\fstopSequence\x12%\n" +
-	"\x0efinish_message\x18\x04 \x01(\tR\rfinishMessage\"\v\n" +
+	"\x0efinish_message\x18\x04 \x01(\tR\rfinishMessage\x125\n" +
+	"\n" +
+	"extensions\x18\x05 \x01(\v2\x15.parley.v1.ExtensionsR\n" +
+	"extensions\"\v\n" +
 	"\tKeepAlive\"\x8e\x01\n" +
 	"\fResponseDone\x121\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x19.parley.v1.ResponseStatusR\x06status\x12K\n" +
@@ -1036,8 +1047,9 @@ var file_parley_v1_stream_proto_goTypes = []any{
 	(*UrlRetrieval)(nil),          // 20: parley.v1.UrlRetrieval
 	(*PromptFeedback)(nil),        // 21: parley.v1.PromptFeedback
 	(FinishReason)(0),             // 22: parley.v1.FinishReason
-	(ResponseStatus)(0),           // 23: parley.v1.ResponseStatus
-	(*IncompleteDetails)(nil),     // 24: parley.v1.IncompleteDetails
+	(*Extensions)(nil),            // 23: parley.v1.Extensions
+	(ResponseStatus)(0),           // 24: parley.v1.ResponseStatus
+	(*IncompleteDetails)(nil),     // 25: parley.v1.IncompleteDetails
 }
 var file_parley_v1_stream_proto_depIdxs = []int32{
 	1,  // 0: parley.v1.StreamEvent.start:type_name -> parley.v1.ResponseStart
@@ -1064,13 +1076,14 @@ var file_parley_v1_stream_proto_depIdxs = []int32{
 	20, // 21: parley.v1.MetadataUpdate.url_retrievals:type_name -> parley.v1.UrlRetrieval
 	21, // 22: parley.v1.MetadataUpdate.prompt_feedback:type_name -> parley.v1.PromptFeedback
 	22, // 23: parley.v1.Finish.reason:type_name -> parley.v1.FinishReason
-	23, // 24: parley.v1.ResponseDone.status:type_name -> parley.v1.ResponseStatus
-	24, // 25: parley.v1.ResponseDone.incomplete_details:type_name -> parley.v1.IncompleteDetails
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	23, // 24: parley.v1.Finish.extensions:type_name -> parley.v1.Extensions
+	24, // 25: parley.v1.ResponseDone.status:type_name -> parley.v1.ResponseStatus
+	25, // 26: parley.v1.ResponseDone.incomplete_details:type_name -> parley.v1.IncompleteDetails
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_parley_v1_stream_proto_init() }
@@ -1079,6 +1092,7 @@ func file_parley_v1_stream_proto_init() {
 		return
 	}
 	file_parley_v1_content_proto_init()
+	file_parley_v1_dialect_proto_init()
 	file_parley_v1_error_proto_init()
 	file_parley_v1_response_proto_init()
 	file_parley_v1_safety_proto_init()

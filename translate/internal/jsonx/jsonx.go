@@ -1,0 +1,231 @@
+// Package jsonx holds the JSON plumbing every dialect shares: decoding with
+// the same options everywhere, turning decode errors into field paths, and
+// keeping the members a dialect's wire types do not model in the canonical
+// extension bag, so that a dialect's round trip into itself loses nothing.
+//
+// Wire types use github.com/go-json-experiment/json, the module form of
+// encoding/json/v2: it needs no GOEXPERIMENT, matches snake_case and
+// camelCase spellings with one "case:ignore" tag, captures unknown members
+// in an "embed" fallback, and decodes faster than encoding/json.
+package jsonx
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+)
+
+// Unknown holds the members of a JSON object that its Go type does not
+// model, by name, as raw JSON.
+type Unknown = map[string]jsontext.Value
+
+// decodeOptions are used for every wire body. Duplicate names are allowed
+// (the last wins) as the services the dialects come from allow them;
+// invalid UTF-8 is rejected, as they reject it.
+var decodeOptions = json.JoinOptions(
+	jsontext.AllowDuplicateNames(true),
+)
+
+// Unmarshal decodes a wire body.
+func Unmarshal(b []byte, v any) error {
+	return json.Unmarshal(b, v, decodeOptions)
+}
+
+// Marshal encodes a wire body.
+func Marshal(v any) ([]byte, error) {
+	return json.Marshal(v)
+}
+
+// Path returns the location of a decode error as path segments (object
+// member names and array indices), and a plain description of what went
+// wrong.
+func Path(err error) (segments []string, what string) {
+	var (
+		sem *json.SemanticError
+		syn *jsontext.SyntacticError
+	)
+	switch {
+	case errors.As(err, &sem):
+		what = describeSemantic(sem)
+		segments = slices.Collect(sem.JSONPointer.Tokens())
+	case errors.As(err, &syn):
+		what = "malformed JSON: " + unwrapMessage(syn.Err)
+		segments = slices.Collect(syn.JSONPointer.Tokens())
+	default:
+		what = err.Error()
+	}
+	return segments, what
+}
+
+func unwrapMessage(err error) string {
+	if err == nil {
+		return "invalid"
+	}
+	return err.Error()
+}
+
+func describeSemantic(e *json.SemanticError) string {
+	if e.Err != nil {
+		var inner *json.SemanticError
+		if !errors.As(e.Err, &inner) {
+			msg := e.Err.Error()
+			if e.JSONKind != 0 && e.GoType != nil {
+				return "cannot take a JSON " + kindName(e.JSONKind) + " here: " + msg
+			}
+			return msg
+		}
+	}
+	if e.JSONKind != 0 && e.GoType != nil {
+		return "expected " + goKindName(e.GoType.Kind().String()) + ", got a JSON " + kindName(e.JSONKind)
+	}
+	return "invalid value"
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 'f', 't':
+		return "boolean"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
+}
+
+func goKindName(k string) string {
+	switch {
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "a boolean"
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "an integer"
+	case strings.HasPrefix(k, "float"):
+		return "a number"
+	case k == "slice", k == "array":
+		return "an array"
+	case k == "struct", k == "map":
+		return "an object"
+	}
+	return "a different type"
+}
+
+// DottedPath spells segments the way the messages and chat dialects' own
+// services do: messages.0.content.1.source.
+func DottedPath(segments []string) string { return strings.Join(segments, ".") }
+
+// BracketPath spells segments in the style of Google APIs and JavaScript:
+// contents[0].parts[1].text.
+func BracketPath(segments []string) string {
+	var b strings.Builder
+	for _, s := range segments {
+		if _, err := strconv.Atoi(s); err == nil {
+			b.WriteString("[" + s + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// sep joins the levels of an extension key: "thinking/display" is the
+// display member of the thinking object of the message holding the bag.
+const sep = "/"
+
+// Keep stores the unknown members u in *ext under prefix (empty for the
+// object that owns the bag, or a nested member's name). It creates the bag
+// when needed.
+func Keep(ext **parleyv1.Extensions, d parleyv1.Dialect, prefix string, u Unknown) {
+	if len(u) == 0 {
+		return
+	}
+	if *ext == nil {
+		*ext = &parleyv1.Extensions{Dialect: d, Fields: make(map[string]string, len(u))}
+	}
+	if (*ext).Fields == nil {
+		(*ext).Fields = make(map[string]string, len(u))
+	}
+	for k, v := range u {
+		(*ext).Fields[key(prefix, k)] = string(v)
+	}
+}
+
+// KeepValue stores one raw value under name.
+func KeepValue(ext **parleyv1.Extensions, d parleyv1.Dialect, name string, v jsontext.Value) {
+	Keep(ext, d, "", Unknown{name: v})
+}
+
+func key(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + sep + name
+}
+
+// Take returns the members stored under prefix, when ext belongs to d;
+// nothing otherwise, since a bag is only ever read by its own dialect.
+func Take(ext *parleyv1.Extensions, d parleyv1.Dialect, prefix string) Unknown {
+	if ext == nil || ext.GetDialect() != d || len(ext.GetFields()) == 0 {
+		return nil
+	}
+	var out Unknown
+	for k, v := range ext.GetFields() {
+		if strings.HasPrefix(k, "@") {
+			continue // a spelling note, not a wire member
+		}
+		name, ok := under(k, prefix)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = make(Unknown)
+		}
+		out[name] = jsontext.Value(v)
+	}
+	return out
+}
+
+// Has reports whether ext belongs to d and holds name.
+func Has(ext *parleyv1.Extensions, d parleyv1.Dialect, name string) bool {
+	_, ok := Value(ext, d, name)
+	return ok
+}
+
+// Value returns the raw value stored under name, if any.
+func Value(ext *parleyv1.Extensions, d parleyv1.Dialect, name string) (jsontext.Value, bool) {
+	if ext == nil || ext.GetDialect() != d {
+		return nil, false
+	}
+	v, ok := ext.GetFields()[name]
+	return jsontext.Value(v), ok
+}
+
+func under(k, prefix string) (string, bool) {
+	if prefix == "" {
+		if strings.Contains(k, sep) {
+			return "", false
+		}
+		return k, true
+	}
+	rest, ok := strings.CutPrefix(k, prefix+sep)
+	if !ok || strings.Contains(rest, sep) {
+		return "", false
+	}
+	return rest, true
+}

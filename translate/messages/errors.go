@@ -1,0 +1,141 @@
+package messages
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// errorTypes is the dialect's error vocabulary: the type of an error body
+// for each HTTP status, and the canonical code of each type.
+var errorTypes = []struct {
+	status int
+	typ    string
+	code   parleyv1.Code
+}{
+	{http.StatusBadRequest, "invalid_request_error", parleyv1.Code_CODE_INVALID_ARGUMENT},
+	{http.StatusUnauthorized, "authentication_error", parleyv1.Code_CODE_UNAUTHENTICATED},
+	{http.StatusPaymentRequired, "billing_error", parleyv1.Code_CODE_PERMISSION_DENIED},
+	{http.StatusForbidden, "permission_error", parleyv1.Code_CODE_PERMISSION_DENIED},
+	{http.StatusNotFound, "not_found_error", parleyv1.Code_CODE_NOT_FOUND},
+	{http.StatusConflict, "conflict_error", parleyv1.Code_CODE_ABORTED},
+	{http.StatusRequestEntityTooLarge, "request_too_large", parleyv1.Code_CODE_INVALID_ARGUMENT},
+	{http.StatusTooManyRequests, "rate_limit_error", parleyv1.Code_CODE_RESOURCE_EXHAUSTED},
+	{http.StatusInternalServerError, "api_error", parleyv1.Code_CODE_INTERNAL},
+	{http.StatusGatewayTimeout, "timeout_error", parleyv1.Code_CODE_DEADLINE_EXCEEDED},
+	{529, "overloaded_error", parleyv1.Code_CODE_UNAVAILABLE},
+}
+
+// errorType returns the error type and status a client sees for e: the
+// upstream's own type when it spoke this dialect, else the type of the
+// status (a 503 of another dialect is this dialect's overloaded_error, and
+// keeps its status).
+func errorType(e *parleyv1.Error) (string, int) {
+	status := translate.HTTPStatusOf(e)
+	if e.GetOrigin().GetDialect() == D && e.GetReason() != "" {
+		return e.GetReason(), status
+	}
+	if status == http.StatusServiceUnavailable {
+		return "overloaded_error", status
+	}
+	for _, t := range errorTypes {
+		if t.status == status {
+			return t.typ, status
+		}
+	}
+	if status >= 500 {
+		return "api_error", status
+	}
+	return "invalid_request_error", status
+}
+
+func errorMessage(e *parleyv1.Error) string {
+	if m := e.GetMessage(); m != "" {
+		return m
+	}
+	return http.StatusText(translate.HTTPStatusOf(e))
+}
+
+// EncodeError implements translate.Client.
+func (Client) EncodeError(e *parleyv1.Error) (int, []byte) {
+	typ, status := errorType(e)
+	body := ErrorBody{Type: "error", Error: ErrorDetail{Type: typ, Message: errorMessage(e)}, RequestID: e.GetRequestId()}
+	b, err := jsonx.Marshal(body)
+	if err != nil {
+		return http.StatusInternalServerError, []byte(`{"type":"error","error":{"type":"api_error","message":"internal error"}}`)
+	}
+	return status, b
+}
+
+// DecodeError implements translate.Upstream.
+func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
+	var w ErrorBody
+	var e *parleyv1.Error
+	if err := jsonx.Unmarshal(body, &w); err == nil && w.Error.Type != "" {
+		e = errorFromDetail(&w.Error, status)
+		e.RequestId = w.RequestID
+	} else {
+		e = &parleyv1.Error{
+			Code:    translate.CodeForHTTPStatus(status),
+			Message: upstreamText(status, body),
+			Origin:  &parleyv1.Origin{Dialect: D},
+		}
+	}
+	e.HttpStatus = int32(status)
+	if e.RequestId == "" {
+		e.RequestId = header.Get("request-id")
+	}
+	e.Retry = retryAdvice(status, header)
+	return e
+}
+
+// errorFromDetail converts an error object, from a body or a stream event.
+func errorFromDetail(d *ErrorDetail, status int) *parleyv1.Error {
+	e := &parleyv1.Error{Message: d.Message, Reason: d.Type, Origin: &parleyv1.Origin{Dialect: D}}
+	for _, t := range errorTypes {
+		if t.typ == d.Type {
+			e.Code = t.code
+			if status == 0 {
+				e.HttpStatus = int32(t.status)
+			}
+			break
+		}
+	}
+	if e.Code == parleyv1.Code_CODE_UNSPECIFIED {
+		e.Code = translate.CodeForHTTPStatus(status)
+		if status == 0 {
+			e.Code = parleyv1.Code_CODE_UNKNOWN
+		}
+	}
+	if e.HttpStatus == 529 || e.HttpStatus == http.StatusTooManyRequests || e.HttpStatus >= 500 {
+		e.Retry = &parleyv1.RetryAdvice{Retryable: true}
+	}
+	return e
+}
+
+// upstreamText is a short description of a body that is not the dialect's
+// error shape (a proxy's HTML page, say).
+func upstreamText(status int, body []byte) string {
+	text := strings.TrimSpace(string(body))
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	if text == "" {
+		return "upstream answered " + strconv.Itoa(status) + " " + http.StatusText(status)
+	}
+	return "upstream answered " + strconv.Itoa(status) + ": " + text
+}
+
+// retryAdvice reads whether and when a failed request may be retried; the
+// dialect's x-should-retry header overrides the status.
+func retryAdvice(status int, h http.Header) *parleyv1.RetryAdvice {
+	ra := translate.RetryAdviceFor(status, h)
+	if x := h.Get("x-should-retry"); x != "" {
+		ra.Retryable = x == "true"
+	}
+	return ra
+}

@@ -1,0 +1,186 @@
+package translate
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+)
+
+// Reasoning signatures and encrypted reasoning only work with the service
+// that made them: a provider rejects a signature it did not issue. Parley
+// therefore remembers the origin of every opaque value.
+//
+// Toward a client of the same dialect as the value's maker, the value goes
+// out unchanged, so that a client may take its history straight to the real
+// service. Toward a client of another dialect, the value is sealed: wrapped,
+// still as standard base64 (some SDKs decode signatures as base64 bytes),
+// together with its origin. When the client sends the history back, Parley
+// opens the seal and knows where the value may go; a value without a seal
+// is taken to come from a service of the client's own dialect.
+//
+// A seal also records what the value was, when the client's dialect has
+// no place of the same kind for it: a carrier is a signature that the
+// client's dialect cannot hold on its part (a thought signature on a tool
+// call, say), which travels in a reasoning block of its own and is
+// re-attached to the part after it (or before it) when it comes back; an
+// encrypted value is reasoning content sealed into a signature field.
+
+var sealMagic = []byte("PRLY")
+
+const (
+	sealVersion     = 1
+	flagCarrierNext = 1 << 0
+	flagWasBase64   = 1 << 1
+	flagCarrierPrev = 1 << 2
+	flagEncrypted   = 1 << 3
+	maxSealedHeader = 512
+)
+
+// SealKind says what a sealed value stands for in the client's dialect.
+type SealKind int
+
+const (
+	// SealAsIs: a value in a field of its own kind.
+	SealAsIs SealKind = iota
+	// SealCarrierNext: the signature of the part after the carrier block.
+	SealCarrierNext
+	// SealCarrierPrev: the signature of the part before the carrier block.
+	SealCarrierPrev
+	// SealEncrypted: encrypted reasoning content held in a signature field.
+	SealEncrypted
+)
+
+// Opened is a value a client sent back, with what its seal said.
+type Opened struct {
+	*parleyv1.Opaque
+	Kind SealKind
+}
+
+// SealOpaque returns the wire value of op for a client of dialect client.
+// A value of the client's own dialect held as what it is goes out
+// unchanged; anything else is sealed.
+func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) string {
+	if op == nil {
+		return ""
+	}
+	origin := op.GetOrigin().GetDialect()
+	if kind == SealAsIs && (origin == client || origin == parleyv1.Dialect_DIALECT_UNSPECIFIED) {
+		return op.GetValue()
+	}
+	var flags byte
+	payload := []byte(op.GetValue())
+	switch kind {
+	case SealCarrierNext:
+		flags |= flagCarrierNext
+	case SealCarrierPrev:
+		flags |= flagCarrierPrev
+	case SealEncrypted:
+		flags |= flagEncrypted
+	}
+	if raw, err := base64.StdEncoding.DecodeString(op.GetValue()); err == nil && base64.StdEncoding.EncodeToString(raw) == op.GetValue() {
+		flags |= flagWasBase64
+		payload = raw
+	}
+	b := make([]byte, 0, len(sealMagic)+3+len(op.GetOrigin().GetUpstream())+len(op.GetOrigin().GetModel())+len(payload)+4)
+	b = append(b, sealMagic...)
+	b = append(b, sealVersion, flags, byte(origin))
+	b = binary.AppendUvarint(b, uint64(len(op.GetOrigin().GetUpstream())))
+	b = append(b, op.GetOrigin().GetUpstream()...)
+	b = binary.AppendUvarint(b, uint64(len(op.GetOrigin().GetModel())))
+	b = append(b, op.GetOrigin().GetModel()...)
+	b = append(b, payload...)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// OpenOpaque reads a value a client of dialect client sent back: a sealed
+// value with the origin and kind its seal records, any other value as made
+// by a service of the client's dialect.
+func OpenOpaque(value string, client parleyv1.Dialect) Opened {
+	if o, ok := openSeal(value); ok {
+		return o
+	}
+	return Opened{Opaque: &parleyv1.Opaque{Value: value, Origin: &parleyv1.Origin{Dialect: client}}}
+}
+
+func openSeal(value string) (Opened, bool) {
+	// "UFJMWQ" is the base64 of the magic; anything else is not a seal.
+	if len(value) < 12 || value[:6] != "UFJMWQ" {
+		return Opened{}, false
+	}
+	b, err := base64.StdEncoding.DecodeString(value)
+	if err != nil || !bytes.HasPrefix(b, sealMagic) || len(b) < len(sealMagic)+3 {
+		return Opened{}, false
+	}
+	b = b[len(sealMagic):]
+	if b[0] != sealVersion {
+		return Opened{}, false
+	}
+	flags, dialect := b[1], parleyv1.Dialect(b[2])
+	if _, known := parleyv1.Dialect_name[int32(dialect)]; !known {
+		return Opened{}, false
+	}
+	b = b[3:]
+	upstream, b, ok := readString(b)
+	if !ok {
+		return Opened{}, false
+	}
+	model, b, ok := readString(b)
+	if !ok {
+		return Opened{}, false
+	}
+	v := string(b)
+	if flags&flagWasBase64 != 0 {
+		v = base64.StdEncoding.EncodeToString(b)
+	}
+	o := Opened{Opaque: &parleyv1.Opaque{Value: v, Origin: &parleyv1.Origin{Dialect: dialect, Upstream: upstream, Model: model}}}
+	switch {
+	case flags&flagCarrierNext != 0:
+		o.Kind = SealCarrierNext
+	case flags&flagCarrierPrev != 0:
+		o.Kind = SealCarrierPrev
+	case flags&flagEncrypted != 0:
+		o.Kind = SealEncrypted
+	}
+	return o, true
+}
+
+func readString(b []byte) (string, []byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > maxSealedHeader || uint64(len(b)-k) < n {
+		return "", nil, false
+	}
+	return string(b[k : k+int(n)]), b[k+int(n):], true
+}
+
+// SendableTo reports whether an opaque value may be sent to an upstream of
+// dialect d named upstream: only a service of the dialect that made it, and
+// the very upstream when that is known.
+func SendableTo(op *parleyv1.Opaque, d parleyv1.Dialect, upstream string) bool {
+	if op.GetValue() == "" || op.GetOrigin().GetDialect() != d {
+		return false
+	}
+	u := op.GetOrigin().GetUpstream()
+	return u == "" || upstream == "" || u == upstream
+}
+
+// Stamp sets the origin of an opaque value an upstream just made.
+func Stamp(value string, d parleyv1.Dialect, t Target) *parleyv1.Opaque {
+	return &parleyv1.Opaque{Value: value, Origin: &parleyv1.Origin{Dialect: d, Upstream: t.Upstream, Model: t.Model}}
+}
+
+const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewID returns prefix followed by 24 random base-62 characters.
+func NewID(prefix string) string {
+	var raw [24]byte
+	_, _ = rand.Read(raw[:])
+	b := make([]byte, len(prefix), len(prefix)+len(raw))
+	copy(b, prefix)
+	for _, c := range raw {
+		b = append(b, idAlphabet[int(c)%len(idAlphabet)])
+	}
+	return string(b)
+}
