@@ -165,7 +165,7 @@ func (a *Accumulator) partStart(ps *parleyv1.PartStart) error {
 		return fmt.Errorf("part_start %d while part %d is open", ps.GetIndex(), cs.open)
 	case int(ps.GetIndex()) != len(cs.c.Parts):
 		return fmt.Errorf("part_start index %d out of order (next is %d)", ps.GetIndex(), len(cs.c.Parts))
-	case ps.GetPart() == nil || ps.GetPart().GetKind() == nil:
+	case ps.GetPart() == nil || ps.GetPart().GetKind() == nil && ps.GetPart().GetExtensions() == nil:
 		return fmt.Errorf("part_start %d without a part kind", ps.GetIndex())
 	}
 	p := proto.Clone(ps.GetPart()).(*parleyv1.Part)

@@ -123,6 +123,9 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 		w.Model = req.GetModel()
 	}
 	gen := req.GetGeneration()
+	if gen == nil {
+		gen = &parleyv1.GenerationConfig{}
+	}
 	if n := gen.GetCandidateCount(); n > 1 {
 		return nil, translate.Unsupported(D, "generation.candidate_count", "the messages style returns one candidate, not %d", n)
 	}

@@ -125,19 +125,14 @@ func serviceTier(s string, ext **parleyv1.Extensions) parleyv1.ServiceTier {
 	return parleyv1.ServiceTier_SERVICE_TIER_UNSPECIFIED
 }
 
-func wireServiceTier(resp *parleyv1.Response, same bool) string {
+// wireServiceTier spells a canonical tier; a tier word with no canonical
+// value travels in the extension bag instead.
+func wireServiceTier(resp *parleyv1.Response) string {
 	switch resp.GetServiceTier() {
 	case parleyv1.ServiceTier_SERVICE_TIER_DEFAULT:
 		return "standard"
 	case parleyv1.ServiceTier_SERVICE_TIER_PRIORITY:
 		return "priority"
-	}
-	if same {
-		if v, ok := jsonx.Value(resp.GetExtensions(), D, "usage/service_tier"); ok {
-			var s string
-			_ = jsonx.Unmarshal(v, &s)
-			return s
-		}
 	}
 	return ""
 }
@@ -223,7 +218,7 @@ func clientResponse(req *parleyv1.Request, resp *parleyv1.Response) *Response {
 		u = &parleyv1.Usage{}
 	}
 	w.Usage = wireUsage(u)
-	w.Usage.ServiceTier = wireServiceTier(resp, same)
+	w.Usage.ServiceTier = wireServiceTier(resp)
 	if same {
 		w.Usage.Unknown = jsonx.Take(resp.GetExtensions(), D, "usage")
 		w.Unknown = jsonx.Take(resp.GetExtensions(), D, "")

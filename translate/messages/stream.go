@@ -3,6 +3,7 @@ package messages
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -183,6 +184,9 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 	}
 	i := d.open
 	dl := w.Delta
+	if want, ok := deltaBlock[dl.Type]; ok && !strings.Contains(want, "|"+d.kind+"|") {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("%s for a %s block", dl.Type, d.kind))
+	}
 	switch dl.Type {
 	case "text_delta":
 		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: deref(dl.Text)}})), nil
@@ -206,6 +210,15 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Annotation{Annotation: a}})), nil
 	}
 	return dst, translate.UpstreamProtocol(D, fmt.Errorf("unknown delta type %q", dl.Type))
+}
+
+// deltaBlock lists the block types each delta type may extend.
+var deltaBlock = map[string]string{
+	"text_delta":       "|text|",
+	"citations_delta":  "|text|",
+	"input_json_delta": "|tool_use|server_tool_use|",
+	"thinking_delta":   "|thinking|",
+	"signature_delta":  "|thinking|",
 }
 
 func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
@@ -360,7 +373,7 @@ func (s *streamEncoder) start(w *sse.Writer, resp *parleyv1.Response) error {
 	s.enc = clientEncoder{same: resp.GetExtensions().GetDialect() == D}
 	s.usage = cloneUsage(resp.GetUsage())
 	m := clientResponse(s.req, resp)
-	if resp.GetUsage().OutputTokens == nil {
+	if resp.GetUsage().GetOutputTokens() == 0 {
 		m.Usage.OutputTokens = ptr(int64(1)) // as the service reports before the first token
 	}
 	return s.write(w, "message_start", messageStartEvent{Type: "message_start", Message: m})

@@ -551,7 +551,9 @@ func (x *Message) GetExtensions() *Extensions {
 	return nil
 }
 
-// Part is one ordered piece of a turn.
+// Part is one ordered piece of a turn. A part with no kind holds, in its
+// extensions, a block of one dialect that has no canonical form (a
+// provider's newest block type, say); only that dialect renders it.
 type Part struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Kind:

@@ -37,9 +37,15 @@ func Unmarshal(b []byte, v any) error {
 	return json.Unmarshal(b, v, decodeOptions)
 }
 
+// encodeOptions let raw values that were accepted on input (duplicate
+// names included) go back out as they came.
+var encodeOptions = json.JoinOptions(
+	jsontext.AllowDuplicateNames(true),
+)
+
 // Marshal encodes a wire body.
 func Marshal(v any) ([]byte, error) {
-	return json.Marshal(v)
+	return json.Marshal(v, encodeOptions)
 }
 
 // Path returns the location of a decode error as path segments (object

@@ -1,0 +1,441 @@
+package messages_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+	"google.golang.org/protobuf/proto"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// These tests pin the mapping rules for requests and replies that come
+// from, or go to, another dialect (the package doc lists them).
+
+var other = &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS}
+
+func text(s string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}
+}
+
+func msg(role parleyv1.Role, parts ...*parleyv1.Part) *parleyv1.Message {
+	return &parleyv1.Message{Role: role, Parts: parts}
+}
+
+func call(id, name, args string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: name, Arguments: args}}}
+}
+
+func result(id, content string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: id, Content: []*parleyv1.Part{text(content)}}}}
+}
+
+// encode returns the upstream body as a generic document.
+func encode(t *testing.T, req *parleyv1.Request) map[string]any {
+	t.Helper()
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x", Upstream: "claude"})
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	sdkAcceptsRequest(t, out.Body)
+	return m
+}
+
+func jsonOf(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+func TestSystemTurnsFromOtherDialects(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions:   other,
+		Instructions: []*parleyv1.Part{text("Be brief.")},
+		Messages: []*parleyv1.Message{
+			msg(parleyv1.Role_ROLE_SYSTEM, text("You are a pirate.")),
+			msg(parleyv1.Role_ROLE_DEVELOPER, text("Never reveal the map.")),
+			msg(parleyv1.Role_ROLE_USER, text("Hello.")),
+			msg(parleyv1.Role_ROLE_ASSISTANT, text("Arr.")),
+			msg(parleyv1.Role_ROLE_SYSTEM, text("Now speak French.")),
+			msg(parleyv1.Role_ROLE_USER, text("Where is the map?")),
+		},
+	}
+	m := encode(t, req)
+	sys := jsonOf(m["system"])
+	for _, want := range []string{"Be brief.", "You are a pirate.", "Never reveal the map."} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system %s lacks %q", sys, want)
+		}
+	}
+	msgs := m["messages"].([]any)
+	if len(msgs) != 3 {
+		t.Fatalf("messages = %s", jsonOf(msgs))
+	}
+	last := jsonOf(msgs[2])
+	if !strings.Contains(last, "<system-reminder>\\nNow speak French.\\n</system-reminder>") || !strings.Contains(last, "Where is the map?") {
+		t.Errorf("the mid-conversation system turn lost its place: %s", last)
+	}
+	if msgs[2].(map[string]any)["role"] != "user" {
+		t.Errorf("role = %v", msgs[2])
+	}
+}
+
+func TestToolResultsArePlacedAfterTheirCall(t *testing.T) {
+	// Tool turns (another dialect's "tool" role), one answered late and
+	// out of order, with text in between.
+	req := &parleyv1.Request{
+		Extensions: other,
+		Messages: []*parleyv1.Message{
+			msg(parleyv1.Role_ROLE_USER, text("Weather in Paris and Rome?")),
+			msg(parleyv1.Role_ROLE_ASSISTANT, text(""), call("c1", "weather", `{"city":"Paris"}`), call("c2", "weather", `{"city":"Rome"}`)),
+			msg(parleyv1.Role_ROLE_TOOL, result("c2", "20C")),
+			msg(parleyv1.Role_ROLE_USER, text("Also, hurry."), result("c1", "15C")),
+		},
+	}
+	m := encode(t, req)
+	msgs := m["messages"].([]any)
+	if len(msgs) != 3 {
+		t.Fatalf("messages = %s", jsonOf(msgs))
+	}
+	assistant := msgs[1].(map[string]any)["content"].([]any)
+	if len(assistant) != 2 {
+		t.Errorf("the empty text block was not dropped: %s", jsonOf(assistant))
+	}
+	user := msgs[2].(map[string]any)["content"].([]any)
+	types := []string{}
+	for _, b := range user {
+		types = append(types, b.(map[string]any)["type"].(string))
+	}
+	if strings.Join(types, ",") != "tool_result,tool_result,text" {
+		t.Errorf("user turn after the calls = %s", jsonOf(user))
+	}
+}
+
+func TestForeignSignaturesAreNotSent(t *testing.T) {
+	geminiSig := &parleyv1.Opaque{Value: "CiQB", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_GENERATE_CONTENT}}
+	ownSig := &parleyv1.Opaque{Value: "EqQB", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude"}}
+	otherUpstream := &parleyv1.Opaque{Value: "EqQC", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "bedrock"}}
+	req := &parleyv1.Request{
+		Extensions: other,
+		Messages: []*parleyv1.Message{
+			msg(parleyv1.Role_ROLE_USER, text("Q")),
+			msg(parleyv1.Role_ROLE_ASSISTANT,
+				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "gemini thought"}}, Signature: geminiSig},
+				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "own thought"}}, Signature: ownSig},
+				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "bedrock thought"}}, Signature: otherUpstream},
+				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Summary: []string{"openai summary"}}}},
+				text("A"),
+			),
+		},
+	}
+	body := jsonOf(encode(t, req)["messages"])
+	if strings.Contains(body, "gemini thought") || strings.Contains(body, "bedrock thought") || strings.Contains(body, "openai summary") {
+		t.Errorf("reasoning another service signed was sent: %s", body)
+	}
+	if !strings.Contains(body, "own thought") || !strings.Contains(body, "EqQB") {
+		t.Errorf("this upstream's own thinking was dropped: %s", body)
+	}
+}
+
+func TestReasoningEffortBecomesABudget(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Generation: &parleyv1.GenerationConfig{MaxOutputTokens: proto.Int32(1000), Temperature: proto.Float64(0.5)},
+		Reasoning:  &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_HIGH},
+		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Think."))},
+	}
+	m := encode(t, req)
+	if got := jsonOf(m["thinking"]); got != `{"budget_tokens":24576,"type":"enabled"}` {
+		t.Errorf("thinking = %s", got)
+	}
+	if m["max_tokens"].(float64) <= 24576 {
+		t.Errorf("max_tokens %v is not above the budget", m["max_tokens"])
+	}
+	if _, ok := m["temperature"]; ok {
+		t.Error("temperature was sent with thinking enabled")
+	}
+	req.Reasoning = &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_NONE}
+	if got := jsonOf(encode(t, req)["thinking"]); got != `{"type":"disabled"}` {
+		t.Errorf("effort none: thinking = %s", got)
+	}
+}
+
+func TestRangesAndDefaults(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Generation: &parleyv1.GenerationConfig{Temperature: proto.Float64(1.7)},
+		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Hi"))},
+	}
+	m := encode(t, req)
+	if m["temperature"] != 1.0 {
+		t.Errorf("temperature 1.7 became %v, want 1 (the top of this dialect's range)", m["temperature"])
+	}
+	if m["max_tokens"] != float64(messages.DefaultMaxTokens) {
+		t.Errorf("max_tokens = %v, want the default", m["max_tokens"])
+	}
+	req.Generation = &parleyv1.GenerationConfig{CandidateCount: proto.Int32(2)}
+	_, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
+	var uns *translate.UnsupportedError
+	if !errors.As(err, &uns) || uns.Field != "generation.candidate_count" {
+		t.Fatalf("two candidates: error %v", err)
+	}
+}
+
+func TestUnsupportedMediaIsAClearError(t *testing.T) {
+	for name, m := range map[string]*parleyv1.Media{
+		"audio":      {Kind: parleyv1.MediaKind_MEDIA_KIND_AUDIO, MimeType: "audio/wav", Source: &parleyv1.Media_Data{Data: []byte("RIFF")}},
+		"heic image": {Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, MimeType: "image/heic", Source: &parleyv1.Media_Data{Data: []byte{1}}},
+		"gs uri":     {Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, MimeType: "image/png", Source: &parleyv1.Media_Uri{Uri: "gs://bucket/a.png"}},
+	} {
+		req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: m}})}}
+		_, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
+		var uns *translate.UnsupportedError
+		if !errors.As(err, &uns) || !strings.HasPrefix(uns.Field, "messages[0].parts[0].media") {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
+}
+
+func TestToolChoiceAndAllowList(t *testing.T) {
+	fn := func(name string) *parleyv1.Tool {
+		return &parleyv1.Tool{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: name, Parameters: `{"type":"object"}`}}}
+	}
+	req := &parleyv1.Request{
+		Extensions: other,
+		Tools:      []*parleyv1.Tool{fn("a"), fn("b"), fn("c")},
+		ToolChoice: &parleyv1.ToolChoice{Mode: parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED, AllowedNames: []string{"b"}, ParallelCalls: proto.Bool(false)},
+		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("go"))},
+	}
+	m := encode(t, req)
+	if got := jsonOf(m["tool_choice"]); got != `{"disable_parallel_tool_use":true,"name":"b","type":"tool"}` {
+		t.Errorf("tool_choice = %s", got)
+	}
+	if got := len(m["tools"].([]any)); got != 1 {
+		t.Errorf("%d tools offered, want only the allowed one", got)
+	}
+}
+
+func TestDecodeRejectsBadInputNamingTheField(t *testing.T) {
+	cases := map[string]struct{ body, field string }{
+		"not json":          {`{"model":`, "model"},
+		"no model":          {`{"max_tokens":10,"messages":[]}`, "model"},
+		"no max_tokens":     {`{"model":"m","messages":[]}`, "max_tokens"},
+		"bad role":          {`{"model":"m","max_tokens":1,"messages":[{"role":"robot","content":"x"}]}`, "messages.0.role"},
+		"content null":      {`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":null}]}`, "messages.0.content"},
+		"content number":    {`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":5}]}`, "messages.0.content"},
+		"image media type":  {`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"AA=="}}]}]}`, "messages.0.content.0.source.media_type"},
+		"bad base64":        {`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"%%%"}}]}]}`, "messages.0.content.0.source.data"},
+		"thinking budget":   {`{"model":"m","max_tokens":1,"messages":[],"thinking":{"type":"enabled"}}`, "thinking.enabled.budget_tokens"},
+		"tool without name": {`{"model":"m","max_tokens":1,"messages":[],"tools":[{"input_schema":{}}]}`, "tools.0.name"},
+		"max_tokens string": {`{"model":"m","max_tokens":"many","messages":[]}`, "max_tokens"},
+		"cache ttl":         {`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral","ttl":"2h"}}]}]}`, "messages.0.content.0.cache_control.ttl"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(c.body)})
+			var in *translate.InputError
+			if !errors.As(err, &in) {
+				t.Fatalf("error = %v, want an input error", err)
+			}
+			if in.Field != c.field {
+				t.Errorf("field = %q, want %q (%v)", in.Field, c.field, err)
+			}
+			status, body := messages.Client{}.EncodeError(translate.ToProto(err))
+			if status != http.StatusBadRequest || !bytes.Contains(body, []byte(`"invalid_request_error"`)) {
+				t.Errorf("rendered as %d %s", status, body)
+			}
+		})
+	}
+}
+
+func TestHeadersInBothSpellings(t *testing.T) {
+	h := http.Header{}
+	h.Add("provider-version", "2023-06-01")
+	h.Add("anthropic-beta", "a,b")
+	h.Add("anthropic-beta", "c")
+	h.Add("provider-beta", "b, d")
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Header: h, Body: []byte(`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "m", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, b := out.Header.Get("anthropic-version"), out.Header.Get("anthropic-beta"); v != "2023-06-01" || b != "a,b,c,d" {
+		t.Errorf("upstream headers: version %q beta %q", v, b)
+	}
+}
+
+// TestSignaturesForeignToTheClient checks the carriers: a thought
+// signature on a tool call (which this dialect cannot sign) travels in a
+// thinking block before the call, sealed with its origin, and comes back
+// to the call when the client replays the turn.
+func TestSignaturesForeignToTheClient(t *testing.T) {
+	sig := &parleyv1.Opaque{Value: "CiQBjz1rX2Zk", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_GENERATE_CONTENT, Upstream: "gemini", Model: "gemini-3-pro"}}
+	thought := &parleyv1.Opaque{Value: "CiUBjz1rX3Aa", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_GENERATE_CONTENT, Upstream: "gemini"}}
+	resp := &parleyv1.Response{Id: "r1", Model: "gemini-3-pro", Candidates: []*parleyv1.Candidate{{
+		Parts: []*parleyv1.Part{
+			{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "Plan."}}, Signature: thought},
+			{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "call_1", Name: "weather", Arguments: `{"city":"Oslo"}`}}, Signature: sig},
+		},
+		FinishReason: parleyv1.FinishReason_FINISH_REASON_STOP,
+	}}}
+	body, err := messages.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sdkAcceptsResponse(t, body)
+	if m.StopReason != "tool_use" {
+		t.Errorf("stop_reason = %q: a turn with tool calls must end in tool_use", m.StopReason)
+	}
+	if len(m.Content) != 3 || m.Content[1].Type != "thinking" || m.Content[1].Thinking != "" || m.Content[2].Type != "tool_use" {
+		t.Fatalf("content = %s", body)
+	}
+	// The client replays the turn.
+	replay := anthropic.MessageNewParams{MaxTokens: 100, Model: "x", Messages: []anthropic.MessageParam{
+		anthropic.NewUserMessage(anthropic.NewTextBlock("Weather?")),
+		m.ToParam(),
+		anthropic.NewUserMessage(anthropic.NewToolResultBlock("call_1", "rain", false)),
+	}}
+	raw, _ := json.Marshal(replay)
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := req.GetMessages()[1].GetParts()
+	if len(parts) != 2 {
+		t.Fatalf("replayed parts = %v", parts)
+	}
+	if !proto.Equal(parts[0].GetSignature(), thought) || !proto.Equal(parts[1].GetSignature(), sig) || parts[1].GetToolCall() == nil {
+		t.Errorf("signatures did not come back where they were: %v", parts)
+	}
+	if name := req.GetMessages()[2].GetParts()[0].GetToolResult().GetName(); name != "weather" {
+		t.Errorf("tool result name = %q, want it taken from the call", name)
+	}
+}
+
+// TestLateSignatureInAStream: a signature that arrives after its part
+// began goes out in a carrier after the part, marked to attach backwards.
+func TestLateSignatureInAStream(t *testing.T) {
+	sig := &parleyv1.Opaque{Value: "CiQBlate", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_GENERATE_CONTENT}}
+	events := []*parleyv1.StreamEvent{
+		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "r"}}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: text("Hello")}}},
+		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: sig}}}},
+		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{}}},
+		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
+		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
+	}
+	out := encodeStream(t, &parleyv1.Request{}, events)
+	m := sdkAccumulate(t, out)
+	if len(m.Content) != 2 || m.Content[0].Text != "Hello" || m.Content[1].Type != "thinking" {
+		t.Fatalf("stream = %s", out)
+	}
+	replay, _ := json.Marshal(anthropic.MessageNewParams{MaxTokens: 1, Model: "x", Messages: []anthropic.MessageParam{m.ToParam()}})
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: replay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := req.GetMessages()[0].GetParts()
+	if len(parts) != 1 || !proto.Equal(parts[0].GetSignature(), sig) {
+		t.Fatalf("parts = %v", parts)
+	}
+}
+
+// TestStreamUsageIsNeverLost: an upstream that reports usage only at the
+// end still gives message_start its input_tokens field, and the final
+// message_delta carries every count.
+func TestStreamUsageIsNeverLost(t *testing.T) {
+	events := []*parleyv1.StreamEvent{
+		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "chatcmpl-1", Model: "gpt"}}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: text("Hi")}}},
+		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{}}},
+		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
+		{Event: &parleyv1.StreamEvent_Usage{Usage: &parleyv1.Usage{InputTokens: proto.Int64(30), OutputTokens: proto.Int64(2), CacheReadTokens: proto.Int64(10)}}},
+		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
+	}
+	out := encodeStream(t, &parleyv1.Request{}, events)
+	if !bytes.Contains(out, []byte(`"input_tokens":0`)) {
+		t.Errorf("message_start has no input_tokens: %s", out)
+	}
+	m := sdkAccumulate(t, out)
+	if m.Usage.InputTokens != 20 || m.Usage.CacheReadInputTokens != 10 || m.Usage.OutputTokens != 2 {
+		t.Errorf("accumulated usage = %+v", m.Usage)
+	}
+}
+
+// TestErrorsReachTheSDK: error bodies, and the in-stream error event, are
+// read by the official SDK as API errors of the right status and type.
+func TestErrorsReachTheSDK(t *testing.T) {
+	for _, c := range []struct {
+		err        *parleyv1.Error
+		status     int
+		errType    string
+		retryAfter string
+	}{
+		{&parleyv1.Error{Code: parleyv1.Code_CODE_UNAUTHENTICATED, Message: "invalid x-api-key"}, 401, "authentication_error", ""},
+		{&parleyv1.Error{Code: parleyv1.Code_CODE_NOT_FOUND, Message: "model: unknown"}, 404, "not_found_error", ""},
+		{&parleyv1.Error{Code: parleyv1.Code_CODE_INVALID_ARGUMENT, HttpStatus: 413, Message: "too large"}, 413, "request_too_large", ""},
+		{&parleyv1.Error{Code: parleyv1.Code_CODE_RESOURCE_EXHAUSTED, Message: "slow down"}, 429, "rate_limit_error", "1"},
+		{&parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, HttpStatus: 503, Message: "The model is overloaded."}, 503, "overloaded_error", ""},
+		{&parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, HttpStatus: 529, Reason: "overloaded_error", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}, Message: "Overloaded"}, 529, "overloaded_error", ""},
+	} {
+		status, body := messages.Client{}.EncodeError(c.err)
+		if status != c.status {
+			t.Errorf("%v: status %d, want %d", c.err, status, c.status)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = w.Write(body)
+		}))
+		client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		_, err := client.Messages.New(t.Context(), anthropic.MessageNewParams{MaxTokens: 1, Model: "m", Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("x"))}})
+		srv.Close()
+		var apiErr *anthropic.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != c.status || string(apiErr.Type()) != c.errType {
+			t.Errorf("SDK error = %v (type %v), want %d %s", err, apiErr, c.status, c.errType)
+		}
+	}
+
+	// In a stream: the SDK surfaces the error event as an error.
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
+	_ = enc.Encode(w, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "m"}}}})
+	_ = enc.Fail(w, &parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, HttpStatus: 503, Message: "upstream went away"})
+	res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: nopCloser{&buf}}
+	s := ssestreamOf(res)
+	for s.Next() {
+	}
+	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "upstream went away") {
+		t.Errorf("in-stream error = %v", err)
+	}
+}
+
+type nopCloser struct{ io.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+func ssestreamOf(res *http.Response) *ssestream.Stream[anthropic.MessageStreamEventUnion] {
+	return ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(res), nil)
+}
