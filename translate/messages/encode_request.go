@@ -221,10 +221,8 @@ func (e *encoder) system(w *Request) error {
 		}
 	}
 	if !e.same {
-		for i, m := range e.req.GetMessages() {
-			if !isSystemRole(m.GetRole()) {
-				break
-			}
+		leading, _ := translate.SplitLeadingSystem(e.req.GetMessages())
+		for i, m := range leading {
 			for j, p := range m.GetParts() {
 				b, ok, err := e.systemBlock(p, fmt.Sprintf("messages[%d].parts[%d]", i, j))
 				if err != nil {
@@ -246,10 +244,6 @@ func (e *encoder) system(w *Request) error {
 	}
 	w.System = c
 	return nil
-}
-
-func isSystemRole(r parleyv1.Role) bool {
-	return r == parleyv1.Role_ROLE_SYSTEM || r == parleyv1.Role_ROLE_DEVELOPER
 }
 
 func (e *encoder) systemBlock(p *parleyv1.Part, field string) (Block, bool, error) {
@@ -289,125 +283,48 @@ func wireCacheControl(cc *parleyv1.CacheControl) *CacheControl {
 	return out
 }
 
-// messages builds the turns, normalised for what the service rejects:
-// empty text blocks are dropped (unless they carry something), tool results
-// go first in the user turn right after their call, tool turns become user
-// turns, and turns of the same role that must be one turn are merged.
+// messages builds the turns. For a client of another dialect they are
+// first normalised (translate.NormaliseTurns): empty text dropped, tool
+// results right after their calls, tool turns as user turns, system turns
+// in the middle kept in place as reminders, same-role turns merged.
 func (e *encoder) messages() ([]Message, error) {
 	src := e.req.GetMessages()
-	start := 0
 	if !e.same {
-		for start < len(src) && isSystemRole(src[start].GetRole()) {
-			start++
-		}
+		_, rest := translate.SplitLeadingSystem(src)
+		src = translate.NormaliseTurns(rest)
 	}
-	out := make([]Message, 0, len(src)-start)
-	for i := start; i < len(src); i++ {
-		m := src[i]
+	out := make([]Message, 0, len(src))
+	for i, m := range src {
 		role := "user"
 		switch m.GetRole() {
 		case parleyv1.Role_ROLE_ASSISTANT:
 			role = "assistant"
 		case parleyv1.Role_ROLE_SYSTEM, parleyv1.Role_ROLE_DEVELOPER:
-			if e.same {
-				role = "system"
-			}
+			role = "system" // only a client of this dialect gets here
 		}
 		blocks, err := e.blocks(m, i)
 		if err != nil {
 			return nil, err
 		}
-		if role == "user" && isSystemRole(m.GetRole()) {
-			// A system turn in the middle of a conversation keeps its place
-			// as a reminder in a user turn.
-			blocks = systemReminder(blocks)
-		}
-		if len(blocks) == 0 && !e.same {
-			continue
-		}
-		wm := Message{Role: role, Content: Content{Blocks: blocks}}
-		if e.same {
-			wm.Unknown = jsonx.Take(m.GetExtensions(), D, "")
-			if jsonx.Has(m.GetExtensions(), D, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
-				blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 {
-				wm.Content = Content{String: true, Text: *blocks[0].Text}
+		if !e.same {
+			if len(blocks) == 0 {
+				continue // e.g. a turn that held only another service's reasoning
 			}
-		}
-		if n := len(out); n > 0 && !e.same && out[n-1].Role == role && role != "system" {
-			out[n-1].Content.Blocks = append(out[n-1].Content.Blocks, blocks...)
+			if n := len(out); n > 0 && out[n-1].Role == role {
+				out[n-1].Content.Blocks = append(out[n-1].Content.Blocks, blocks...)
+				continue
+			}
+			out = append(out, Message{Role: role, Content: Content{Blocks: blocks}})
 			continue
+		}
+		wm := Message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), D, "")}
+		if jsonx.Has(m.GetExtensions(), D, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
+			blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 {
+			wm.Content = Content{String: true, Text: *blocks[0].Text}
 		}
 		out = append(out, wm)
 	}
-	if !e.same {
-		out = placeToolResults(out)
-	}
 	return out, nil
-}
-
-func systemReminder(blocks []Block) []Block {
-	for i := range blocks {
-		if blocks[i].Type == "text" && blocks[i].Text != nil {
-			blocks[i].Text = ptr("<system-reminder>\n" + *blocks[i].Text + "\n</system-reminder>")
-		}
-	}
-	return blocks
-}
-
-// placeToolResults moves every tool_result block to the user turn right
-// after the assistant turn that made the call, ahead of any other block, as
-// the service requires.
-func placeToolResults(msgs []Message) []Message {
-	callTurn := map[string]int{} // tool_use id -> index of its assistant turn
-	for i, m := range msgs {
-		if m.Role != "assistant" {
-			continue
-		}
-		for _, b := range m.Content.Blocks {
-			if b.Type == "tool_use" {
-				callTurn[b.ID] = i
-			}
-		}
-	}
-	if len(callTurn) == 0 {
-		return msgs
-	}
-	results := map[int][]Block{} // assistant turn -> results that answer it
-	for i := range msgs {
-		if msgs[i].Role != "user" {
-			continue
-		}
-		kept := msgs[i].Content.Blocks[:0]
-		for _, b := range msgs[i].Content.Blocks {
-			if t, ok := callTurn[b.ToolUseID]; ok && b.Type == "tool_result" {
-				results[t] = append(results[t], b)
-				continue
-			}
-			kept = append(kept, b)
-		}
-		msgs[i].Content.Blocks = kept
-	}
-	out := make([]Message, 0, len(msgs)+len(results))
-	for i := 0; i < len(msgs); i++ {
-		m := msgs[i]
-		if m.Role == "user" && len(m.Content.Blocks) == 0 {
-			continue
-		}
-		out = append(out, m)
-		res, ok := results[i]
-		if !ok {
-			continue
-		}
-		if i+1 < len(msgs) && msgs[i+1].Role == "user" {
-			next := msgs[i+1]
-			next.Content.Blocks = append(res, next.Content.Blocks...)
-			out = append(out, next)
-			i++
-			continue
-		}
-		out = append(out, Message{Role: "user", Content: Content{Blocks: res}})
-	}
-	return out
 }
 
 func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {

@@ -1,0 +1,145 @@
+package translate
+
+import (
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+)
+
+// Upstreams differ in what conversation shapes they accept; clients of other
+// dialects send shapes that some upstreams reject. The helpers here bring a
+// canonical conversation into the strictest common shape. Upstream encoders
+// apply them to requests from clients of another dialect; a client of the
+// upstream's own dialect gets its turns through as it sent them.
+
+// SplitLeadingSystem returns the system and developer turns that open the
+// conversation, and the rest. Dialects without system turns fold the first
+// into their system prompt.
+func SplitLeadingSystem(msgs []*parleyv1.Message) (system, rest []*parleyv1.Message) {
+	i := 0
+	for i < len(msgs) && IsSystemRole(msgs[i].GetRole()) {
+		i++
+	}
+	return msgs[:i], msgs[i:]
+}
+
+// IsSystemRole reports whether r is a system or developer role.
+func IsSystemRole(r parleyv1.Role) bool {
+	return r == parleyv1.Role_ROLE_SYSTEM || r == parleyv1.Role_ROLE_DEVELOPER
+}
+
+// SystemReminder wraps the text of a system turn that stands in the middle
+// of a conversation, so that it can keep its place as a user turn in
+// dialects that have no system turns.
+func SystemReminder(text string) string {
+	return "<system-reminder>\n" + text + "\n</system-reminder>"
+}
+
+// NormaliseTurns returns msgs (after any leading system turns were taken
+// out) in the shape strict upstreams require:
+//
+//   - empty text parts are dropped, unless they carry a signature;
+//   - tool turns become user turns, and system or developer turns in the
+//     middle of the conversation become user turns whose text is wrapped by
+//     SystemReminder;
+//   - every tool result moves to the front of the user turn right after the
+//     assistant turn that made its call (a new turn when there is none);
+//   - turns left empty are dropped, and consecutive turns of the same role
+//     are merged.
+//
+// The input is not modified.
+func NormaliseTurns(msgs []*parleyv1.Message) []*parleyv1.Message {
+	out := make([]*parleyv1.Message, 0, len(msgs))
+	for _, m := range msgs {
+		role := m.GetRole()
+		reminder := IsSystemRole(role)
+		if role == parleyv1.Role_ROLE_TOOL || reminder {
+			role = parleyv1.Role_ROLE_USER
+		}
+		parts := make([]*parleyv1.Part, 0, len(m.GetParts()))
+		for _, p := range m.GetParts() {
+			if t := p.GetText(); t != nil && t.GetText() == "" && p.GetSignature() == nil {
+				continue
+			}
+			if reminder && p.GetText() != nil {
+				c := shallowPart(p)
+				c.Kind = &parleyv1.Part_Text{Text: &parleyv1.Text{Text: SystemReminder(p.GetText().GetText()), Annotations: p.GetText().GetAnnotations()}}
+				p = c
+			}
+			parts = append(parts, p)
+		}
+		out = append(out, &parleyv1.Message{Role: role, Parts: parts, Name: m.GetName(), Extensions: m.GetExtensions()})
+	}
+	return mergeTurns(placeToolResults(mergeTurns(out)))
+}
+
+// mergeTurns drops empty turns and merges consecutive turns of one role.
+func mergeTurns(msgs []*parleyv1.Message) []*parleyv1.Message {
+	merged := msgs[:0]
+	for _, m := range msgs {
+		if len(m.Parts) == 0 {
+			continue
+		}
+		if n := len(merged); n > 0 && merged[n-1].Role == m.Role {
+			merged[n-1].Parts = append(merged[n-1].Parts, m.Parts...)
+			continue
+		}
+		merged = append(merged, m)
+	}
+	return merged
+}
+
+func shallowPart(p *parleyv1.Part) *parleyv1.Part {
+	return &parleyv1.Part{Kind: p.GetKind(), Signature: p.GetSignature(), CacheControl: p.GetCacheControl(), ItemId: p.GetItemId(), Status: p.GetStatus(), Extensions: p.GetExtensions()}
+}
+
+// placeToolResults moves tool results next to their calls (see
+// NormaliseTurns). The messages are the fresh copies NormaliseTurns made.
+func placeToolResults(msgs []*parleyv1.Message) []*parleyv1.Message {
+	callTurn := map[string]int{}
+	for i, m := range msgs {
+		if m.Role != parleyv1.Role_ROLE_ASSISTANT {
+			continue
+		}
+		for _, p := range m.Parts {
+			if c := p.GetToolCall(); c != nil {
+				callTurn[c.GetId()] = i
+			}
+		}
+	}
+	if len(callTurn) == 0 {
+		return msgs
+	}
+	results := map[int][]*parleyv1.Part{}
+	for _, m := range msgs {
+		if m.Role == parleyv1.Role_ROLE_ASSISTANT {
+			continue
+		}
+		kept := m.Parts[:0]
+		for _, p := range m.Parts {
+			if r := p.GetToolResult(); r != nil {
+				if t, ok := callTurn[r.GetCallId()]; ok {
+					results[t] = append(results[t], p)
+					continue
+				}
+			}
+			kept = append(kept, p)
+		}
+		m.Parts = kept
+	}
+	out := make([]*parleyv1.Message, 0, len(msgs)+len(results))
+	for i := 0; i < len(msgs); i++ {
+		out = append(out, msgs[i])
+		res, ok := results[i]
+		if !ok {
+			continue
+		}
+		if i+1 < len(msgs) && msgs[i+1].Role == parleyv1.Role_ROLE_USER {
+			next := msgs[i+1]
+			next.Parts = append(res, next.Parts...)
+			out = append(out, next)
+			i++
+			continue
+		}
+		out = append(out, &parleyv1.Message{Role: parleyv1.Role_ROLE_USER, Parts: res})
+	}
+	return out
+}

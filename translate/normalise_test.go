@@ -1,0 +1,81 @@
+package translate_test
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+func turn(role parleyv1.Role, parts ...*parleyv1.Part) *parleyv1.Message {
+	return &parleyv1.Message{Role: role, Parts: parts}
+}
+
+func callPart(id string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: "f", Arguments: "{}"}}}
+}
+
+func resultPart(id string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: id}}}
+}
+
+func shape(msgs []*parleyv1.Message) string {
+	s := ""
+	for _, m := range msgs {
+		s += m.GetRole().String()[5:6] + "["
+		for _, p := range m.GetParts() {
+			switch {
+			case p.GetToolCall() != nil:
+				s += "c" + p.GetToolCall().GetId()
+			case p.GetToolResult() != nil:
+				s += "r" + p.GetToolResult().GetCallId()
+			case p.GetText() != nil:
+				s += "t(" + p.GetText().GetText() + ")"
+			}
+		}
+		s += "]"
+	}
+	return s
+}
+
+func TestNormaliseTurns(t *testing.T) {
+	in := []*parleyv1.Message{
+		turn(parleyv1.Role_ROLE_USER, textPart("q")),
+		turn(parleyv1.Role_ROLE_ASSISTANT, textPart(""), callPart("1"), callPart("2")),
+		turn(parleyv1.Role_ROLE_TOOL, resultPart("2")),
+		turn(parleyv1.Role_ROLE_TOOL, resultPart("1")),
+		turn(parleyv1.Role_ROLE_SYSTEM, textPart("s")),
+		turn(parleyv1.Role_ROLE_USER, textPart("more")),
+		turn(parleyv1.Role_ROLE_ASSISTANT, callPart("3")),
+		turn(parleyv1.Role_ROLE_ASSISTANT, textPart("late")),
+		turn(parleyv1.Role_ROLE_USER, textPart("x"), resultPart("3")),
+	}
+	before := make([]*parleyv1.Message, len(in))
+	for i, m := range in {
+		before[i] = proto.Clone(m).(*parleyv1.Message)
+	}
+	got := shape(translate.NormaliseTurns(in))
+	want := "U[t(q)]A[c1c2]U[r2r1t(<system-reminder>\ns\n</system-reminder>)t(more)]A[c3t(late)]U[r3t(x)]"
+	if got != want {
+		t.Errorf("shape\n got %s\nwant %s", got, want)
+	}
+	for i := range in {
+		if !proto.Equal(in[i], before[i]) {
+			t.Fatalf("message %d was modified", i)
+		}
+	}
+	// A result whose call has no turn after it gets a turn of its own.
+	got = shape(translate.NormaliseTurns([]*parleyv1.Message{turn(parleyv1.Role_ROLE_ASSISTANT, callPart("9")), turn(parleyv1.Role_ROLE_ASSISTANT, textPart("?")), turn(parleyv1.Role_ROLE_USER, resultPart("9"))}))
+	if got != "A[c9t(?)]U[r9]" {
+		t.Errorf("late result: %s", got)
+	}
+}
+
+func TestSplitLeadingSystem(t *testing.T) {
+	sys, rest := translate.SplitLeadingSystem([]*parleyv1.Message{turn(parleyv1.Role_ROLE_SYSTEM), turn(parleyv1.Role_ROLE_DEVELOPER), turn(parleyv1.Role_ROLE_USER), turn(parleyv1.Role_ROLE_SYSTEM)})
+	if len(sys) != 2 || len(rest) != 2 {
+		t.Fatalf("split %d/%d", len(sys), len(rest))
+	}
+}
