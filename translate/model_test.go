@@ -207,7 +207,7 @@ func fullError() *parleyv1.Error {
 		Code: parleyv1.Code_CODE_RESOURCE_EXHAUSTED, Message: "slow down",
 		FieldViolations: []*parleyv1.FieldViolation{{Field: "messages[0].content", Description: "must not be empty"}},
 		Retry:           &parleyv1.RetryAdvice{Retryable: true, RetryAfter: durationpb.New(2 * time.Second)},
-		HttpStatus:      429, Reason: "rate_limit_error", RequestId: "req_1",
+		HttpStatus:      429, Reason: "rate_limit_error", RequestId: "req_1", Extensions: ext(map[string]string{"details": "[]"}),
 		Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude"},
 	}
 }

@@ -131,7 +131,10 @@ type Error struct {
 	Reason string  `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	Origin *Origin `protobuf:"bytes,7,opt,name=origin,proto3" json:"origin,omitempty"`
 	// Request id the reporting service assigned, for support.
-	RequestId     string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Members of the service's error body with no canonical field, for a
+	// client of the same dialect.
+	Extensions    *Extensions `protobuf:"bytes,9,opt,name=extensions,proto3" json:"extensions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -220,6 +223,13 @@ func (x *Error) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *Error) GetExtensions() *Extensions {
+	if x != nil {
+		return x.Extensions
+	}
+	return nil
 }
 
 // FieldViolation names one bad field.
@@ -334,7 +344,7 @@ var File_parley_v1_error_proto protoreflect.FileDescriptor
 
 const file_parley_v1_error_proto_rawDesc = "" +
 	"\n" +
-	"\x15parley/v1/error.proto\x12\tparley.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17parley/v1/dialect.proto\"\xbd\x02\n" +
+	"\x15parley/v1/error.proto\x12\tparley.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17parley/v1/dialect.proto\"\xf4\x02\n" +
 	"\x05Error\x12#\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x0f.parley.v1.CodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12D\n" +
@@ -345,7 +355,10 @@ const file_parley_v1_error_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12)\n" +
 	"\x06origin\x18\a \x01(\v2\x11.parley.v1.OriginR\x06origin\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\b \x01(\tR\trequestId\"H\n" +
+	"request_id\x18\b \x01(\tR\trequestId\x125\n" +
+	"\n" +
+	"extensions\x18\t \x01(\v2\x15.parley.v1.ExtensionsR\n" +
+	"extensions\"H\n" +
 	"\x0eFieldViolation\x12\x14\n" +
 	"\x05field\x18\x01 \x01(\tR\x05field\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\"g\n" +
@@ -393,19 +406,21 @@ var file_parley_v1_error_proto_goTypes = []any{
 	(*FieldViolation)(nil),      // 2: parley.v1.FieldViolation
 	(*RetryAdvice)(nil),         // 3: parley.v1.RetryAdvice
 	(*Origin)(nil),              // 4: parley.v1.Origin
-	(*durationpb.Duration)(nil), // 5: google.protobuf.Duration
+	(*Extensions)(nil),          // 5: parley.v1.Extensions
+	(*durationpb.Duration)(nil), // 6: google.protobuf.Duration
 }
 var file_parley_v1_error_proto_depIdxs = []int32{
 	0, // 0: parley.v1.Error.code:type_name -> parley.v1.Code
 	2, // 1: parley.v1.Error.field_violations:type_name -> parley.v1.FieldViolation
 	3, // 2: parley.v1.Error.retry:type_name -> parley.v1.RetryAdvice
 	4, // 3: parley.v1.Error.origin:type_name -> parley.v1.Origin
-	5, // 4: parley.v1.RetryAdvice.retry_after:type_name -> google.protobuf.Duration
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	5, // 4: parley.v1.Error.extensions:type_name -> parley.v1.Extensions
+	6, // 5: parley.v1.RetryAdvice.retry_after:type_name -> google.protobuf.Duration
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_parley_v1_error_proto_init() }

@@ -48,6 +48,12 @@ func Marshal(v any) ([]byte, error) {
 	return json.Marshal(v, encodeOptions)
 }
 
+// MarshalSorted encodes v with the members of Go maps in sorted order, for
+// values built from maps whose output must not vary between runs.
+func MarshalSorted(v any) ([]byte, error) {
+	return json.Marshal(v, encodeOptions, json.Deterministic(true))
+}
+
 // Path returns the location of a decode error as path segments (object
 // member names and array indices), and a plain description of what went
 // wrong.

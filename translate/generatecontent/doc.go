@@ -1,0 +1,95 @@
+// Package generatecontent is the content-generation dialect
+// (POST /v1beta/models/{model}:generateContent and :streamGenerateContent),
+// in both roles: Client decodes what clients send and renders what they get
+// back; Upstream builds requests for a content-generation service and reads
+// its replies, streams and errors.
+//
+// # Wire form
+//
+// Requests are read in both spellings (inline_data and inlineData: the
+// member names match ignoring case and underscores) and with contents,
+// parts and tools given as a single object as well as an array; enum words
+// are read in any case. Parley writes camelCase and arrays. The model comes
+// from the path (models/ is optional), the stream flag from the action, and
+// the key from ?key= or x-goog-api-key (the server reads those). Toward an
+// upstream the key goes in x-goog-api-key, never in the URL, and a stream
+// is asked for with ?alt=sse. Members Parley does not model travel in the
+// canonical extension bag and go back only toward this dialect.
+//
+// # Mapping rules
+//
+//   - Usage. promptTokenCount counts cached tokens, as canonical input
+//     does; cachedContentTokenCount is the cache read. candidatesTokenCount
+//     leaves thoughts out: canonical output = candidatesTokenCount +
+//     thoughtsTokenCount, and back. toolUsePromptTokenCount is the tool-use
+//     input; per-modality details map one to one.
+//   - Finish reasons. STOP, MAX_TOKENS, SAFETY, RECITATION, LANGUAGE,
+//     OTHER, BLOCKLIST, PROHIBITED_CONTENT, SPII, MALFORMED_FUNCTION_CALL,
+//     IMAGE_SAFETY, UNEXPECTED_TOOL_CALL and TOO_MANY_TOOL_CALLS map one to
+//     one; any newer word becomes OTHER and is kept for this dialect. STOP on
+//     a turn with function calls is a tool-use finish. Back: tool use and
+//     stop sequences are STOP, a refusal is SAFETY, a paused turn or an
+//     exhausted context window is MAX_TOKENS.
+//   - Call ids. The service may omit them. Parley gives a call without an id
+//     an id stable for its reply (call_<responseId>_<candidate>_<part>) or,
+//     in a client's history, for its place (call_<turn>_<part>), and gives a
+//     function response without an id the id of the first unanswered call
+//     of the same name in the model turn before it, else the first
+//     unanswered call. Made-up ids are never shown to a client of this
+//     dialect, and no id is sent to an upstream of this dialect unless a
+//     client of this dialect gave it.
+//   - Tool results. A function response's response object is the result's
+//     text, as JSON. Toward an upstream, a result that is one JSON object is
+//     sent as the response; any other result is {"output": text}, or
+//     {"error": text} for a failed call (the keys the service's SDKs use).
+//     The function name comes from the result or from its call.
+//   - Reasoning. A thought (text with thought: true) is a reasoning part;
+//     a thoughtSignature on any part is that part's signature. Thoughts in a
+//     row in a client's history (a stream replayed part by part) are joined
+//     into one reasoning part signed by the signature that ends the run.
+//     Toward an upstream, signatures and thoughts go only when this
+//     dialect's service made them (the same upstream when known); the first
+//     function call of each step of the current turn that has no such
+//     signature carries the documented placeholder
+//     skip_thought_signature_validator, without which thinking models reject
+//     history they did not write. Toward a client, a signature made by
+//     another dialect is sealed with its origin (translate.SealOpaque) and
+//     still decodes as base64; reasoning with only summaries shows them as
+//     the thought text, and encrypted reasoning content is sealed into the
+//     thought's signature.
+//   - Thinking settings. thinkingBudget 0 disables thinking, -1 is adaptive,
+//     any other budget enables it; thinkingLevel is the effort level.
+//     Toward an upstream for a client of another dialect, an effort level
+//     becomes its budget (translate.BudgetForEffort), effort none a budget of
+//     0, and thoughts are included unless the client said otherwise.
+//   - Schemas. Parameters and response schemas in the dialect's Schema
+//     form become JSON Schema and back; the conversion and its list of
+//     dropped keywords are in schema.go. A schema given as JSON Schema
+//     (parametersJsonSchema, responseJsonSchema) passes through unchanged
+//     for this dialect.
+//   - System prompt. systemInstruction is the request's instructions; a
+//     client of another dialect's opening system turns join it, and later
+//     system turns keep their place as user turns wrapped in
+//     <system-reminder> tags. For clients of other dialects conversations
+//     are normalised as translate.NormaliseTurns says.
+//   - Media. Inline data is inlineData; a URI is fileData, with the MIME
+//     type guessed from the file name when unknown. Parley fetches nothing.
+//     A file id that is not one of this service's files, audio in tool
+//     results, file search, and bash or text-editor tools are
+//     UnsupportedErrors; more than 5 stop sequences too. Tool choice
+//     REQUIRED is ANY; a named tool is ANY with an allow-list of one.
+//   - Streams. Each chunk is a whole reply object: text and thoughts
+//     continue the open part, a part that only carries a signature signs
+//     it, every other part is whole. The stream ends with the body; it ended
+//     well when every candidate gave its finishReason or the prompt was
+//     blocked. Toward a client Parley writes a chunk per piece of text or
+//     thought, a function call whole once its arguments are complete, and a
+//     last chunk with the finish reasons, safety data and usage; it writes no
+//     comments or event names, which the SDKs reject, so keep-alives are
+//     silent.
+//   - Errors. {"error": {code, message, status, details}} with the status
+//     names of google.rpc (413 is PAYLOAD_TOO_LARGE, as the spec says);
+//     field violations travel as a BadRequest detail and retry delays as a
+//     RetryInfo detail. In a stream an error is a chunk holding the error
+//     object.
+package generatecontent

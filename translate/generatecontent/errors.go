@@ -1,0 +1,190 @@
+package generatecontent
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// statusNames is the dialect's error vocabulary: the status name of each
+// canonical code, with the HTTP status the spec's table gives it.
+var statusNames = map[parleyv1.Code]string{
+	parleyv1.Code_CODE_INVALID_ARGUMENT:    "INVALID_ARGUMENT",
+	parleyv1.Code_CODE_FAILED_PRECONDITION: "FAILED_PRECONDITION",
+	parleyv1.Code_CODE_OUT_OF_RANGE:        "OUT_OF_RANGE",
+	parleyv1.Code_CODE_UNAUTHENTICATED:     "UNAUTHENTICATED",
+	parleyv1.Code_CODE_PERMISSION_DENIED:   "PERMISSION_DENIED",
+	parleyv1.Code_CODE_NOT_FOUND:           "NOT_FOUND",
+	parleyv1.Code_CODE_ALREADY_EXISTS:      "ALREADY_EXISTS",
+	parleyv1.Code_CODE_ABORTED:             "ABORTED",
+	parleyv1.Code_CODE_RESOURCE_EXHAUSTED:  "RESOURCE_EXHAUSTED",
+	parleyv1.Code_CODE_CANCELED:            "CANCELLED",
+	parleyv1.Code_CODE_INTERNAL:            "INTERNAL",
+	parleyv1.Code_CODE_UNKNOWN:             "UNKNOWN",
+	parleyv1.Code_CODE_DATA_LOSS:           "DATA_LOSS",
+	parleyv1.Code_CODE_UNIMPLEMENTED:       "UNIMPLEMENTED",
+	parleyv1.Code_CODE_UNAVAILABLE:         "UNAVAILABLE",
+	parleyv1.Code_CODE_DEADLINE_EXCEEDED:   "DEADLINE_EXCEEDED",
+}
+
+// payloadTooLarge is the status name the spec gives a 413.
+const payloadTooLarge = "PAYLOAD_TOO_LARGE"
+
+const (
+	badRequestType = "type.googleapis.com/google.rpc.BadRequest"
+	retryInfoType  = "type.googleapis.com/google.rpc.RetryInfo"
+)
+
+type badRequest struct {
+	Type            string           `json:"@type"`
+	FieldViolations []fieldViolation `json:"fieldViolations"`
+}
+
+type fieldViolation struct {
+	Field       string `json:"field"`
+	Description string `json:"description"`
+}
+
+type retryInfo struct {
+	Type       string `json:"@type"`
+	RetryDelay string `json:"retryDelay"`
+}
+
+// statusName returns the status name a client sees: the upstream's own when
+// it spoke this dialect, PAYLOAD_TOO_LARGE for a 413, else the code's.
+func statusName(e *parleyv1.Error, status int) string {
+	if e.GetOrigin().GetDialect() == D && e.GetReason() != "" {
+		return e.GetReason()
+	}
+	if status == http.StatusRequestEntityTooLarge {
+		return payloadTooLarge
+	}
+	code := e.GetCode()
+	if code == parleyv1.Code_CODE_UNSPECIFIED {
+		code = translate.CodeForHTTPStatus(status)
+	}
+	if n, ok := statusNames[code]; ok {
+		return n
+	}
+	return "UNKNOWN"
+}
+
+// errorDetail renders a canonical error as this dialect's error object.
+func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
+	status := translate.HTTPStatusOf(e)
+	d := ErrorDetail{Code: status, Message: e.GetMessage(), Status: statusName(e, status)}
+	if d.Message == "" {
+		d.Message = http.StatusText(status)
+	}
+	if v, ok := jsonx.Value(e.GetExtensions(), D, "details"); ok {
+		_ = jsonx.Unmarshal(v, &d.Details)
+		d.Unknown = jsonx.Take(e.GetExtensions(), D, "")
+		delete(d.Unknown, "details")
+		return status, d
+	}
+	if fv := e.GetFieldViolations(); len(fv) > 0 {
+		br := badRequest{Type: badRequestType}
+		for _, v := range fv {
+			br.FieldViolations = append(br.FieldViolations, fieldViolation{Field: v.GetField(), Description: v.GetDescription()})
+		}
+		raw, _ := jsonx.Marshal(br)
+		d.Details = append(d.Details, raw)
+	}
+	if ra := e.GetRetry().GetRetryAfter(); ra != nil {
+		raw, _ := jsonx.Marshal(retryInfo{Type: retryInfoType, RetryDelay: strconv.FormatFloat(ra.AsDuration().Seconds(), 'f', -1, 64) + "s"})
+		d.Details = append(d.Details, raw)
+	}
+	return status, d
+}
+
+// EncodeError implements translate.Client.
+func (Client) EncodeError(e *parleyv1.Error) (int, []byte) {
+	status, d := errorDetail(e)
+	b, err := jsonx.Marshal(ErrorBody{Error: d})
+	if err != nil {
+		return http.StatusInternalServerError, []byte(`{"error":{"code":500,"message":"internal error","status":"INTERNAL"}}`)
+	}
+	return status, b
+}
+
+// DecodeError implements translate.Upstream.
+func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
+	var w ErrorBody
+	var e *parleyv1.Error
+	// Some front ends answer with an array holding the error object.
+	trimmed := strings.TrimSpace(string(body))
+	if strings.HasPrefix(trimmed, "[") {
+		var list []ErrorBody
+		if jsonx.Unmarshal([]byte(trimmed), &list) == nil && len(list) == 1 {
+			w = list[0]
+		}
+	} else {
+		_ = jsonx.Unmarshal(body, &w)
+	}
+	if w.Error.Message != "" || w.Error.Status != "" {
+		e = errorFromDetail(&w.Error)
+	} else {
+		text := strings.TrimSpace(string(body))
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		e = &parleyv1.Error{Code: translate.CodeForHTTPStatus(status), Message: "upstream answered " + strconv.Itoa(status) + ": " + text, Origin: &parleyv1.Origin{Dialect: D}}
+	}
+	e.HttpStatus = int32(status)
+	ra := translate.RetryAdviceFor(status, header)
+	if e.GetRetry().GetRetryAfter() != nil && ra.RetryAfter == nil {
+		ra.RetryAfter = e.GetRetry().GetRetryAfter()
+	}
+	e.Retry = ra
+	return e
+}
+
+// errorFromDetail converts an error object, from a body or a stream chunk.
+func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
+	e := &parleyv1.Error{Message: d.Message, Reason: d.Status, Origin: &parleyv1.Origin{Dialect: D}, HttpStatus: int32(d.Code)}
+	e.Code = parleyv1.Code_CODE_UNKNOWN
+	for code, name := range statusNames {
+		if name == d.Status {
+			e.Code = code
+		}
+	}
+	if d.Status == payloadTooLarge {
+		e.Code = parleyv1.Code_CODE_INVALID_ARGUMENT
+	}
+	if e.Code == parleyv1.Code_CODE_UNKNOWN && d.Code != 0 {
+		e.Code = translate.CodeForHTTPStatus(d.Code)
+	}
+	for _, raw := range d.Details {
+		var probe struct {
+			Type            string           `json:"@type"`
+			FieldViolations []fieldViolation `json:"fieldViolations"`
+			RetryDelay      string           `json:"retryDelay"`
+		}
+		if jsonx.Unmarshal(raw, &probe) != nil {
+			continue
+		}
+		switch probe.Type {
+		case badRequestType:
+			for _, v := range probe.FieldViolations {
+				e.FieldViolations = append(e.FieldViolations, &parleyv1.FieldViolation{Field: v.Field, Description: v.Description})
+			}
+		case retryInfoType:
+			if dur, err := time.ParseDuration(probe.RetryDelay); err == nil {
+				e.Retry = &parleyv1.RetryAdvice{Retryable: true, RetryAfter: durationpb.New(dur)}
+			}
+		}
+	}
+	if len(d.Details) > 0 {
+		raw, _ := jsonx.Marshal(d.Details)
+		jsonx.KeepValue(&e.Extensions, D, "details", raw)
+	}
+	jsonx.Keep(&e.Extensions, D, "", d.Unknown)
+	return e
+}

@@ -1,0 +1,325 @@
+package generatecontent_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+	"google.golang.org/protobuf/proto"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// These tests pin the mapping rules for requests and replies that come
+// from, or go to, another dialect (the package doc lists them).
+
+var other = &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}
+
+func text(s string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}
+}
+
+func msg(role parleyv1.Role, parts ...*parleyv1.Part) *parleyv1.Message {
+	return &parleyv1.Message{Role: role, Parts: parts}
+}
+
+func call(id, name, args string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: name, Arguments: args}}}
+}
+
+func result(id, content string, isErr bool) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: id, IsError: isErr, Content: []*parleyv1.Part{text(content)}}}}
+}
+
+func encode(t *testing.T, req *parleyv1.Request) map[string]any {
+	t.Helper()
+	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-x", Upstream: "gemini"})
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	sdkAcceptsRequest(t, out.Body)
+	var m map[string]any
+	if err := json.Unmarshal(out.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func jsonOf(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+func TestSystemTurnsAndToolResults(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Messages: []*parleyv1.Message{
+			msg(parleyv1.Role_ROLE_SYSTEM, text("Be brief.")),
+			msg(parleyv1.Role_ROLE_USER, text("Weather in Oslo and Rome?")),
+			msg(parleyv1.Role_ROLE_ASSISTANT, call("toolu_1", "weather", `{"city":"Oslo"}`), call("toolu_2", "weather", `{"city":"Rome"}`)),
+			msg(parleyv1.Role_ROLE_USER, result("toolu_1", `{"temp":3}`, false), result("toolu_2", "service down", true)),
+			msg(parleyv1.Role_ROLE_SYSTEM, text("Answer in Italian.")),
+		},
+	}
+	m := encode(t, req)
+	if got := jsonOf(m["systemInstruction"]); got != `{"parts":[{"text":"Be brief."}]}` {
+		t.Errorf("systemInstruction = %s", got)
+	}
+	contents := m["contents"].([]any)
+	if len(contents) != 3 {
+		t.Fatalf("contents = %s", jsonOf(contents))
+	}
+	calls := jsonOf(contents[1])
+	if strings.Contains(calls, `"id"`) || !strings.Contains(calls, "skip_thought_signature_validator") == strings.Contains(calls, base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator"))) {
+		t.Errorf("calls of another service: %s", calls)
+	}
+	resp := contents[2].(map[string]any)["parts"].([]any)
+	if got := jsonOf(resp[0]); got != `{"functionResponse":{"name":"weather","response":{"temp":3}}}` {
+		t.Errorf("object result = %s", got)
+	}
+	if got := jsonOf(resp[1]); got != `{"functionResponse":{"name":"weather","response":{"error":"service down"}}}` {
+		t.Errorf("error result = %s", got)
+	}
+	if got := jsonOf(resp[2]); got != "{\"text\":\"<system-reminder>\\nAnswer in Italian.\\n</system-reminder>\"}" {
+		t.Errorf("mid-conversation system turn = %s", got)
+	}
+}
+
+func TestSignaturesGoOnlyToTheirMaker(t *testing.T) {
+	own := &parleyv1.Opaque{Value: "Q2lRQg==", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_GENERATE_CONTENT, Upstream: "gemini"}}
+	claude := &parleyv1.Opaque{Value: "EqQB", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}}
+	req := &parleyv1.Request{
+		Extensions: other,
+		Messages: []*parleyv1.Message{
+			msg(parleyv1.Role_ROLE_USER, text("Q")),
+			msg(parleyv1.Role_ROLE_ASSISTANT,
+				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "claude thinking"}}, Signature: claude},
+				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "gemini thought"}}, Signature: own},
+				&parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "c", Name: "f", Arguments: "{}"}}, Signature: own},
+			),
+			msg(parleyv1.Role_ROLE_USER, result("c", "done", false)),
+		},
+	}
+	body := jsonOf(encode(t, req)["contents"])
+	if strings.Contains(body, "claude thinking") || strings.Contains(body, "EqQB") {
+		t.Errorf("another service's thinking was sent: %s", body)
+	}
+	if strings.Count(body, "Q2lRQg==") != 2 || !strings.Contains(body, "gemini thought") {
+		t.Errorf("this service's signatures were not sent back: %s", body)
+	}
+	if strings.Contains(body, base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator"))) {
+		t.Errorf("a placeholder was sent for a signed call: %s", body)
+	}
+}
+
+func TestReasoningSettings(t *testing.T) {
+	req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Think."))}}
+	for _, c := range []struct {
+		rc   *parleyv1.ReasoningConfig
+		want string
+	}{
+		{&parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_LOW}, `{"includeThoughts":true,"thinkingBudget":2048}`},
+		{&parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_NONE}, `{"thinkingBudget":0}`},
+		{&parleyv1.ReasoningConfig{Mode: parleyv1.ReasoningMode_REASONING_MODE_ENABLED, BudgetTokens: proto.Int32(5000)}, `{"includeThoughts":true,"thinkingBudget":5000}`},
+		{&parleyv1.ReasoningConfig{Mode: parleyv1.ReasoningMode_REASONING_MODE_ADAPTIVE}, `{"includeThoughts":true,"thinkingBudget":-1}`},
+		{&parleyv1.ReasoningConfig{Mode: parleyv1.ReasoningMode_REASONING_MODE_DISABLED}, `{"thinkingBudget":0}`},
+	} {
+		req.Reasoning = c.rc
+		gc := encode(t, req)["generationConfig"].(map[string]any)
+		if got := jsonOf(gc["thinkingConfig"]); got != c.want {
+			t.Errorf("%v: thinkingConfig = %s, want %s", c.rc, got, c.want)
+		}
+	}
+}
+
+func TestJSONSchemaBecomesTheSchemaSubset(t *testing.T) {
+	schema := `{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"type": "object",
+		"additionalProperties": false,
+		"$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"]}},
+		"properties": {
+			"start": {"$ref": "#/$defs/Point"},
+			"label": {"type": ["string", "null"], "maxLength": 20},
+			"kind": {"const": "line"},
+			"weight": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+			"tag": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+			"when": {"type": "string", "format": "date-time"},
+			"mail": {"type": "string", "format": "email"},
+			"level": {"type": "integer", "enum": [1, 2, 3]},
+			"tree": {"$ref": "#"}
+		},
+		"required": ["start"]
+	}`
+	req := &parleyv1.Request{
+		Extensions: other,
+		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Draw."))},
+		Tools:      []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "draw", Parameters: schema}}}},
+	}
+	m := encode(t, req)
+	params := m["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)["parameters"]
+	want := `{"properties":{"kind":{"enum":["line"],"type":"STRING"},"label":{"maxLength":20,"nullable":true,"type":"STRING"},"level":{"type":"INTEGER"},"mail":{"type":"STRING"},"start":{"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}},"required":["x","y"],"type":"OBJECT"},"tag":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"tree":{"type":"OBJECT"},"weight":{"nullable":true,"type":"INTEGER"},"when":{"format":"date-time","type":"STRING"}},"required":["start"],"type":"OBJECT"}`
+	if got := jsonOf(params); got != want {
+		t.Errorf("parameters\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestUnsupportedRequestsAreClearErrors(t *testing.T) {
+	base := func() *parleyv1.Request {
+		return &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("x"))}}
+	}
+	cases := map[string]func(*parleyv1.Request){
+		"six stop sequences": func(r *parleyv1.Request) {
+			r.Generation = &parleyv1.GenerationConfig{StopSequences: []string{"a", "b", "c", "d", "e", "f"}}
+		},
+		"file search": func(r *parleyv1.Request) {
+			r.Tools = []*parleyv1.Tool{{Kind: &parleyv1.Tool_FileSearch{FileSearch: &parleyv1.FileSearchTool{VectorStoreIds: []string{"vs"}}}}}
+		},
+		"foreign file id": func(r *parleyv1.Request) {
+			r.Messages[0].Parts = append(r.Messages[0].Parts, &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Source: &parleyv1.Media_FileId{FileId: "file-abc"}}}})
+		},
+		"result of an unknown call": func(r *parleyv1.Request) {
+			r.Messages[0].Parts = []*parleyv1.Part{result("nowhere", "x", false)}
+		},
+	}
+	for name, mutate := range cases {
+		req := base()
+		mutate(req)
+		_, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
+		var uns *translate.UnsupportedError
+		if !errors.As(err, &uns) {
+			t.Errorf("%s: error %v, want an unsupported error", name, err)
+		}
+	}
+}
+
+func TestMediaByURI(t *testing.T) {
+	req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER,
+		&parleyv1.Part{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, Source: &parleyv1.Media_Uri{Uri: "https://example.com/cat.png"}}}},
+		&parleyv1.Part{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_DOCUMENT, Source: &parleyv1.Media_Data{Data: []byte("%PDF")}}}},
+	)}}
+	parts := jsonOf(encode(t, req)["contents"])
+	if !strings.Contains(parts, `"fileData":{"fileUri":"https://example.com/cat.png","mimeType":"image/png"}`) || !strings.Contains(parts, `"inlineData":{"data":"JVBERg==","mimeType":"application/pdf"}`) {
+		t.Errorf("media = %s", parts)
+	}
+}
+
+func TestDecodeRejectsBadInputNamingTheField(t *testing.T) {
+	cases := map[string]struct{ body, field string }{
+		"no contents":      {`{}`, "contents"},
+		"bad role":         {`{"contents":[{"role":"robot","parts":[{"text":"x"}]}]}`, "contents[0].role"},
+		"no parts":         {`{"contents":[{"role":"user"}]}`, "contents[0].parts"},
+		"empty part":       {`{"contents":[{"parts":[{}]}]}`, "contents[0].parts[0]"},
+		"two kinds":        {`{"contents":[{"parts":[{"text":"x","inlineData":{"mimeType":"a/b","data":""}}]}]}`, "contents[0].parts[0]"},
+		"args not object":  {`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":[1]}}]}]}`, "contents[0].parts[0].functionCall.args"},
+		"bad base64":       {`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"%%"}}]}]}`, "contents[0].parts[0].inlineData.data"},
+		"temperature":      {`{"contents":[],"generationConfig":{"temperature":3}}`, "generationConfig.temperature"},
+		"six stops":        {`{"contents":[],"generationConfig":{"stopSequences":["a","b","c","d","e","f"]}}`, "generationConfig.stopSequences"},
+		"mime type":        {`{"contents":[],"generationConfig":{"responseMimeType":"text/html"}}`, "generationConfig.responseMimeType"},
+		"mode":             {`{"contents":[],"toolConfig":{"functionCallingConfig":{"mode":"SOMETIMES"}}}`, "toolConfig.functionCallingConfig.mode"},
+		"contents string":  {`{"contents":"hi"}`, "contents"},
+		"maxOutput string": {`{"contents":[],"generationConfig":{"maxOutputTokens":"many"}}`, "generationConfig.maxOutputTokens"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "m", Body: []byte(c.body)})
+			var in *translate.InputError
+			if !errors.As(err, &in) {
+				t.Fatalf("error = %v, want an input error", err)
+			}
+			if in.Field != c.field {
+				t.Errorf("field = %q, want %q (%v)", in.Field, c.field, err)
+			}
+			status, body := generatecontent.Client{}.EncodeError(translate.ToProto(err))
+			if status != http.StatusBadRequest || !bytes.Contains(body, []byte(`"INVALID_ARGUMENT"`)) || !bytes.Contains(body, []byte(`"fieldViolations"`)) {
+				t.Errorf("rendered as %d %s", status, body)
+			}
+		})
+	}
+}
+
+// TestSignaturesOfAnotherDialectSurviveTheClient: a messages-style
+// thinking block reaches a client of this dialect as a thought with a
+// sealed signature (valid base64, which the SDK decodes into bytes) and
+// comes back with its origin when the client replays the turn.
+func TestSignaturesOfAnotherDialectSurviveTheClient(t *testing.T) {
+	sig := &parleyv1.Opaque{Value: "EqQBCkgIARAB", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude"}}
+	resp := &parleyv1.Response{Id: "msg_1", Model: "claude", Candidates: []*parleyv1.Candidate{{
+		Parts: []*parleyv1.Part{
+			{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "Let me think."}}, Signature: sig},
+			call("toolu_9", "lookup", `{"q":"x"}`),
+		},
+		FinishReason: parleyv1.FinishReason_FINISH_REASON_TOOL_USE,
+	}}}
+	body, err := generatecontent.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sdkReadsResponse(t, body)
+	if r.Candidates[0].FinishReason != genai.FinishReasonStop {
+		t.Errorf("finishReason = %v: this dialect ends a tool turn with STOP", r.Candidates[0].FinishReason)
+	}
+	replay, _ := json.Marshal(sdkRequestBody{Contents: []*genai.Content{genai.NewContentFromText("q", genai.RoleUser), r.Candidates[0].Content}})
+	req, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "m", Body: replay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := req.GetMessages()[1].GetParts()[0]
+	if !proto.Equal(got.GetSignature(), sig) || got.GetReasoning().GetText() != "Let me think." {
+		t.Errorf("replayed thought = %v", got)
+	}
+	if id := req.GetMessages()[1].GetParts()[1].GetToolCall().GetId(); id != "toolu_9" {
+		t.Errorf("call id = %q", id)
+	}
+}
+
+// TestStreamForTheSDK: keep-alives write nothing (the SDK reads every line
+// as data), and an error ends the stream as an error chunk the SDK reports.
+func TestStreamForTheSDK(t *testing.T) {
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := generatecontent.Client{}.NewStreamEncoder(&parleyv1.Request{})
+	for _, ev := range []*parleyv1.StreamEvent{
+		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "r"}}}},
+		{Event: &parleyv1.StreamEvent_KeepAlive{KeepAlive: &parleyv1.KeepAlive{}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: text("Hel")}}},
+		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: "lo"}}}},
+	} {
+		if err := enc.Encode(w, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Fail(w, &parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, HttpStatus: 503, Message: "upstream went away"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if line != "" && !strings.HasPrefix(line, "data: ") {
+			t.Fatalf("a line the SDK cannot read: %q", line)
+		}
+	}
+	client := serve(t, "text/event-stream", buf.Bytes())
+	var text string
+	var gotErr error
+	for ch, err := range client.Models.GenerateContentStream(t.Context(), "m", genai.Text("x"), nil) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		text += ch.Text()
+	}
+	var apiErr genai.APIError
+	if text != "Hello" || !errors.As(gotErr, &apiErr) || apiErr.Code != 503 || apiErr.Status != "UNAVAILABLE" {
+		t.Errorf("text %q, error %#v", text, gotErr)
+	}
+}
