@@ -84,12 +84,23 @@
 //     well when every candidate gave its finishReason or the prompt was
 //     blocked. Toward a client Parley writes a chunk per piece of text or
 //     thought, a function call whole once its arguments are complete, and a
-//     last chunk with the finish reasons, safety data and usage; it writes no
+//     last chunk with the finish reasons, safety ratings, citations,
+//     grounding and usage; it writes no
 //     comments or event names, which the SDKs reject, so keep-alives are
 //     silent.
 //   - Errors. {"error": {code, message, status, details}} with the status
 //     names of google.rpc (413 is PAYLOAD_TOO_LARGE, as the spec says);
 //     field violations travel as a BadRequest detail and retry delays as a
 //     RetryInfo detail. In a stream an error is a chunk holding the error
-//     object.
+//     object; an error that arrives before anything else is still sent as
+//     such a chunk. Errors inside a reply carry retry advice by their code.
+//   - Candidates. A candidate without an index member is named by its
+//     place in the list. Citations are read under citationSources and
+//     under the Vertex AI spelling citations, and written as
+//     citationSources, which is what the SDKs read from this dialect.
+//   - Not carried. Vertex AI's streamed function-call arguments
+//     (functionCall.partialArgs with willContinue, asked for with
+//     streamFunctionCallArguments) are not part of this dialect's service
+//     and are not assembled; members of usageMetadata a stream adds beyond
+//     the counts are kept only in whole replies.
 package generatecontent

@@ -181,6 +181,13 @@ func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
 			}
 		}
 	}
+	if e.Retry == nil && d.Code != 0 {
+		// An error inside a 200 reply or a stream says by its code
+		// whether trying again may help.
+		if ra := translate.RetryAdviceFor(d.Code, nil); ra.GetRetryable() {
+			e.Retry = ra
+		}
+	}
 	if len(d.Details) > 0 {
 		raw, _ := jsonx.Marshal(d.Details)
 		jsonx.KeepValue(&e.Extensions, D, "details", raw)

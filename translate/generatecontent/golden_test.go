@@ -232,6 +232,13 @@ func checkStream(t *testing.T, c golden.Case) {
 	out := encodeStream(t, events)
 	golden.SSE(t, c.Path("stream.client.sse"), out)
 
+	// A stream that ends in an error must reach the SDK as an APIError
+	// with the error's code, status and message.
+	if last := events[len(events)-1].GetError(); last != nil {
+		sdkStreamError(t, out, last)
+		return
+	}
+
 	// The genai SDK reads the stream; reassembled, it must hold what the
 	// upstream's stream held, and what the whole reply of the accumulated
 	// response holds.
@@ -290,7 +297,13 @@ type reassembled struct {
 func reassemble(chunks []*genai.GenerateContentResponse) reassembled {
 	r := reassembled{Text: map[int32]string{}, Thoughts: map[int32]string{}, Calls: map[int32][]string{}, Signatures: map[int32][]string{}, Finish: map[int32]genai.FinishReason{}}
 	for _, ch := range chunks {
-		for _, c := range ch.Candidates {
+		for pos, c := range ch.Candidates {
+			if c.Index == 0 && pos > 0 {
+				// A chunk that leaves out the index members names the
+				// candidate by its place, as the service's own
+				// aggregators read it.
+				c.Index = int32(pos)
+			}
 			if c.Content != nil {
 				for _, p := range c.Content.Parts {
 					switch {
@@ -332,6 +345,24 @@ func sdkStream(t *testing.T, stream []byte) reassembled {
 		chunks = append(chunks, ch)
 	}
 	return reassemble(chunks)
+}
+
+func sdkStreamError(t *testing.T, stream []byte, want *parleyv1.Error) {
+	t.Helper()
+	client := serve(t, "text/event-stream", stream)
+	var err error
+	for _, err = range client.Models.GenerateContentStream(t.Context(), "gemini-test", genai.Text("x"), nil) {
+		if err != nil {
+			break
+		}
+	}
+	var apiErr genai.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("the SDK's stream ended with %v, want an APIError", err)
+	}
+	if apiErr.Code != int(want.GetHttpStatus()) || apiErr.Status != want.GetReason() || apiErr.Message != want.GetMessage() {
+		t.Errorf("the SDK saw %d %s %q, want %d %s %q", apiErr.Code, apiErr.Status, apiErr.Message, want.GetHttpStatus(), want.GetReason(), want.GetMessage())
+	}
 }
 
 func compareReassembled(t *testing.T, what string, want, got reassembled) {

@@ -3,6 +3,9 @@ package generatecontent
 import (
 	"encoding/base64"
 	"fmt"
+	"iter"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -83,7 +86,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 		return nil, translate.UpstreamFailed(errorFromDetail(w.Error))
 	}
 	d := responseDecoder{t: t, id: w.ResponseID}
-	resp := &parleyv1.Response{Id: w.ResponseID, Model: w.ModelVersion, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}
+	resp := &parleyv1.Response{Id: w.ResponseID, Model: w.ModelVersion, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED, Extensions: upstreamMark()}
 	for i := range w.Candidates {
 		c, err := d.candidate(&w.Candidates[i], i)
 		if err != nil {
@@ -97,6 +100,11 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	if u := w.UsageMetadata; u != nil {
 		resp.Usage = canonicalUsage(u)
 		jsonx.Keep(&resp.Extensions, D, "usageMetadata", u.Unknown)
+		for name, list := range u.detailLists() {
+			for i, m := range *list {
+				jsonx.Keep(&resp.Extensions, D, detailKey(name, i), m.Unknown)
+			}
+		}
 	}
 	jsonx.Keep(&resp.Extensions, D, "", w.Unknown)
 	return resp, nil
@@ -179,12 +187,12 @@ func (d responseDecoder) candidate(w *Candidate, i int) (*parleyv1.Candidate, er
 func (d responseDecoder) metadata(w *Candidate, c *parleyv1.Candidate) {
 	c.SafetyRatings = safetyRatings(w.SafetyRatings)
 	if cm := w.CitationMetadata; cm != nil {
-		for _, s := range cm.CitationSources {
+		for _, s := range slices.Concat(cm.CitationSources, cm.Citations) {
 			a := &parleyv1.Annotation{Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION, Url: s.URI, License: s.License, Title: s.Title, StartIndex: s.StartIndex, EndIndex: s.EndIndex}
 			jsonx.Keep(&a.Extensions, D, "", s.Unknown)
 			c.Citations = append(c.Citations, a)
 		}
-		if len(cm.CitationSources) == 0 {
+		if len(cm.CitationSources)+len(cm.Citations) == 0 {
 			jsonx.KeepValue(&c.Extensions, D, "@citations", jsontext.Value("true"))
 		}
 	}
@@ -541,6 +549,11 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 		w.Unknown = jsonx.Take(resp.GetExtensions(), D, "")
 		if w.UsageMetadata != nil {
 			w.UsageMetadata.Unknown = jsonx.Take(resp.GetExtensions(), D, "usageMetadata")
+			for name, list := range w.UsageMetadata.detailLists() {
+				for i := range *list {
+					(*list)[i].Unknown = jsonx.Take(resp.GetExtensions(), D, detailKey(name, i))
+				}
+			}
 		}
 	}
 	return jsonx.Marshal(w)
@@ -751,4 +764,28 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// upstreamMark is the extension bag of a decoded response: it names this
+// dialect as the one that made the response, so that a client of the same
+// dialect gets its members back as they came, even when there are no
+// members to carry.
+func upstreamMark() *parleyv1.Extensions {
+	return &parleyv1.Extensions{Dialect: D}
+}
+
+// detailLists names the per-modality lists of a usage report, for the
+// members of their entries that the canonical counts do not hold.
+func (u *UsageMetadata) detailLists() iter.Seq2[string, *[]ModalityTokenCount] {
+	return func(yield func(string, *[]ModalityTokenCount) bool) {
+		_ = yield("promptTokensDetails", &u.PromptTokensDetails) &&
+			yield("cacheTokensDetails", &u.CacheTokensDetails) &&
+			yield("candidatesTokensDetails", &u.CandidatesTokensDetails) &&
+			yield("toolUsePromptTokensDetails", &u.ToolUsePromptTokensDetails)
+	}
+}
+
+// detailKey is the extension prefix of entry i of a per-modality list.
+func detailKey(list string, i int) string {
+	return "usageMetadata/" + list + "/" + strconv.Itoa(i)
 }

@@ -64,7 +64,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	if !d.started {
 		d.started = true
 		d.id = w.ResponseID
-		resp := &parleyv1.Response{Id: w.ResponseID, Model: w.ModelVersion, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS}
+		resp := &parleyv1.Response{Id: w.ResponseID, Model: w.ModelVersion, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: upstreamMark()}
 		if w.UsageMetadata != nil {
 			resp.Usage = canonicalUsage(w.UsageMetadata)
 		}
@@ -279,6 +279,9 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 			s.usage = proto.Clone(r.GetUsage()).(*parleyv1.Usage)
 		}
 		return nil
+	case *parleyv1.StreamEvent_Error:
+		// An upstream may fail before it says anything.
+		return s.Fail(w, e.Error)
 	}
 	if !s.started {
 		return fmt.Errorf("stream event %T before the start", ev.GetEvent())
@@ -318,8 +321,6 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		s.cand(e.Finish.GetCandidateIndex()).finish = e.Finish
 	case *parleyv1.StreamEvent_Done:
 		return s.done(w)
-	case *parleyv1.StreamEvent_Error:
-		return s.Fail(w, e.Error)
 	default:
 		return fmt.Errorf("unknown stream event %T", ev.GetEvent())
 	}

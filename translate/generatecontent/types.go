@@ -271,7 +271,10 @@ type SafetyRating struct {
 // CitationMetadata lists recited sources.
 type CitationMetadata struct {
 	CitationSources []CitationSource `json:"citationSources,omitzero,case:ignore"`
-	Unknown         jsonx.Unknown    `json:",embed" jsonschema:"-"`
+	// Citations is the Vertex AI spelling of the same list, read on input
+	// and never written: clients of this dialect read citationSources.
+	Citations []CitationSource `json:"citations,omitzero" jsonschema:"-"`
+	Unknown   jsonx.Unknown    `json:",embed" jsonschema:"-"`
 }
 
 // CitationSource is one recited source.

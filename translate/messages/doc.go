@@ -88,5 +88,9 @@
 //     request_too_large, 429 rate_limit_error, 500 api_error, 503 and 529
 //     overloaded_error, 504 timeout_error); the upstream's status is kept,
 //     and an upstream of this dialect keeps its own type. In a stream, an
-//     error is the error event, after which the stream ends.
+//     error is the error event, after which the stream ends; it may come
+//     first, before message_start, when an upstream fails at once.
+//   - Stream closing. message_delta's delta and usage members the canonical
+//     model has no field for (stop_details, per-iteration usage) ride with
+//     the finish and come back on the same dialect.
 package messages

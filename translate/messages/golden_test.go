@@ -3,9 +3,11 @@ package messages_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -241,6 +243,13 @@ func checkStream(t *testing.T, c golden.Case) {
 		t.Errorf("the round trip changed the stream (-in +out):\n%s%v", diff, err)
 	}
 
+	// A stream that ends in an error event must reach the SDK as an API
+	// error of the same type.
+	if last := events[len(events)-1].GetError(); last != nil {
+		sdkStreamError(t, out, last)
+		return
+	}
+
 	// The SDK's stream reader and accumulator must take the stream and
 	// build the same message as the whole reply rendered from the
 	// accumulated canonical response.
@@ -301,6 +310,41 @@ func sdkAccumulate(t *testing.T, stream []byte) anthropic.Message {
 		t.Fatalf("the SDK's stream reader failed: %v", err)
 	}
 	return m
+}
+
+// sdkStreamError reads a stream that ends in an error event through the
+// SDK and requires the SDK's typed API error, with the error's type and
+// message.
+func sdkStreamError(t *testing.T, stream []byte, want *parleyv1.Error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "https://api.anthropic.com/v1/messages", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &http.Response{
+		StatusCode: 200,
+		Status:     "200 OK",
+		Header:     http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_stream"}},
+		Body:       io.NopCloser(bytes.NewReader(stream)),
+		Request:    req,
+	}
+	s := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(res), nil)
+	var m anthropic.Message
+	for s.Next() {
+		if err := m.Accumulate(s.Current()); err != nil {
+			t.Fatalf("the SDK's accumulator rejected the stream: %v", err)
+		}
+	}
+	var apiErr *anthropic.Error
+	if !errors.As(s.Err(), &apiErr) {
+		t.Fatalf("the SDK's stream ended with %v, want an API error", s.Err())
+	}
+	if got, wantType := string(apiErr.Type()), want.GetReason(); got == "" || wantType != "" && got != wantType {
+		t.Errorf("the SDK saw error type %q, want %q", got, wantType)
+	}
+	if !strings.Contains(apiErr.Error(), want.GetMessage()) {
+		t.Errorf("the SDK's error %q does not hold the message %q", apiErr.Error(), want.GetMessage())
+	}
 }
 
 func compareMessages(t *testing.T, want, got anthropic.Message) {

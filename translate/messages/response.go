@@ -64,7 +64,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	if w.Type != "" && w.Type != "message" {
 		return nil, translate.UpstreamProtocol(D, fmt.Errorf("reply of type %q, not a message", w.Type))
 	}
-	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}
+	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED, Extensions: upstreamMark()}
 	d := responseDecoder{t: t}
 	c := &parleyv1.Candidate{}
 	for i := range w.Content {
@@ -394,4 +394,12 @@ func clientCitations(p *parleyv1.Part, same bool) jsontext.Value {
 	}
 	raw, _ := jsonx.Marshal(out)
 	return raw
+}
+
+// upstreamMark is the extension bag of a decoded response: it names this
+// dialect as the one that made the response, so that a client of the same
+// dialect gets its members back as they came, even when there are no
+// members to carry.
+func upstreamMark() *parleyv1.Extensions {
+	return &parleyv1.Extensions{Dialect: D}
 }

@@ -130,7 +130,7 @@ func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*
 	}
 	d.started = true
 	m := w.Message
-	resp := &parleyv1.Response{Id: m.ID, Model: m.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS}
+	resp := &parleyv1.Response{Id: m.ID, Model: m.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: upstreamMark()}
 	if m.Usage != nil {
 		d.usage = *m.Usage
 		resp.Usage = canonicalUsage(m.Usage)
@@ -236,6 +236,11 @@ func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*
 		f.Reason = translate.ToolUseFinish(f.Reason, d.toolUse)
 		f.StopSequence = deref(w.Delta.StopSequence)
 		jsonx.Keep(&f.Extensions, D, "", w.Delta.Unknown)
+		if w.Usage != nil {
+			// Members of the closing usage the canonical counts do not
+			// hold (per-iteration usage, say) ride with the finish.
+			jsonx.Keep(&f.Extensions, D, "usage", w.Usage.Unknown)
+		}
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
 	}
 	return dst, nil
@@ -292,6 +297,7 @@ type streamEncoder struct {
 	stopReason   string
 	stopSequence *string
 	stopUnknown  jsonx.Unknown
+	usageUnknown jsonx.Unknown
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
@@ -303,6 +309,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		return s.start(w, e.Start.GetResponse())
 	case *parleyv1.StreamEvent_KeepAlive:
 		return s.write(w, "ping", pingEvent{Type: "ping"})
+	case *parleyv1.StreamEvent_Error:
+		// An upstream may fail before it says anything; the error event
+		// is valid at any point of the stream.
+		return s.Fail(w, e.Error)
 	}
 	if !s.started {
 		return fmt.Errorf("stream event %T before the start", ev.GetEvent())
@@ -332,13 +342,12 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 				s.stopSequence = ptr(e.Finish.GetStopSequence())
 			}
 			s.stopUnknown = jsonx.Take(e.Finish.GetExtensions(), D, "")
+			s.usageUnknown = jsonx.Take(e.Finish.GetExtensions(), D, "usage")
 		}
 	case *parleyv1.StreamEvent_Metadata:
 		// Safety ratings and grounding have no place in this dialect.
 	case *parleyv1.StreamEvent_Done:
 		return s.done(w)
-	case *parleyv1.StreamEvent_Error:
-		return s.Fail(w, e.Error)
 	default:
 		return fmt.Errorf("unknown stream event %T", ev.GetEvent())
 	}
@@ -632,6 +641,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 	}
 	wu := wireUsage(u)
 	wu.CacheCreation = nil // message_start reported the split; message_delta carries totals
+	wu.Unknown = s.usageUnknown
 	if err := s.write(w, "message_delta", messageDeltaEvent{Type: "message_delta", Delta: messageDeltaDelta{StopReason: reason, StopSequence: s.stopSequence, Unknown: s.stopUnknown}, Usage: wu}); err != nil {
 		return err
 	}
