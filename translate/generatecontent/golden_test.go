@@ -2,7 +2,6 @@ package generatecontent_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -107,64 +107,13 @@ func checkRequest(t *testing.T, c golden.Case, model string) {
 	} else if diff, err := golden.DiffJSON(body, out.Body, golden.IgnoreNullMembers); err != nil || diff != "" {
 		t.Errorf("the round trip changed the request (-in +out):\n%s%v", diff, err)
 	}
-	sdkAcceptsRequest(t, out.Body)
+	sdkcheck.GenerateContentRequest(t, out.Body)
 
 	req.Stream = true
 	out, err = generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: model})
 	if err != nil || out.Path != "/v1beta/models/"+model+":streamGenerateContent" || out.Query.Get("alt") != "sse" {
 		t.Errorf("stream request %v %v: %v", out.Path, out.Query, err)
 	}
-}
-
-// sdkRequestBody is the request body in the genai SDK's own types.
-type sdkRequestBody struct {
-	Contents          []*genai.Content           `json:"contents,omitempty"`
-	SystemInstruction *genai.Content             `json:"systemInstruction,omitempty"`
-	Tools             []*genai.Tool              `json:"tools,omitempty"`
-	ToolConfig        *genai.ToolConfig          `json:"toolConfig,omitempty"`
-	SafetySettings    []*genai.SafetySetting     `json:"safetySettings,omitempty"`
-	GenerationConfig  *genai.GenerationConfig    `json:"generationConfig,omitempty"`
-	CachedContent     string                     `json:"cachedContent,omitempty"`
-	Extra             map[string]json.RawMessage `json:"-"`
-}
-
-// sdkAcceptsRequest checks that the genai SDK's types hold every member of
-// a request Parley sends upstream.
-func sdkAcceptsRequest(t *testing.T, body []byte) {
-	t.Helper()
-	var r sdkRequestBody
-	if err := json.Unmarshal(body, &r); err != nil {
-		t.Fatalf("the SDK's types cannot read the upstream request: %v", err)
-	}
-	again, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff, err := golden.DiffJSON(dropEmptyArgs(t, body), again, golden.IgnoreNullMembers); err != nil || diff != "" {
-		t.Errorf("the SDK's types do not hold the upstream request (-sent +sdk):\n%s%v", diff, err)
-	}
-}
-
-// dropEmptyArgs removes "args": {} from function calls: the SDK's types
-// leave an empty args map out, which the service reads the same way.
-func dropEmptyArgs(t *testing.T, body []byte) []byte {
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatal(err)
-	}
-	contents, _ := m["contents"].([]any)
-	for _, c := range contents {
-		parts, _ := c.(map[string]any)["parts"].([]any)
-		for _, p := range parts {
-			if fc, ok := p.(map[string]any)["functionCall"].(map[string]any); ok {
-				if a, ok := fc["args"].(map[string]any); ok && len(a) == 0 {
-					delete(fc, "args")
-				}
-			}
-		}
-	}
-	out, _ := json.Marshal(m)
-	return out
 }
 
 func target() translate.Target { return translate.Target{Model: "gemini-test"} }
@@ -185,33 +134,7 @@ func checkResponse(t *testing.T, c golden.Case) {
 	} else if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
 		t.Errorf("the round trip changed the response (-in +out):\n%s%v", diff, err)
 	}
-	sdkReadsResponse(t, out)
-}
-
-// serve answers every request with body (and content type).
-func serve(t *testing.T, contentType string, body []byte) *genai.Client {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	client, err := genai.NewClient(t.Context(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
-}
-
-// sdkReadsResponse has the genai SDK read a whole reply.
-func sdkReadsResponse(t *testing.T, body []byte) *genai.GenerateContentResponse {
-	t.Helper()
-	client := serve(t, "application/json", body)
-	r, err := client.Models.GenerateContent(t.Context(), "gemini-test", genai.Text("x"), nil)
-	if err != nil {
-		t.Fatalf("the SDK rejected the reply: %v", err)
-	}
-	return r
+	sdkcheck.GenerateContentReply(t, out)
 }
 
 func checkStream(t *testing.T, c golden.Case) {
@@ -235,21 +158,21 @@ func checkStream(t *testing.T, c golden.Case) {
 	// A stream that ends in an error must reach the SDK as an APIError
 	// with the error's code, status and message.
 	if last := events[len(events)-1].GetError(); last != nil {
-		sdkStreamError(t, out, last)
+		sdkcheck.GenerateContentStreamError(t, out, last)
 		return
 	}
 
 	// The genai SDK reads the stream; reassembled, it must hold what the
 	// upstream's stream held, and what the whole reply of the accumulated
 	// response holds.
-	got := sdkStream(t, out)
-	inAgain := sdkStream(t, in)
-	compareReassembled(t, "re-encoded stream vs upstream stream", inAgain, got)
+	got := sdkcheck.GenerateContentStream(t, out)
+	inAgain := sdkcheck.GenerateContentStream(t, in)
+	sdkcheck.SameReassembled(t, "re-encoded stream vs upstream stream", inAgain, got)
 	whole, err := generatecontent.Client{}.EncodeResponse(&parleyv1.Request{}, acc.Response())
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareReassembled(t, "stream vs whole reply", reassemble([]*genai.GenerateContentResponse{sdkReadsResponse(t, whole)}), got)
+	sdkcheck.SameReassembled(t, "stream vs whole reply", sdkcheck.Reassemble(sdkcheck.GenerateContentReply(t, whole)), got)
 }
 
 func marshalEvents(t *testing.T, events []*parleyv1.StreamEvent) []byte {
@@ -280,98 +203,6 @@ func encodeStream(t *testing.T, events []*parleyv1.StreamEvent) []byte {
 		}
 	}
 	return buf.Bytes()
-}
-
-// reassembled is what a client makes of a stream: per candidate, the text,
-// the thoughts, the function calls, the signatures (in order), the finish
-// reason; and the last usage.
-type reassembled struct {
-	Text, Thoughts map[int32]string
-	Calls          map[int32][]string
-	Signatures     map[int32][]string
-	Finish         map[int32]genai.FinishReason
-	Usage          *genai.GenerateContentResponseUsageMetadata
-	Blocked        genai.BlockedReason
-}
-
-func reassemble(chunks []*genai.GenerateContentResponse) reassembled {
-	r := reassembled{Text: map[int32]string{}, Thoughts: map[int32]string{}, Calls: map[int32][]string{}, Signatures: map[int32][]string{}, Finish: map[int32]genai.FinishReason{}}
-	for _, ch := range chunks {
-		for pos, c := range ch.Candidates {
-			if c.Index == 0 && pos > 0 {
-				// A chunk that leaves out the index members names the
-				// candidate by its place, as the service's own
-				// aggregators read it.
-				c.Index = int32(pos)
-			}
-			if c.Content != nil {
-				for _, p := range c.Content.Parts {
-					switch {
-					case p.FunctionCall != nil:
-						args, _ := json.Marshal(p.FunctionCall.Args)
-						r.Calls[c.Index] = append(r.Calls[c.Index], p.FunctionCall.Name+string(args))
-					case p.Thought:
-						r.Thoughts[c.Index] += p.Text
-					case p.Text != "":
-						r.Text[c.Index] += p.Text
-					}
-					if len(p.ThoughtSignature) > 0 {
-						r.Signatures[c.Index] = append(r.Signatures[c.Index], string(p.ThoughtSignature))
-					}
-				}
-			}
-			if c.FinishReason != "" {
-				r.Finish[c.Index] = c.FinishReason
-			}
-		}
-		if ch.UsageMetadata != nil {
-			r.Usage = ch.UsageMetadata
-		}
-		if ch.PromptFeedback != nil && ch.PromptFeedback.BlockReason != "" {
-			r.Blocked = ch.PromptFeedback.BlockReason
-		}
-	}
-	return r
-}
-
-func sdkStream(t *testing.T, stream []byte) reassembled {
-	t.Helper()
-	client := serve(t, "text/event-stream", stream)
-	var chunks []*genai.GenerateContentResponse
-	for ch, err := range client.Models.GenerateContentStream(t.Context(), "gemini-test", genai.Text("x"), nil) {
-		if err != nil {
-			t.Fatalf("the SDK's stream reader failed: %v", err)
-		}
-		chunks = append(chunks, ch)
-	}
-	return reassemble(chunks)
-}
-
-func sdkStreamError(t *testing.T, stream []byte, want *parleyv1.Error) {
-	t.Helper()
-	client := serve(t, "text/event-stream", stream)
-	var err error
-	for _, err = range client.Models.GenerateContentStream(t.Context(), "gemini-test", genai.Text("x"), nil) {
-		if err != nil {
-			break
-		}
-	}
-	var apiErr genai.APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("the SDK's stream ended with %v, want an APIError", err)
-	}
-	if apiErr.Code != int(want.GetHttpStatus()) || apiErr.Status != want.GetReason() || apiErr.Message != want.GetMessage() {
-		t.Errorf("the SDK saw %d %s %q, want %d %s %q", apiErr.Code, apiErr.Status, apiErr.Message, want.GetHttpStatus(), want.GetReason(), want.GetMessage())
-	}
-}
-
-func compareReassembled(t *testing.T, what string, want, got reassembled) {
-	t.Helper()
-	w, _ := json.Marshal(want)
-	g, _ := json.Marshal(got)
-	if diff, err := golden.DiffJSON(w, g); err != nil || diff != "" {
-		t.Errorf("%s: reassembled differently (-want +got):\n%s%v", what, diff, err)
-	}
 }
 
 func checkError(t *testing.T, c golden.Case, meta golden.Meta) {

@@ -15,6 +15,7 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -45,7 +46,7 @@ func encode(t *testing.T, req *parleyv1.Request) map[string]any {
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
-	sdkAcceptsRequest(t, out.Body)
+	sdkcheck.GenerateContentRequest(t, out.Body)
 	var m map[string]any
 	if err := json.Unmarshal(out.Body, &m); err != nil {
 		t.Fatal(err)
@@ -266,11 +267,11 @@ func TestSignaturesOfAnotherDialectSurviveTheClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := sdkReadsResponse(t, body)
+	r := sdkcheck.GenerateContentReply(t, body)
 	if r.Candidates[0].FinishReason != genai.FinishReasonStop {
 		t.Errorf("finishReason = %v: this dialect ends a tool turn with STOP", r.Candidates[0].FinishReason)
 	}
-	replay, _ := json.Marshal(sdkRequestBody{Contents: []*genai.Content{genai.NewContentFromText("q", genai.RoleUser), r.Candidates[0].Content}})
+	replay, _ := json.Marshal(map[string]any{"contents": []*genai.Content{genai.NewContentFromText("q", genai.RoleUser), r.Candidates[0].Content}})
 	req, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "m", Body: replay})
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestStreamForTheSDK(t *testing.T) {
 			t.Fatalf("a line the SDK cannot read: %q", line)
 		}
 	}
-	client := serve(t, "text/event-stream", buf.Bytes())
+	client := sdkcheck.GenerateContentClient(t, http.StatusOK, "text/event-stream", buf.Bytes())
 	var text string
 	var gotErr error
 	for ch, err := range client.Models.GenerateContentStream(t.Context(), "m", genai.Text("x"), nil) {

@@ -3,21 +3,17 @@ package messages_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 	"github.com/invopop/jsonschema"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -125,57 +121,7 @@ func checkRequest(t *testing.T, c golden.Case) {
 	if out.Header.Get("anthropic-version") == "" {
 		t.Error("no anthropic-version header toward the upstream")
 	}
-	sdkAcceptsRequest(t, out.Body)
-}
-
-// sdkAcceptsRequest checks that the official SDK's request type reads
-// every member of a request Parley sends upstream: decoding into
-// BetaMessageNewParams (the superset of the request types) and encoding
-// again must give the same document.
-func sdkAcceptsRequest(t *testing.T, body []byte) {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatal(err)
-	}
-	delete(m, "stream") // set by the SDK's streaming call, not a parameter
-	// Sampling parameters the spec lists but the SDK no longer types.
-	for _, k := range []string{"temperature", "top_p", "top_k"} {
-		delete(m, k)
-	}
-	plain, _ := json.Marshal(m)
-	var p anthropic.BetaMessageNewParams
-	if err := json.Unmarshal(plain, &p); err != nil {
-		t.Fatalf("the SDK cannot read the upstream request: %v", err)
-	}
-	again, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff, err := golden.DiffJSON(stringResults(t, plain), stringResults(t, again), golden.IgnoreNullMembers); err != nil || diff != "" {
-		t.Errorf("the SDK's request type does not hold the upstream request (-sent +sdk):\n%s%v", diff, err)
-	}
-}
-
-// stringResults spells the string content of tool results as one text
-// block, as the SDK's request type holds it.
-func stringResults(t *testing.T, body []byte) []byte {
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatal(err)
-	}
-	msgs, _ := m["messages"].([]any)
-	for _, mm := range msgs {
-		blocks, _ := mm.(map[string]any)["content"].([]any)
-		for _, b := range blocks {
-			bm, _ := b.(map[string]any)
-			if s, ok := bm["content"].(string); ok && bm["type"] == "tool_result" {
-				bm["content"] = []any{map[string]any{"type": "text", "text": s}}
-			}
-		}
-	}
-	out, _ := json.Marshal(m)
-	return out
+	sdkcheck.MessagesRequest(t, out.Body)
 }
 
 func target() translate.Target { return translate.Target{Model: "claude-test"} }
@@ -196,28 +142,7 @@ func checkResponse(t *testing.T, c golden.Case) {
 	} else if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
 		t.Errorf("the round trip changed the response (-in +out):\n%s%v", diff, err)
 	}
-	sdkAcceptsResponse(t, out)
-}
-
-// sdkAcceptsResponse checks that the official SDK reads a reply: every
-// block is of a type it knows, and the message converts to a request
-// param for the next turn.
-func sdkAcceptsResponse(t *testing.T, body []byte) anthropic.Message {
-	t.Helper()
-	var m anthropic.Message
-	if err := m.UnmarshalJSON(body); err != nil {
-		t.Fatalf("the SDK cannot read the reply: %v", err)
-	}
-	if m.Role != "assistant" || m.Type != "message" || m.ID == "" {
-		t.Errorf("reply envelope = %q %q %q", m.Role, m.Type, m.ID)
-	}
-	for i, b := range m.Content {
-		if b.AsAny() == nil {
-			t.Errorf("content[%d] has a type the SDK does not know: %q", i, b.Type)
-		}
-	}
-	_ = m.ToParam()
-	return m
+	sdkcheck.MessagesReply(t, out)
 }
 
 func checkStream(t *testing.T, c golden.Case) {
@@ -246,20 +171,20 @@ func checkStream(t *testing.T, c golden.Case) {
 	// A stream that ends in an error event must reach the SDK as an API
 	// error of the same type.
 	if last := events[len(events)-1].GetError(); last != nil {
-		sdkStreamError(t, out, last)
+		sdkcheck.MessagesStreamError(t, out, last)
 		return
 	}
 
 	// The SDK's stream reader and accumulator must take the stream and
 	// build the same message as the whole reply rendered from the
 	// accumulated canonical response.
-	got := sdkAccumulate(t, out)
+	got := sdkcheck.MessagesStream(t, out)
 	whole, err := messages.Client{}.EncodeResponse(&parleyv1.Request{}, acc.Response())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sdkAcceptsResponse(t, whole)
-	compareMessages(t, want, got)
+	want := sdkcheck.MessagesReply(t, whole)
+	sdkcheck.SameMessage(t, want, got)
 }
 
 func marshalEvents(t *testing.T, events []*parleyv1.StreamEvent) []byte {
@@ -290,86 +215,6 @@ func encodeStream(t *testing.T, req *parleyv1.Request, events []*parleyv1.Stream
 		}
 	}
 	return buf.Bytes()
-}
-
-func sdkAccumulate(t *testing.T, stream []byte) anthropic.Message {
-	t.Helper()
-	res := &http.Response{
-		StatusCode: 200,
-		Header:     http.Header{"Content-Type": {"text/event-stream"}},
-		Body:       io.NopCloser(bytes.NewReader(stream)),
-	}
-	s := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(res), nil)
-	var m anthropic.Message
-	for s.Next() {
-		if err := m.Accumulate(s.Current()); err != nil {
-			t.Fatalf("the SDK's accumulator rejected the stream: %v", err)
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatalf("the SDK's stream reader failed: %v", err)
-	}
-	return m
-}
-
-// sdkStreamError reads a stream that ends in an error event through the
-// SDK and requires the SDK's typed API error, with the error's type and
-// message.
-func sdkStreamError(t *testing.T, stream []byte, want *parleyv1.Error) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "https://api.anthropic.com/v1/messages", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := &http.Response{
-		StatusCode: 200,
-		Status:     "200 OK",
-		Header:     http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_stream"}},
-		Body:       io.NopCloser(bytes.NewReader(stream)),
-		Request:    req,
-	}
-	s := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(res), nil)
-	var m anthropic.Message
-	for s.Next() {
-		if err := m.Accumulate(s.Current()); err != nil {
-			t.Fatalf("the SDK's accumulator rejected the stream: %v", err)
-		}
-	}
-	var apiErr *anthropic.Error
-	if !errors.As(s.Err(), &apiErr) {
-		t.Fatalf("the SDK's stream ended with %v, want an API error", s.Err())
-	}
-	if got, wantType := string(apiErr.Type()), want.GetReason(); got == "" || wantType != "" && got != wantType {
-		t.Errorf("the SDK saw error type %q, want %q", got, wantType)
-	}
-	if !strings.Contains(apiErr.Error(), want.GetMessage()) {
-		t.Errorf("the SDK's error %q does not hold the message %q", apiErr.Error(), want.GetMessage())
-	}
-}
-
-func compareMessages(t *testing.T, want, got anthropic.Message) {
-	t.Helper()
-	if want.ID != got.ID || want.StopReason != got.StopReason || want.StopSequence != got.StopSequence {
-		t.Errorf("accumulated envelope = %q %q %q, whole = %q %q %q", got.ID, got.StopReason, got.StopSequence, want.ID, want.StopReason, want.StopSequence)
-	}
-	if want.Usage.InputTokens != got.Usage.InputTokens || want.Usage.OutputTokens != got.Usage.OutputTokens ||
-		want.Usage.CacheReadInputTokens != got.Usage.CacheReadInputTokens {
-		t.Errorf("accumulated usage = %+v, whole = %+v", got.Usage, want.Usage)
-	}
-	if len(want.Content) != len(got.Content) {
-		t.Fatalf("accumulated %d blocks, whole reply has %d", len(got.Content), len(want.Content))
-	}
-	for i := range want.Content {
-		w, g := want.Content[i], got.Content[i]
-		if w.Type != g.Type || w.Text != g.Text || w.Thinking != g.Thinking || w.Signature != g.Signature || w.ID != g.ID || w.Name != g.Name {
-			t.Errorf("block %d: accumulated %+v, whole %+v", i, g, w)
-		}
-		if w.Type == "tool_use" {
-			if diff, err := golden.DiffJSON(w.Input, g.Input); err != nil || diff != "" {
-				t.Errorf("block %d input: %s %v", i, diff, err)
-			}
-		}
-	}
 }
 
 func checkError(t *testing.T, c golden.Case, meta golden.Meta) {

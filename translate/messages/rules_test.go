@@ -17,6 +17,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -53,7 +54,7 @@ func encode(t *testing.T, req *parleyv1.Request) map[string]any {
 	if err := json.Unmarshal(out.Body, &m); err != nil {
 		t.Fatal(err)
 	}
-	sdkAcceptsRequest(t, out.Body)
+	sdkcheck.MessagesRequest(t, out.Body)
 	return m
 }
 
@@ -303,7 +304,7 @@ func TestSignaturesForeignToTheClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := sdkAcceptsResponse(t, body)
+	m := sdkcheck.MessagesReply(t, body)
 	if m.StopReason != "tool_use" {
 		t.Errorf("stop_reason = %q: a turn with tool calls must end in tool_use", m.StopReason)
 	}
@@ -346,7 +347,7 @@ func TestLateSignatureInAStream(t *testing.T) {
 		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
 	}
 	out := encodeStream(t, &parleyv1.Request{}, events)
-	m := sdkAccumulate(t, out)
+	m := sdkcheck.MessagesStream(t, out)
 	if len(m.Content) != 2 || m.Content[0].Text != "Hello" || m.Content[1].Type != "thinking" {
 		t.Fatalf("stream = %s", out)
 	}
@@ -377,7 +378,7 @@ func TestStreamUsageIsNeverLost(t *testing.T) {
 	if !bytes.Contains(out, []byte(`"input_tokens":0`)) {
 		t.Errorf("message_start has no input_tokens: %s", out)
 	}
-	m := sdkAccumulate(t, out)
+	m := sdkcheck.MessagesStream(t, out)
 	if m.Usage.InputTokens != 20 || m.Usage.CacheReadInputTokens != 10 || m.Usage.OutputTokens != 2 {
 		t.Errorf("accumulated usage = %+v", m.Usage)
 	}
