@@ -66,11 +66,14 @@ func HasToolCalls(parts []*parleyv1.Part) bool {
 }
 
 // ToolUseFinish corrects a finish reason for a turn that ended in tool
-// calls: whatever the upstream said ("STOP", "stop", "end_turn"), the client
-// must see its dialect's tool-use stop reason, or agents stop instead of
-// running the tool.
+// calls: whatever the upstream said ("STOP", "stop", "end_turn", or a word
+// Parley does not know), the client must see its dialect's tool-use stop
+// reason, or agents stop instead of running the tool. Reasons that say the
+// calls are not to be run stay: a cut-off turn (max tokens), a safety
+// stop, a malformed or unexpected call, too many calls.
 func ToolUseFinish(reason parleyv1.FinishReason, hasToolCalls bool) parleyv1.FinishReason {
-	if hasToolCalls && (reason == parleyv1.FinishReason_FINISH_REASON_STOP || reason == parleyv1.FinishReason_FINISH_REASON_UNSPECIFIED) {
+	if hasToolCalls && (reason == parleyv1.FinishReason_FINISH_REASON_STOP || reason == parleyv1.FinishReason_FINISH_REASON_UNSPECIFIED ||
+		reason == parleyv1.FinishReason_FINISH_REASON_OTHER) {
 		return parleyv1.FinishReason_FINISH_REASON_TOOL_USE
 	}
 	return reason

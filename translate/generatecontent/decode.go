@@ -3,6 +3,7 @@ package generatecontent
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -244,9 +245,15 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		if fr.Name == "" {
 			return nil, translate.Invalid(path+".functionResponse.name", "required field name is missing")
 		}
-		response := string(fr.Response)
-		if response == "" {
-			response = "{}"
+		// The result's text is the response object, compact: the
+		// client's indentation is not worth tokens upstream.
+		response := "{}"
+		if len(fr.Response) > 0 {
+			compact := slices.Clone(fr.Response)
+			if err := compact.Compact(); err != nil {
+				return nil, translate.Invalid(path+".functionResponse.response", "%v", err)
+			}
+			response = string(compact)
 		}
 		tr := &parleyv1.ToolResult{CallId: fr.ID, Name: fr.Name, Content: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: response}}}}}
 		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}

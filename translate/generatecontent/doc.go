@@ -26,8 +26,10 @@
 //   - Finish reasons. STOP, MAX_TOKENS, SAFETY, RECITATION, LANGUAGE,
 //     OTHER, BLOCKLIST, PROHIBITED_CONTENT, SPII, MALFORMED_FUNCTION_CALL,
 //     IMAGE_SAFETY, UNEXPECTED_TOOL_CALL and TOO_MANY_TOOL_CALLS map one to
-//     one; any newer word becomes OTHER and is kept for this dialect. STOP on
-//     a turn with function calls is a tool-use finish. Back: tool use and
+//     one; any newer word becomes OTHER and is kept for this dialect. STOP,
+//     OTHER or no reason on a turn with function calls is a tool-use finish
+//     (translate.ToolUseFinish); a blocked prompt reaches clients of
+//     dialects without prompt feedback as a refusal. Back: tool use and
 //     stop sequences are STOP, a refusal is SAFETY, a paused turn or an
 //     exhausted context window is MAX_TOKENS.
 //   - Call ids. The service may omit them. Parley gives a call without an id

@@ -76,9 +76,18 @@ func statusName(e *parleyv1.Error, status int) string {
 	return "UNKNOWN"
 }
 
+// serviceStatuses are the HTTP statuses this dialect's service answers
+// with (the spec's table).
+var serviceStatuses = map[int]bool{400: true, 401: true, 403: true, 404: true, 413: true, 429: true, 500: true, 503: true, 504: true}
+
 // errorDetail renders a canonical error as this dialect's error object.
 func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
 	status := translate.HTTPStatusOf(e)
+	if e.GetOrigin().GetDialect() != D && !serviceStatuses[status] {
+		// A status this dialect's service never sends (529 from a
+		// messages upstream, say) becomes the one its code has here.
+		status = translate.HTTPStatus(e.GetCode())
+	}
 	d := ErrorDetail{Code: status, Message: e.GetMessage(), Status: statusName(e, status)}
 	if d.Message == "" {
 		d.Message = http.StatusText(status)

@@ -158,7 +158,7 @@ func checkStream(t *testing.T, c golden.Case) {
 	// A stream that ends in an error must reach the SDK as an APIError
 	// with the error's code, status and message.
 	if last := events[len(events)-1].GetError(); last != nil {
-		sdkcheck.GenerateContentStreamError(t, out, last)
+		sdkcheck.GenerateContentStreamError(t, out, int(last.GetHttpStatus()), last.GetReason(), last.GetMessage())
 		return
 	}
 

@@ -148,6 +148,13 @@ func (cs *candStream) part(dst []*parleyv1.StreamEvent, ci int32, p *parleyv1.Pa
 	case p.GetReasoning() != nil && p.GetReasoning().GetEncryptedContent() == nil:
 		kind, text = "thought", p.GetReasoning().GetText()
 	}
+	if kind != "" && text == "" && p.GetSignature() == nil {
+		// An empty piece of text (the service sends one with the finish
+		// reason) carries nothing; a part opened for it would reach
+		// clients as an empty block, which some services refuse when
+		// the client sends it back.
+		return dst
+	}
 	if kind != "" && cs.open >= 0 && (cs.openKind == kind || text == "" && p.GetSignature() != nil && kind == "text") {
 		if text != "" {
 			pd := &parleyv1.PartDelta{CandidateIndex: ci, Index: int32(cs.open), Delta: &parleyv1.PartDelta_Text{Text: text}}

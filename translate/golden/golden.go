@@ -63,6 +63,14 @@ type Meta struct {
 	Losses map[string][]string `json:"losses,omitempty"`
 	// Status is the HTTP status of a recorded error reply.
 	Status int `json:"status,omitempty"`
+	// Client and Upstream name the dialects of a cross-dialect case (the
+	// client speaks one, the upstream the other), as translate.DialectName
+	// spells them.
+	Client   string `json:"client,omitempty"`
+	Upstream string `json:"upstream,omitempty"`
+	// Rules names the mapping rules a cross-dialect case pins, in the
+	// words of the packages' documentation.
+	Rules []string `json:"rules,omitempty"`
 }
 
 // Cases returns the case folders under dir, sorted by name. It fails the

@@ -79,6 +79,13 @@
 //     allow-list of one name forces that tool; a longer list offers only the
 //     listed functions. Tool-call arguments that are not a JSON object fail
 //     toward an upstream and reach a client as {"_raw_arguments": "..."}.
+//   - Schemas from other dialects. Tool and output schemas lose
+//     propertyOrdering; a structured-output schema, or a strict tool's,
+//     is held to the subset the service enforces, as the official SDKs
+//     adjust it (schema.go lists it): other keywords move into the
+//     description, objects get additionalProperties: false.
+//   - Prompt feedback. A prompt the upstream blocked ends the turn with
+//     stop_reason refusal.
 //   - Server tools. server_tool_use and the *_tool_result blocks are hosted
 //     tool calls and results; they go back only toward this dialect.
 //     Code another service ran (executable code and its result) becomes text.

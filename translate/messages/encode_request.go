@@ -165,7 +165,14 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 		if w.OutputConfig == nil {
 			w.OutputConfig = &OutputConfig{}
 		}
-		w.OutputConfig.Format = &OutputFormat{Type: "json_schema", Schema: jsontext.Value(rf.GetSchema()), Unknown: e.take("output_config/format")}
+		schema := jsontext.Value(rf.GetSchema())
+		if !e.same {
+			var err error
+			if schema, err = foreignSchema(rf.GetSchema(), true); err != nil {
+				return nil, translate.Invalid("response_format.schema", "%v", err)
+			}
+		}
+		w.OutputConfig.Format = &OutputFormat{Type: "json_schema", Schema: schema, Unknown: e.take("output_config/format")}
 	}
 	if w.OutputConfig != nil {
 		w.OutputConfig.Unknown = e.take("output_config")
@@ -819,6 +826,13 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 			schema = `{"type":"object","properties":{}}`
 		}
 		w.InputSchema = jsontext.Value(schema)
+		if !e.same {
+			v, err := foreignSchema(schema, f.GetStrict())
+			if err != nil {
+				return Tool{}, false, translate.Invalid(field+".parameters", "%v", err)
+			}
+			w.InputSchema = v
+		}
 		w.Strict = f.Strict
 	case *parleyv1.Tool_ComputerUse:
 		c := k.ComputerUse

@@ -196,6 +196,9 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	}
 	w.Content = blocks
 	w.StopReason = ptr(stopReason(c.GetFinishReason(), translate.HasToolCalls(c.GetParts())))
+	if c.GetFinishReason() == parleyv1.FinishReason_FINISH_REASON_UNSPECIFIED && promptBlocked(resp.GetPromptFeedback()) {
+		w.StopReason = ptr("refusal")
+	}
 	if c.GetStopSequence() != "" {
 		w.StopSequence = ptr(c.GetStopSequence())
 	}
@@ -402,4 +405,11 @@ func clientCitations(p *parleyv1.Part, same bool) jsontext.Value {
 // members to carry.
 func upstreamMark() *parleyv1.Extensions {
 	return &parleyv1.Extensions{Dialect: D}
+}
+
+// promptBlocked says whether the upstream refused the prompt itself; with
+// no candidate to say how the turn ended, this dialect calls that a
+// refusal.
+func promptBlocked(pf *parleyv1.PromptFeedback) bool {
+	return pf.GetBlockReason() != parleyv1.BlockReason_BLOCK_REASON_UNSPECIFIED
 }

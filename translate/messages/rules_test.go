@@ -17,6 +17,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/sse"
@@ -439,4 +440,61 @@ func (nopCloser) Close() error { return nil }
 
 func ssestreamOf(res *http.Response) *ssestream.Stream[anthropic.MessageStreamEventUnion] {
 	return ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(res), nil)
+}
+
+// TestForeignSchemasFitTheService: a structured-output schema from another
+// dialect's client is held to what the service enforces, exactly as the
+// official SDK adjusts it (anthropic.BetaJSONSchemaOutputFormat), and
+// loses the content-generation keyword propertyOrdering.
+func TestForeignSchemasFitTheService(t *testing.T) {
+	for name, schema := range map[string]string{
+		"nested object with bounds": `{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":80},"age":{"type":"integer","minimum":0,"maximum":150},"tags":{"type":"array","items":{"type":"string"},"minItems":2,"maxItems":7}},"required":["name"]}`,
+		"formats":                   `{"type":"object","properties":{"when":{"type":"string","format":"date-time"},"n":{"type":"string","format":"int64"}}}`,
+		"oneOf and refs":            `{"type":"object","$defs":{"pt":{"type":"object","properties":{"x":{"type":"number"}}}},"properties":{"p":{"$ref":"#/$defs/pt","description":"a point"},"v":{"oneOf":[{"type":"string"},{"type":"integer","multipleOf":2}]}}}`,
+		"map of values":             `{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0}}`,
+		"array root":                `{"type":"array","items":{"type":"object","properties":{"recipeName":{"type":"string"}},"propertyOrdering":["recipeName"]}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := &parleyv1.Request{
+				Extensions:     other,
+				Messages:       []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("x"))},
+				ResponseFormat: &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA, Schema: schema},
+			}
+			m := encode(t, req)
+			got, _ := json.Marshal(m["output_config"].(map[string]any)["format"].(map[string]any)["schema"])
+
+			var in map[string]any
+			if err := json.Unmarshal([]byte(schema), &in); err != nil {
+				t.Fatal(err)
+			}
+			dropOrdering(in)
+			want, _ := json.Marshal(anthropic.BetaJSONSchemaOutputFormat(in).Schema)
+			if diff := jsonDiff(t, want, got); diff != "" {
+				t.Errorf("schema differs from the SDK's adjustment (-sdk +parley):\n%s", diff)
+			}
+		})
+	}
+}
+
+func dropOrdering(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, "propertyOrdering")
+		for _, s := range x {
+			dropOrdering(s)
+		}
+	case []any:
+		for _, s := range x {
+			dropOrdering(s)
+		}
+	}
+}
+
+func jsonDiff(t *testing.T, want, got []byte) string {
+	t.Helper()
+	diff, err := golden.DiffJSON(want, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return diff
 }

@@ -345,7 +345,11 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 			s.usageUnknown = jsonx.Take(e.Finish.GetExtensions(), D, "usage")
 		}
 	case *parleyv1.StreamEvent_Metadata:
-		// Safety ratings and grounding have no place in this dialect.
+		// Safety ratings and grounding have no place in this dialect; a
+		// blocked prompt ends the turn as a refusal.
+		if promptBlocked(e.Metadata.GetPromptFeedback()) && s.stopReason == "" {
+			s.stopReason = "refusal"
+		}
 	case *parleyv1.StreamEvent_Done:
 		return s.done(w)
 	default:

@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/genai"
 
-	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate/golden"
 )
 
@@ -161,8 +160,8 @@ func GenerateContentStream(t testing.TB, stream []byte) Reassembled {
 }
 
 // GenerateContentStreamError reads a stream that ends in an error and
-// requires an APIError with the error's code, status and message.
-func GenerateContentStreamError(t testing.TB, stream []byte, want *parleyv1.Error) {
+// requires an APIError with the code, the status name and the message.
+func GenerateContentStreamError(t testing.TB, stream []byte, code int, status, message string) {
 	t.Helper()
 	client := GenerateContentClient(t, http.StatusOK, "text/event-stream", stream)
 	var err error
@@ -175,8 +174,8 @@ func GenerateContentStreamError(t testing.TB, stream []byte, want *parleyv1.Erro
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("the SDK's stream ended with %v, want an APIError", err)
 	}
-	if apiErr.Code != int(want.GetHttpStatus()) || apiErr.Status != want.GetReason() || apiErr.Message != want.GetMessage() {
-		t.Errorf("the SDK saw %d %s %q, want %d %s %q", apiErr.Code, apiErr.Status, apiErr.Message, want.GetHttpStatus(), want.GetReason(), want.GetMessage())
+	if apiErr.Code != code || apiErr.Status != status || apiErr.Message != message {
+		t.Errorf("the SDK saw %d %s %q, want %d %s %q", apiErr.Code, apiErr.Status, apiErr.Message, code, status, message)
 	}
 }
 
