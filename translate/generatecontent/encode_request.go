@@ -224,8 +224,10 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 				w.ThoughtSignature = sig
 			}
 		}
-		if w.ThoughtSignature == "" && !e.same {
-			return Part{}, false, nil // another service's thinking: nothing this one can use
+		if w.ThoughtSignature == "" && (!e.same || p.GetSignature() != nil || r.GetEncryptedContent() != nil) {
+			// Another service's thinking (for a client of this dialect,
+			// a thought Parley sealed for it): nothing this one can use.
+			return Part{}, false, nil
 		}
 		w.Text, w.Thought = ptr(r.GetText()), ptr(true)
 	case *parleyv1.Part_Media:

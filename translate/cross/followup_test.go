@@ -1,0 +1,209 @@
+package cross_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"google.golang.org/genai"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
+	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// These tests follow a conversation across two turns through the
+// official SDKs: the reply of one turn, as the client's SDK holds it, is
+// sent back in the next request, which must reach the upstream with what
+// that upstream made (its signature, its call ids) intact, and must not
+// carry what another upstream made to a service that would reject it.
+
+// upstreamBody encodes a request for an upstream and returns its body as
+// a generic document.
+func upstreamBody(t *testing.T, up translate.Upstream, req *parleyv1.Request) map[string]any {
+	t.Helper()
+	out, err := up.EncodeRequest(req, translate.Target{Model: "m", APIKey: "k"})
+	if err != nil {
+		t.Fatalf("encode toward %s: %v", translate.DialectName(up.Dialect()), err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A messages client served by a content-generation upstream: the
+// upstream's thoughtSignature on its function call comes back with the
+// call on the next turn; toward a messages upstream it is not sent.
+func TestSignatureSurvivesAMessagesClient(t *testing.T) {
+	stream, err := os.ReadFile("../../testdata/generate_content/stream_function_call_signature/stream.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first struct {
+		Candidates []struct {
+			Content struct {
+				Parts []struct {
+					ThoughtSignature string `json:"thoughtSignature"`
+				} `json:"parts"`
+			} `json:"content"`
+		} `json:"candidates"`
+	}
+	line, _, _ := strings.Cut(strings.TrimPrefix(string(stream), "data: "), "\n")
+	if err := json.Unmarshal([]byte(line), &first); err != nil {
+		t.Fatal(err)
+	}
+	want := first.Candidates[0].Content.Parts[0].ThoughtSignature
+
+	// Turn one: the upstream's stream, rendered for the messages client
+	// and accumulated by its SDK.
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
+	for ev, err := range translate.DecodeStream(parleyv1.Dialect_DIALECT_GENERATE_CONTENT, bytes.NewReader(stream), generatecontent.Upstream{}.NewStreamDecoder(translate.Target{Model: "gemini-2.5-flash"}), translate.StreamLimits{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Encode(w, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg := sdkcheck.MessagesStream(t, buf.Bytes())
+	var callID string
+	for _, b := range msg.Content {
+		if b.Type == "tool_use" {
+			callID = b.ID
+		}
+	}
+	if msg.StopReason != "tool_use" || callID == "" {
+		t.Fatalf("turn one: stop %q, call %q", msg.StopReason, callID)
+	}
+
+	// Turn two, as the SDK sends it.
+	params := anthropic.MessageNewParams{
+		Model:     "claude-sonnet-4-5",
+		MaxTokens: 1024,
+		Messages: []anthropic.MessageParam{
+			anthropic.NewUserMessage(anthropic.NewTextBlock("What's the weather in San Francisco?")),
+			msg.ToParam(),
+			anthropic.NewUserMessage(anthropic.NewToolResultBlock(callID, "68°F and foggy", false)),
+		},
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	gc := upstreamBody(t, generatecontent.Upstream{}, req)
+	contents := gc["contents"].([]any)
+	model := contents[1].(map[string]any)["parts"].([]any)
+	var gotSig string
+	for _, p := range model {
+		pm := p.(map[string]any)
+		if fc, ok := pm["functionCall"].(map[string]any); ok && fc["name"] == "weather" {
+			gotSig, _ = pm["thoughtSignature"].(string)
+		}
+	}
+	if gotSig != want {
+		t.Errorf("the call went back to its upstream with signature %q, want the upstream's own %q", gotSig, want)
+	}
+	fr := contents[2].(map[string]any)["parts"].([]any)[0].(map[string]any)["functionResponse"].(map[string]any)
+	if fr["name"] != "weather" {
+		t.Errorf("the result went back as %v", fr)
+	}
+
+	m := upstreamBody(t, messages.Upstream{}, req)
+	for _, b := range m["messages"].([]any)[1].(map[string]any)["content"].([]any) {
+		if bm := b.(map[string]any); bm["type"] == "thinking" || bm["type"] == "redacted_thinking" {
+			t.Errorf("a signature made by another upstream went to a messages upstream: %v", bm)
+		}
+	}
+}
+
+// A content-generation client served by a messages upstream: the
+// upstream's thinking signature and call id come back on the next turn;
+// toward a content-generation upstream the foreign signature is not sent.
+func TestSignatureSurvivesAContentGenerationClient(t *testing.T) {
+	body, err := os.ReadFile("../../testdata/messages/response_thinking_tool_call/response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orig struct {
+		Content []struct{ Type, Signature, ID, Thinking string }
+	}
+	if err := json.Unmarshal(body, &orig); err != nil {
+		t.Fatal(err)
+	}
+
+	resp, err := messages.Upstream{}.DecodeResponse(translate.Target{Model: "claude-sonnet-4-6"}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := generatecontent.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r genai.GenerateContentResponse
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	turn := r.Candidates[0].Content
+	var call *genai.FunctionCall
+	for _, p := range turn.Parts {
+		if p.FunctionCall != nil {
+			call = p.FunctionCall
+		}
+	}
+	if call == nil {
+		t.Fatal("turn one has no function call")
+	}
+	next, err := json.Marshal(map[string]any{"contents": []*genai.Content{
+		genai.NewContentFromText("Check the sandbox.", genai.RoleUser),
+		turn,
+		genai.NewContentFromFunctionResponse(call.Name, map[string]any{"output": "no errors"}, genai.RoleUser),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "models/gemini-2.5-flash", Body: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	m := upstreamBody(t, messages.Upstream{}, req)
+	blocks := m["messages"].([]any)[1].(map[string]any)["content"].([]any)
+	first := blocks[0].(map[string]any)
+	if first["type"] != "thinking" || first["signature"] != orig.Content[0].Signature || first["thinking"] != orig.Content[0].Thinking {
+		t.Errorf("the thinking went back as %v, want the upstream's own block", first)
+	}
+	use := blocks[1].(map[string]any)
+	if use["type"] != "tool_use" || use["id"] != orig.Content[1].ID {
+		t.Errorf("the call went back as %v, want id %s", use, orig.Content[1].ID)
+	}
+	res := m["messages"].([]any)[2].(map[string]any)["content"].([]any)[0].(map[string]any)
+	if res["tool_use_id"] != orig.Content[1].ID {
+		t.Errorf("the result went back as %v", res)
+	}
+
+	gc := upstreamBody(t, generatecontent.Upstream{}, req)
+	for _, p := range gc["contents"].([]any)[1].(map[string]any)["parts"].([]any) {
+		pm := p.(map[string]any)
+		sig, _ := pm["thoughtSignature"].(string)
+		raw, _ := base64.StdEncoding.DecodeString(sig)
+		if pm["thought"] == true || sig != "" && !bytes.Equal(raw, []byte("skip_thought_signature_validator")) {
+			t.Errorf("what another upstream made went to a content-generation upstream: %v", pm)
+		}
+	}
+}
