@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
@@ -74,7 +73,10 @@ func (a *Accumulator) Add(ev *parleyv1.StreamEvent) error {
 	case *parleyv1.StreamEvent_Metadata:
 		a.metadata(e.Metadata)
 	case *parleyv1.StreamEvent_Usage:
-		a.resp.Usage = MergeUsage(a.resp.Usage, e.Usage)
+		if a.resp.Usage == nil {
+			a.resp.Usage = &parleyv1.Usage{}
+		}
+		MergeUsageInto(a.resp.Usage, e.Usage) // a.resp is the accumulator's own copy
 	case *parleyv1.StreamEvent_Finish:
 		cs, err := a.cand(e.Finish.GetCandidateIndex())
 		if err != nil {
@@ -312,19 +314,56 @@ func hasCandidateMetadata(m *parleyv1.MetadataUpdate) bool {
 }
 
 // MergeUsage returns base with every count that next sets replaced, as the
-// usage events of a stream require. Either may be nil.
+// usage events of a stream require. Either may be nil; neither is changed.
 func MergeUsage(base, next *parleyv1.Usage) *parleyv1.Usage {
 	if next == nil {
 		return base
 	}
-	if base == nil {
-		return proto.Clone(next).(*parleyv1.Usage)
+	out := &parleyv1.Usage{}
+	if base != nil {
+		out = proto.Clone(base).(*parleyv1.Usage)
 	}
-	out := proto.Clone(base).(*parleyv1.Usage)
-	o := out.ProtoReflect()
-	proto.Clone(next).ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		o.Set(fd, v)
-		return true
-	})
+	MergeUsageInto(out, next)
 	return out
+}
+
+// MergeUsageInto sets every count of dst that next sets. It is MergeUsage
+// for a caller that owns dst, and allocates nothing once dst holds the
+// counts a stream reports, which matters on a stream that reports usage
+// with every chunk. The per-modality lists are shared with next, which
+// must not change afterwards.
+func MergeUsageInto(dst, next *parleyv1.Usage) {
+	set := func(d **int64, v *int64) {
+		if v == nil {
+			return
+		}
+		if *d == nil {
+			*d = new(int64)
+		}
+		**d = *v
+	}
+	set(&dst.InputTokens, next.InputTokens)
+	set(&dst.OutputTokens, next.OutputTokens)
+	set(&dst.TotalTokens, next.TotalTokens)
+	set(&dst.CacheReadTokens, next.CacheReadTokens)
+	set(&dst.CacheCreationTokens, next.CacheCreationTokens)
+	set(&dst.CacheCreation_5MTokens, next.CacheCreation_5MTokens)
+	set(&dst.CacheCreation_1HTokens, next.CacheCreation_1HTokens)
+	set(&dst.ReasoningTokens, next.ReasoningTokens)
+	set(&dst.ToolUseInputTokens, next.ToolUseInputTokens)
+	set(&dst.AcceptedPredictionTokens, next.AcceptedPredictionTokens)
+	set(&dst.RejectedPredictionTokens, next.RejectedPredictionTokens)
+	set(&dst.WebSearchRequests, next.WebSearchRequests)
+	if len(next.InputDetails) > 0 {
+		dst.InputDetails = next.InputDetails
+	}
+	if len(next.OutputDetails) > 0 {
+		dst.OutputDetails = next.OutputDetails
+	}
+	if len(next.CacheDetails) > 0 {
+		dst.CacheDetails = next.CacheDetails
+	}
+	if len(next.ToolUseInputDetails) > 0 {
+		dst.ToolUseInputDetails = next.ToolUseInputDetails
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -151,6 +152,44 @@ func TestMergeUsageReplacesOnlySetCounts(t *testing.T) {
 	}
 	if translate.MergeUsage(nil, nil) != nil || translate.MergeUsage(base, nil) != base {
 		t.Fatal("nil handling")
+	}
+}
+
+// TestMergeUsageIntoCoversEveryField sets each field of Usage in turn and
+// requires the merge to carry it, so that a count added to the proto
+// cannot be dropped from stream usage.
+func TestMergeUsageIntoCoversEveryField(t *testing.T) {
+	fields := (&parleyv1.Usage{}).ProtoReflect().Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		next := &parleyv1.Usage{}
+		m := next.ProtoReflect()
+		if fd.IsList() {
+			list := m.Mutable(fd).List()
+			list.Append(protoreflect.ValueOfMessage((&parleyv1.ModalityTokens{Modality: parleyv1.Modality_MODALITY_TEXT, Tokens: 7}).ProtoReflect()))
+		} else {
+			m.Set(fd, protoreflect.ValueOfInt64(7))
+		}
+		dst := &parleyv1.Usage{InputTokens: proto.Int64(1)}
+		translate.MergeUsageInto(dst, next)
+		got := dst.ProtoReflect()
+		if !got.Has(fd) {
+			t.Errorf("%s is not merged", fd.Name())
+			continue
+		}
+		if fd.Name() != "input_tokens" && !got.Has(fields.ByName("input_tokens")) {
+			t.Errorf("merging %s dropped input_tokens", fd.Name())
+		}
+	}
+}
+
+func BenchmarkMergeUsageInto(b *testing.B) {
+	next := &parleyv1.Usage{InputTokens: proto.Int64(9), OutputTokens: proto.Int64(29), TotalTokens: proto.Int64(294), ReasoningTokens: proto.Int64(256),
+		InputDetails: []*parleyv1.ModalityTokens{{Modality: parleyv1.Modality_MODALITY_TEXT, Tokens: 9}}}
+	dst := &parleyv1.Usage{}
+	b.ReportAllocs()
+	for b.Loop() {
+		translate.MergeUsageInto(dst, next)
 	}
 }
 

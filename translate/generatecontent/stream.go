@@ -323,7 +323,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 			c.AvgLogprobs = m.AvgLogprobs
 		}
 	case *parleyv1.StreamEvent_Usage:
-		s.usage = translate.MergeUsage(s.usage, e.Usage)
+		if s.usage == nil {
+			s.usage = &parleyv1.Usage{}
+		}
+		translate.MergeUsageInto(s.usage, e.Usage)
 	case *parleyv1.StreamEvent_Finish:
 		s.cand(e.Finish.GetCandidateIndex()).finish = e.Finish
 	case *parleyv1.StreamEvent_Done:

@@ -334,7 +334,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		}
 		return s.partStop(w, e.PartStop)
 	case *parleyv1.StreamEvent_Usage:
-		s.usage = translate.MergeUsage(s.usage, e.Usage)
+		if s.usage == nil {
+			s.usage = &parleyv1.Usage{}
+		}
+		translate.MergeUsageInto(s.usage, e.Usage)
 	case *parleyv1.StreamEvent_Finish:
 		if e.Finish.GetCandidateIndex() == 0 {
 			s.stopReason = stopReason(e.Finish.GetReason(), s.toolUse)
