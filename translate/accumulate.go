@@ -135,11 +135,13 @@ func (a *Accumulator) flush() {
 }
 
 func (a *Accumulator) cand(i int32) (*candState, error) {
-	if i < 0 || i > int32(len(a.cands)) || i > 1<<10 {
-		return nil, fmt.Errorf("candidate index %d out of order (have %d)", i, len(a.cands))
+	if i < 0 || i > 1<<10 {
+		return nil, fmt.Errorf("candidate index %d out of range", i)
 	}
-	if int(i) == len(a.cands) {
-		a.cands = append(a.cands, &candState{c: &parleyv1.Candidate{Index: i}, open: -1})
+	// A candidate may say nothing before a later one does (an upstream
+	// listed it empty): it is there, with no parts.
+	for int(i) >= len(a.cands) {
+		a.cands = append(a.cands, &candState{c: &parleyv1.Candidate{Index: int32(len(a.cands))}, open: -1})
 	}
 	return a.cands[i], nil
 }

@@ -101,7 +101,7 @@ func TestAccumulatorRejectsOutOfOrderEvents(t *testing.T) {
 		"part after finish":             {start, finish, pstart(0, 0, text)},
 		"event after done":              {start, done, pstart(0, 0, text)},
 		"part without kind":             {start, pstart(0, 0, &parleyv1.Part{})},
-		"skipped candidate":             {start, pstart(2, 0, text)},
+		"candidate out of range":        {start, pstart(5000, 0, text)},
 		"summary index gap":             {start, pstart(0, 0, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}}), delta(0, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningSummary{ReasoningSummary: &parleyv1.ReasoningSummaryDelta{SummaryIndex: 1}}})},
 	}
 	for name, events := range cases {
@@ -152,6 +152,25 @@ func TestMergeUsageReplacesOnlySetCounts(t *testing.T) {
 	}
 	if translate.MergeUsage(nil, nil) != nil || translate.MergeUsage(base, nil) != base {
 		t.Fatal("nil handling")
+	}
+}
+
+// A candidate that says nothing before a later one does is there, empty:
+// a content-generation upstream may list it as {}.
+func TestAccumulatorKeepsSilentCandidates(t *testing.T) {
+	acc := translate.NewAccumulator()
+	for _, ev := range []*parleyv1.StreamEvent{
+		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{}}},
+		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{CandidateIndex: 1, Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
+		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
+	} {
+		if err := acc.Add(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cands := acc.Response().GetCandidates()
+	if len(cands) != 2 || cands[0].GetIndex() != 0 || len(cands[0].GetParts()) != 0 || cands[1].GetFinishReason() != parleyv1.FinishReason_FINISH_REASON_STOP {
+		t.Errorf("candidates = %v", cands)
 	}
 }
 

@@ -27,6 +27,7 @@ package translate
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate/sse"
@@ -72,6 +73,9 @@ type Target struct {
 // Client is the client-facing side of a dialect.
 type Client interface {
 	Dialect() parleyv1.Dialect
+	// APIKey returns the key the client presented, from wherever clients
+	// of the dialect put it, or "" when it presented none.
+	APIKey(in *Incoming) string
 	// DecodeRequest turns a client request into canonical form. Bad input
 	// yields an *InputError naming the field in the dialect's own spelling.
 	DecodeRequest(in *Incoming) (*parleyv1.Request, error)
@@ -125,4 +129,13 @@ type StreamDecoder interface {
 	// closing events, or returns an error when the stream stopped before
 	// the dialect's end marker.
 	End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error)
+}
+
+// BearerToken returns the token of an "Authorization: Bearer" header, or "".
+func BearerToken(h http.Header) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }

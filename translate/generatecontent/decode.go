@@ -748,3 +748,15 @@ func clampInt32(v int64) int32 {
 	}
 	return int32(v)
 }
+
+// APIKey implements translate.Client: x-goog-api-key, as the SDKs send
+// it, else the key query parameter, else an Authorization: Bearer token.
+func (Client) APIKey(in *translate.Incoming) string {
+	if k := strings.TrimSpace(in.Header.Get("X-Goog-Api-Key")); k != "" {
+		return k
+	}
+	if k := strings.TrimSpace(in.Query.Get("key")); k != "" {
+		return k
+	}
+	return translate.BearerToken(in.Header)
+}

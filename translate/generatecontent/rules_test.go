@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -322,5 +323,23 @@ func TestStreamForTheSDK(t *testing.T) {
 	var apiErr genai.APIError
 	if text != "Hello" || !errors.As(gotErr, &apiErr) || apiErr.Code != 503 || apiErr.Status != "UNAVAILABLE" {
 		t.Errorf("text %q, error %#v", text, gotErr)
+	}
+}
+
+func TestAPIKeyInEverySpelling(t *testing.T) {
+	for name, c := range map[string]struct {
+		h    http.Header
+		q    url.Values
+		want string
+	}{
+		"header":              {http.Header{"X-Goog-Api-Key": {"k1"}}, nil, "k1"},
+		"query":               {nil, url.Values{"key": {"k2"}}, "k2"},
+		"header before query": {http.Header{"X-Goog-Api-Key": {"k1"}}, url.Values{"key": {"k2"}}, "k1"},
+		"bearer":              {http.Header{"Authorization": {"Bearer k3"}}, nil, "k3"},
+		"none":                {nil, url.Values{"alt": {"sse"}}, ""},
+	} {
+		if got := (generatecontent.Client{}).APIKey(&translate.Incoming{Header: c.h, Query: c.q}); got != c.want {
+			t.Errorf("%s: key %q, want %q", name, got, c.want)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/golden"
 )
 
@@ -225,8 +227,8 @@ func sdkRequest(t *testing.T, c golden.Case) string {
 	}
 	body, r := captureSDK(t, call)
 	golden.JSON(t, c.Path("request.json"), body)
-	if r.Header.Get("x-goog-api-key") != "test-key" {
-		t.Errorf("the SDK sent its key as %v", r.Header)
+	if got := (generatecontent.Client{}).APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}); got != "test-key" {
+		t.Errorf("the key the SDK sent reads as %q (headers %v)", got, r.Header)
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":generateContent")
 }

@@ -874,3 +874,13 @@ func clampInt32(v int64) int32 {
 	}
 	return int32(v)
 }
+
+// APIKey implements translate.Client: x-api-key, as older SDKs and most
+// tools send it, else the Authorization: Bearer token newer SDKs send.
+// The beta=true query flag some clients add means nothing here.
+func (Client) APIKey(in *translate.Incoming) string {
+	if k := strings.TrimSpace(in.Header.Get("X-Api-Key")); k != "" {
+		return k
+	}
+	return translate.BearerToken(in.Header)
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -497,4 +498,23 @@ func jsonDiff(t *testing.T, want, got []byte) string {
 		t.Fatal(err)
 	}
 	return diff
+}
+
+func TestAPIKeyInEverySpelling(t *testing.T) {
+	for name, c := range map[string]struct {
+		h    http.Header
+		want string
+	}{
+		"x-api-key":            {http.Header{"X-Api-Key": {"sk-a"}}, "sk-a"},
+		"bearer":               {http.Header{"Authorization": {"Bearer sk-b"}}, "sk-b"},
+		"bearer, any case":     {http.Header{"Authorization": {"bearer  sk-c "}}, "sk-c"},
+		"both: x-api-key wins": {http.Header{"X-Api-Key": {"sk-a"}, "Authorization": {"Bearer sk-b"}}, "sk-a"},
+		"basic is not a key":   {http.Header{"Authorization": {"Basic dXNlcjpwYXNz"}}, ""},
+		"none":                 {http.Header{}, ""},
+	} {
+		in := &translate.Incoming{Header: c.h, Query: url.Values{"beta": {"true"}}}
+		if got := (messages.Client{}).APIKey(in); got != c.want {
+			t.Errorf("%s: key %q, want %q", name, got, c.want)
+		}
+	}
 }

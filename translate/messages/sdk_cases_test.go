@@ -11,7 +11,9 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/messages"
 )
 
 // sdkCases are golden cases whose request.json is what the official SDK
@@ -267,6 +269,9 @@ func sdkRequest(t *testing.T, c golden.Case) {
 	}
 	body, header := captureSDK(t, send)
 	golden.JSON(t, c.Path("request.json"), body)
+	if got := (messages.Client{}).APIKey(&translate.Incoming{Header: header}); got != "sk-test" {
+		t.Errorf("the key the SDK sent reads as %q (headers %v)", got, header)
+	}
 	h := map[string][]string{}
 	for _, k := range []string{"Anthropic-Version", "Anthropic-Beta"} {
 		if v := header.Values(k); len(v) > 0 {
