@@ -286,7 +286,7 @@ func fullModel() *parleyv1.Model {
 func fullTokenCount() []proto.Message {
 	return []proto.Message{
 		&parleyv1.TokenCountRequest{Request: fullRequest()},
-		&parleyv1.TokenCount{InputTokens: 10, CachedTokens: 2, Estimated: true},
+		&parleyv1.TokenCount{InputTokens: 10, CachedTokens: 2, Estimated: true, InputDetails: []*parleyv1.ModalityTokens{{Modality: parleyv1.Modality_MODALITY_TEXT, Tokens: 8}, {Modality: parleyv1.Modality_MODALITY_IMAGE, Tokens: 2}}},
 	}
 }
 

@@ -91,6 +91,22 @@ type Client interface {
 	EncodeError(e *parleyv1.Error) (status int, body []byte)
 }
 
+// CountClient is the client side of a dialect's count-tokens endpoint,
+// for the dialects that have one.
+type CountClient interface {
+	// DecodeCountRequest turns the body of a count-tokens call into the
+	// request whose input is to be counted.
+	DecodeCountRequest(in *Incoming) (*parleyv1.Request, error)
+	// EncodeCount renders a count as the body of a 200 reply.
+	EncodeCount(c *parleyv1.TokenCount) ([]byte, error)
+}
+
+// CountUpstream is the upstream side of a dialect's count-tokens endpoint.
+type CountUpstream interface {
+	EncodeCountRequest(req *parleyv1.Request, t Target) (*Outgoing, error)
+	DecodeCount(body []byte) (*parleyv1.TokenCount, error)
+}
+
 // Upstream is the upstream-facing side of a dialect.
 type Upstream interface {
 	Dialect() parleyv1.Dialect

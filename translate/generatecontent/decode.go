@@ -73,6 +73,15 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		return nil, translate.Invalid("contents", "required field contents is missing")
 	}
 	req := &parleyv1.Request{Extensions: &parleyv1.Extensions{Dialect: D, Fields: map[string]string{}}}
+	if w.Model != "" {
+		// The path names the model; a body that names it too keeps the
+		// member for an upstream of this dialect.
+		raw, err := jsonx.Marshal(w.Model)
+		if err != nil {
+			return nil, err
+		}
+		jsonx.KeepValue(&req.Extensions, D, "model", raw)
+	}
 	d := decoder{}
 	for i := range *w.Contents {
 		m, err := d.content(&(*w.Contents)[i], fmt.Sprintf("contents[%d]", i))

@@ -14,6 +14,9 @@ import (
 
 // Request is the body of :generateContent and :streamGenerateContent.
 type Request struct {
+	// Model is written only inside a countTokens generateContentRequest,
+	// which names the model again; elsewhere the path names it.
+	Model             string            `json:"model,omitzero"`
 	Contents          *ContentList      `json:"contents,omitzero"`
 	Tools             ToolList          `json:"tools,omitzero,case:ignore"`
 	ToolConfig        *ToolConfig       `json:"toolConfig,omitzero,case:ignore"`

@@ -53,9 +53,9 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	return req, nil
 }
 
-// DecodeCountRequest decodes the body of /v1/messages/count_tokens, which
-// is a request without max_tokens.
-func DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, error) {
+// DecodeCountRequest implements translate.CountClient: the body of
+// /v1/messages/count_tokens is a request without max_tokens.
+func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
 	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
 		return nil, decodeError(err)

@@ -53,8 +53,9 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	}, nil
 }
 
-// EncodeCountRequest builds the request of /v1/messages/count_tokens.
-func EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
+// EncodeCountRequest implements translate.CountUpstream: the request of
+// /v1/messages/count_tokens.
+func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
 	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
 	w, err := e.request(true)
 	if err != nil {

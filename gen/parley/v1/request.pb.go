@@ -1271,114 +1271,6 @@ func (x *ResponseFormat) GetStrict() bool {
 	return false
 }
 
-// TokenCountRequest asks how many input tokens a request would use.
-type TokenCountRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Request       *Request               `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *TokenCountRequest) Reset() {
-	*x = TokenCountRequest{}
-	mi := &file_parley_v1_request_proto_msgTypes[6]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *TokenCountRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*TokenCountRequest) ProtoMessage() {}
-
-func (x *TokenCountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_v1_request_proto_msgTypes[6]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use TokenCountRequest.ProtoReflect.Descriptor instead.
-func (*TokenCountRequest) Descriptor() ([]byte, []int) {
-	return file_parley_v1_request_proto_rawDescGZIP(), []int{6}
-}
-
-func (x *TokenCountRequest) GetRequest() *Request {
-	if x != nil {
-		return x.Request
-	}
-	return nil
-}
-
-// TokenCount is the answer to a TokenCountRequest.
-type TokenCount struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	InputTokens int64                  `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
-	// Tokens of cached content included in input_tokens.
-	CachedTokens int64 `protobuf:"varint,2,opt,name=cached_tokens,json=cachedTokens,proto3" json:"cached_tokens,omitempty"`
-	// True when Parley estimated the count instead of asking the upstream.
-	Estimated     bool `protobuf:"varint,3,opt,name=estimated,proto3" json:"estimated,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *TokenCount) Reset() {
-	*x = TokenCount{}
-	mi := &file_parley_v1_request_proto_msgTypes[7]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *TokenCount) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*TokenCount) ProtoMessage() {}
-
-func (x *TokenCount) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_v1_request_proto_msgTypes[7]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use TokenCount.ProtoReflect.Descriptor instead.
-func (*TokenCount) Descriptor() ([]byte, []int) {
-	return file_parley_v1_request_proto_rawDescGZIP(), []int{7}
-}
-
-func (x *TokenCount) GetInputTokens() int64 {
-	if x != nil {
-		return x.InputTokens
-	}
-	return 0
-}
-
-func (x *TokenCount) GetCachedTokens() int64 {
-	if x != nil {
-		return x.CachedTokens
-	}
-	return 0
-}
-
-func (x *TokenCount) GetEstimated() bool {
-	if x != nil {
-		return x.Estimated
-	}
-	return false
-}
-
 var File_parley_v1_request_proto protoreflect.FileDescriptor
 
 const file_parley_v1_request_proto_rawDesc = "" +
@@ -1475,14 +1367,7 @@ const file_parley_v1_request_proto_rawDesc = "" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x16\n" +
 	"\x06schema\x18\x04 \x01(\tR\x06schema\x12\x1b\n" +
 	"\x06strict\x18\x05 \x01(\bH\x00R\x06strict\x88\x01\x01B\t\n" +
-	"\a_strict\"A\n" +
-	"\x11TokenCountRequest\x12,\n" +
-	"\arequest\x18\x01 \x01(\v2\x12.parley.v1.RequestR\arequest\"r\n" +
-	"\n" +
-	"TokenCount\x12!\n" +
-	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
-	"\rcached_tokens\x18\x02 \x01(\x03R\fcachedTokens\x12\x1c\n" +
-	"\testimated\x18\x03 \x01(\bR\testimated*\x8a\x01\n" +
+	"\a_strict*\x8a\x01\n" +
 	"\bModality\x12\x18\n" +
 	"\x14MODALITY_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rMODALITY_TEXT\x10\x01\x12\x12\n" +
@@ -1561,50 +1446,48 @@ func file_parley_v1_request_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_v1_request_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_parley_v1_request_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_parley_v1_request_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_parley_v1_request_proto_goTypes = []any{
-	(Modality)(0),             // 0: parley.v1.Modality
-	(MediaResolution)(0),      // 1: parley.v1.MediaResolution
-	(Verbosity)(0),            // 2: parley.v1.Verbosity
-	(ReasoningMode)(0),        // 3: parley.v1.ReasoningMode
-	(ReasoningEffort)(0),      // 4: parley.v1.ReasoningEffort
-	(ReasoningSummary)(0),     // 5: parley.v1.ReasoningSummary
-	(ResponseFormatKind)(0),   // 6: parley.v1.ResponseFormatKind
-	(ServiceTier)(0),          // 7: parley.v1.ServiceTier
-	(Truncation)(0),           // 8: parley.v1.Truncation
-	(OutputInclusion)(0),      // 9: parley.v1.OutputInclusion
-	(*Request)(nil),           // 10: parley.v1.Request
-	(*GenerationConfig)(nil),  // 11: parley.v1.GenerationConfig
-	(*SpeechConfig)(nil),      // 12: parley.v1.SpeechConfig
-	(*SpeakerVoice)(nil),      // 13: parley.v1.SpeakerVoice
-	(*ReasoningConfig)(nil),   // 14: parley.v1.ReasoningConfig
-	(*ResponseFormat)(nil),    // 15: parley.v1.ResponseFormat
-	(*TokenCountRequest)(nil), // 16: parley.v1.TokenCountRequest
-	(*TokenCount)(nil),        // 17: parley.v1.TokenCount
-	nil,                       // 18: parley.v1.Request.MetadataEntry
-	nil,                       // 19: parley.v1.GenerationConfig.LogitBiasEntry
-	(*Part)(nil),              // 20: parley.v1.Part
-	(*Message)(nil),           // 21: parley.v1.Message
-	(*Tool)(nil),              // 22: parley.v1.Tool
-	(*ToolChoice)(nil),        // 23: parley.v1.ToolChoice
-	(*SafetySetting)(nil),     // 24: parley.v1.SafetySetting
-	(*Extensions)(nil),        // 25: parley.v1.Extensions
+	(Modality)(0),            // 0: parley.v1.Modality
+	(MediaResolution)(0),     // 1: parley.v1.MediaResolution
+	(Verbosity)(0),           // 2: parley.v1.Verbosity
+	(ReasoningMode)(0),       // 3: parley.v1.ReasoningMode
+	(ReasoningEffort)(0),     // 4: parley.v1.ReasoningEffort
+	(ReasoningSummary)(0),    // 5: parley.v1.ReasoningSummary
+	(ResponseFormatKind)(0),  // 6: parley.v1.ResponseFormatKind
+	(ServiceTier)(0),         // 7: parley.v1.ServiceTier
+	(Truncation)(0),          // 8: parley.v1.Truncation
+	(OutputInclusion)(0),     // 9: parley.v1.OutputInclusion
+	(*Request)(nil),          // 10: parley.v1.Request
+	(*GenerationConfig)(nil), // 11: parley.v1.GenerationConfig
+	(*SpeechConfig)(nil),     // 12: parley.v1.SpeechConfig
+	(*SpeakerVoice)(nil),     // 13: parley.v1.SpeakerVoice
+	(*ReasoningConfig)(nil),  // 14: parley.v1.ReasoningConfig
+	(*ResponseFormat)(nil),   // 15: parley.v1.ResponseFormat
+	nil,                      // 16: parley.v1.Request.MetadataEntry
+	nil,                      // 17: parley.v1.GenerationConfig.LogitBiasEntry
+	(*Part)(nil),             // 18: parley.v1.Part
+	(*Message)(nil),          // 19: parley.v1.Message
+	(*Tool)(nil),             // 20: parley.v1.Tool
+	(*ToolChoice)(nil),       // 21: parley.v1.ToolChoice
+	(*SafetySetting)(nil),    // 22: parley.v1.SafetySetting
+	(*Extensions)(nil),       // 23: parley.v1.Extensions
 }
 var file_parley_v1_request_proto_depIdxs = []int32{
-	20, // 0: parley.v1.Request.instructions:type_name -> parley.v1.Part
-	21, // 1: parley.v1.Request.messages:type_name -> parley.v1.Message
-	22, // 2: parley.v1.Request.tools:type_name -> parley.v1.Tool
-	23, // 3: parley.v1.Request.tool_choice:type_name -> parley.v1.ToolChoice
+	18, // 0: parley.v1.Request.instructions:type_name -> parley.v1.Part
+	19, // 1: parley.v1.Request.messages:type_name -> parley.v1.Message
+	20, // 2: parley.v1.Request.tools:type_name -> parley.v1.Tool
+	21, // 3: parley.v1.Request.tool_choice:type_name -> parley.v1.ToolChoice
 	11, // 4: parley.v1.Request.generation:type_name -> parley.v1.GenerationConfig
 	14, // 5: parley.v1.Request.reasoning:type_name -> parley.v1.ReasoningConfig
 	15, // 6: parley.v1.Request.response_format:type_name -> parley.v1.ResponseFormat
-	24, // 7: parley.v1.Request.safety_settings:type_name -> parley.v1.SafetySetting
+	22, // 7: parley.v1.Request.safety_settings:type_name -> parley.v1.SafetySetting
 	7,  // 8: parley.v1.Request.service_tier:type_name -> parley.v1.ServiceTier
 	8,  // 9: parley.v1.Request.truncation:type_name -> parley.v1.Truncation
-	18, // 10: parley.v1.Request.metadata:type_name -> parley.v1.Request.MetadataEntry
+	16, // 10: parley.v1.Request.metadata:type_name -> parley.v1.Request.MetadataEntry
 	9,  // 11: parley.v1.Request.include:type_name -> parley.v1.OutputInclusion
-	25, // 12: parley.v1.Request.extensions:type_name -> parley.v1.Extensions
-	19, // 13: parley.v1.GenerationConfig.logit_bias:type_name -> parley.v1.GenerationConfig.LogitBiasEntry
+	23, // 12: parley.v1.Request.extensions:type_name -> parley.v1.Extensions
+	17, // 13: parley.v1.GenerationConfig.logit_bias:type_name -> parley.v1.GenerationConfig.LogitBiasEntry
 	0,  // 14: parley.v1.GenerationConfig.output_modalities:type_name -> parley.v1.Modality
 	12, // 15: parley.v1.GenerationConfig.speech:type_name -> parley.v1.SpeechConfig
 	1,  // 16: parley.v1.GenerationConfig.media_resolution:type_name -> parley.v1.MediaResolution
@@ -1614,12 +1497,11 @@ var file_parley_v1_request_proto_depIdxs = []int32{
 	4,  // 20: parley.v1.ReasoningConfig.effort:type_name -> parley.v1.ReasoningEffort
 	5,  // 21: parley.v1.ReasoningConfig.summary:type_name -> parley.v1.ReasoningSummary
 	6,  // 22: parley.v1.ResponseFormat.kind:type_name -> parley.v1.ResponseFormatKind
-	10, // 23: parley.v1.TokenCountRequest.request:type_name -> parley.v1.Request
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_parley_v1_request_proto_init() }
@@ -1641,7 +1523,7 @@ func file_parley_v1_request_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_v1_request_proto_rawDesc), len(file_parley_v1_request_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   10,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

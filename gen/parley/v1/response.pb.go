@@ -1726,6 +1726,123 @@ func (x *TopLogprobs) GetCandidates() []*TokenLogprob {
 	return nil
 }
 
+// TokenCountRequest asks how many input tokens a request would use.
+type TokenCountRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Request       *Request               `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TokenCountRequest) Reset() {
+	*x = TokenCountRequest{}
+	mi := &file_parley_v1_response_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TokenCountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TokenCountRequest) ProtoMessage() {}
+
+func (x *TokenCountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_v1_response_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TokenCountRequest.ProtoReflect.Descriptor instead.
+func (*TokenCountRequest) Descriptor() ([]byte, []int) {
+	return file_parley_v1_response_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *TokenCountRequest) GetRequest() *Request {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// TokenCount is the answer to a TokenCountRequest.
+type TokenCount struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	InputTokens int64                  `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
+	// Tokens of cached content included in input_tokens.
+	CachedTokens int64 `protobuf:"varint,2,opt,name=cached_tokens,json=cachedTokens,proto3" json:"cached_tokens,omitempty"`
+	// True when Parley estimated the count instead of asking the upstream.
+	Estimated bool `protobuf:"varint,3,opt,name=estimated,proto3" json:"estimated,omitempty"`
+	// Of input_tokens, the count of each modality, where the upstream says.
+	InputDetails  []*ModalityTokens `protobuf:"bytes,4,rep,name=input_details,json=inputDetails,proto3" json:"input_details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TokenCount) Reset() {
+	*x = TokenCount{}
+	mi := &file_parley_v1_response_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TokenCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TokenCount) ProtoMessage() {}
+
+func (x *TokenCount) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_v1_response_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TokenCount.ProtoReflect.Descriptor instead.
+func (*TokenCount) Descriptor() ([]byte, []int) {
+	return file_parley_v1_response_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *TokenCount) GetInputTokens() int64 {
+	if x != nil {
+		return x.InputTokens
+	}
+	return 0
+}
+
+func (x *TokenCount) GetCachedTokens() int64 {
+	if x != nil {
+		return x.CachedTokens
+	}
+	return 0
+}
+
+func (x *TokenCount) GetEstimated() bool {
+	if x != nil {
+		return x.Estimated
+	}
+	return false
+}
+
+func (x *TokenCount) GetInputDetails() []*ModalityTokens {
+	if x != nil {
+		return x.InputDetails
+	}
+	return nil
+}
+
 var File_parley_v1_response_proto protoreflect.FileDescriptor
 
 const file_parley_v1_response_proto_rawDesc = "" +
@@ -1870,7 +1987,15 @@ const file_parley_v1_response_proto_rawDesc = "" +
 	"\vTopLogprobs\x127\n" +
 	"\n" +
 	"candidates\x18\x01 \x03(\v2\x17.parley.v1.TokenLogprobR\n" +
-	"candidates*\xe8\x01\n" +
+	"candidates\"A\n" +
+	"\x11TokenCountRequest\x12,\n" +
+	"\arequest\x18\x01 \x01(\v2\x12.parley.v1.RequestR\arequest\"\xb2\x01\n" +
+	"\n" +
+	"TokenCount\x12!\n" +
+	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
+	"\rcached_tokens\x18\x02 \x01(\x03R\fcachedTokens\x12\x1c\n" +
+	"\testimated\x18\x03 \x01(\bR\testimated\x12>\n" +
+	"\rinput_details\x18\x04 \x03(\v2\x19.parley.v1.ModalityTokensR\finputDetails*\xe8\x01\n" +
 	"\x0eResponseStatus\x12\x1f\n" +
 	"\x1bRESPONSE_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RESPONSE_STATUS_COMPLETED\x10\x01\x12\x1f\n" +
@@ -1918,7 +2043,7 @@ func file_parley_v1_response_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_parley_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_parley_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_parley_v1_response_proto_goTypes = []any{
 	(ResponseStatus)(0),            // 0: parley.v1.ResponseStatus
 	(FinishReason)(0),              // 1: parley.v1.FinishReason
@@ -1942,41 +2067,44 @@ var file_parley_v1_response_proto_goTypes = []any{
 	(*Logprobs)(nil),               // 19: parley.v1.Logprobs
 	(*TokenLogprob)(nil),           // 20: parley.v1.TokenLogprob
 	(*TopLogprobs)(nil),            // 21: parley.v1.TopLogprobs
-	(*timestamppb.Timestamp)(nil),  // 22: google.protobuf.Timestamp
-	(*PromptFeedback)(nil),         // 23: parley.v1.PromptFeedback
-	(*Error)(nil),                  // 24: parley.v1.Error
-	(ServiceTier)(0),               // 25: parley.v1.ServiceTier
-	(*Extensions)(nil),             // 26: parley.v1.Extensions
-	(*Part)(nil),                   // 27: parley.v1.Part
-	(*SafetyRating)(nil),           // 28: parley.v1.SafetyRating
-	(*Annotation)(nil),             // 29: parley.v1.Annotation
-	(Modality)(0),                  // 30: parley.v1.Modality
+	(*TokenCountRequest)(nil),      // 22: parley.v1.TokenCountRequest
+	(*TokenCount)(nil),             // 23: parley.v1.TokenCount
+	(*timestamppb.Timestamp)(nil),  // 24: google.protobuf.Timestamp
+	(*PromptFeedback)(nil),         // 25: parley.v1.PromptFeedback
+	(*Error)(nil),                  // 26: parley.v1.Error
+	(ServiceTier)(0),               // 27: parley.v1.ServiceTier
+	(*Extensions)(nil),             // 28: parley.v1.Extensions
+	(*Part)(nil),                   // 29: parley.v1.Part
+	(*SafetyRating)(nil),           // 30: parley.v1.SafetyRating
+	(*Annotation)(nil),             // 31: parley.v1.Annotation
+	(Modality)(0),                  // 32: parley.v1.Modality
+	(*Request)(nil),                // 33: parley.v1.Request
 }
 var file_parley_v1_response_proto_depIdxs = []int32{
-	22, // 0: parley.v1.Response.created_at:type_name -> google.protobuf.Timestamp
+	24, // 0: parley.v1.Response.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: parley.v1.Response.status:type_name -> parley.v1.ResponseStatus
 	4,  // 2: parley.v1.Response.candidates:type_name -> parley.v1.Candidate
 	6,  // 3: parley.v1.Response.usage:type_name -> parley.v1.Usage
-	23, // 4: parley.v1.Response.prompt_feedback:type_name -> parley.v1.PromptFeedback
+	25, // 4: parley.v1.Response.prompt_feedback:type_name -> parley.v1.PromptFeedback
 	5,  // 5: parley.v1.Response.incomplete_details:type_name -> parley.v1.IncompleteDetails
-	24, // 6: parley.v1.Response.error:type_name -> parley.v1.Error
-	25, // 7: parley.v1.Response.service_tier:type_name -> parley.v1.ServiceTier
-	26, // 8: parley.v1.Response.extensions:type_name -> parley.v1.Extensions
-	27, // 9: parley.v1.Candidate.parts:type_name -> parley.v1.Part
+	26, // 6: parley.v1.Response.error:type_name -> parley.v1.Error
+	27, // 7: parley.v1.Response.service_tier:type_name -> parley.v1.ServiceTier
+	28, // 8: parley.v1.Response.extensions:type_name -> parley.v1.Extensions
+	29, // 9: parley.v1.Candidate.parts:type_name -> parley.v1.Part
 	1,  // 10: parley.v1.Candidate.finish_reason:type_name -> parley.v1.FinishReason
-	28, // 11: parley.v1.Candidate.safety_ratings:type_name -> parley.v1.SafetyRating
-	29, // 12: parley.v1.Candidate.citations:type_name -> parley.v1.Annotation
+	30, // 11: parley.v1.Candidate.safety_ratings:type_name -> parley.v1.SafetyRating
+	31, // 12: parley.v1.Candidate.citations:type_name -> parley.v1.Annotation
 	8,  // 13: parley.v1.Candidate.grounding:type_name -> parley.v1.GroundingMetadata
 	19, // 14: parley.v1.Candidate.logprobs:type_name -> parley.v1.Logprobs
 	18, // 15: parley.v1.Candidate.url_retrievals:type_name -> parley.v1.UrlRetrieval
 	15, // 16: parley.v1.Candidate.grounding_attributions:type_name -> parley.v1.GroundingAttribution
-	26, // 17: parley.v1.Candidate.extensions:type_name -> parley.v1.Extensions
+	28, // 17: parley.v1.Candidate.extensions:type_name -> parley.v1.Extensions
 	1,  // 18: parley.v1.IncompleteDetails.reason:type_name -> parley.v1.FinishReason
 	7,  // 19: parley.v1.Usage.input_details:type_name -> parley.v1.ModalityTokens
 	7,  // 20: parley.v1.Usage.output_details:type_name -> parley.v1.ModalityTokens
 	7,  // 21: parley.v1.Usage.cache_details:type_name -> parley.v1.ModalityTokens
 	7,  // 22: parley.v1.Usage.tool_use_input_details:type_name -> parley.v1.ModalityTokens
-	30, // 23: parley.v1.ModalityTokens.modality:type_name -> parley.v1.Modality
+	32, // 23: parley.v1.ModalityTokens.modality:type_name -> parley.v1.Modality
 	9,  // 24: parley.v1.GroundingMetadata.chunks:type_name -> parley.v1.GroundingChunk
 	12, // 25: parley.v1.GroundingMetadata.supports:type_name -> parley.v1.GroundingSupport
 	14, // 26: parley.v1.GroundingMetadata.search_entry_point:type_name -> parley.v1.SearchEntryPoint
@@ -1985,17 +2113,19 @@ var file_parley_v1_response_proto_depIdxs = []int32{
 	13, // 29: parley.v1.GroundingSupport.segment:type_name -> parley.v1.TextSegment
 	16, // 30: parley.v1.GroundingAttribution.passage:type_name -> parley.v1.GroundingPassageId
 	17, // 31: parley.v1.GroundingAttribution.retriever_chunk:type_name -> parley.v1.SemanticRetrieverChunk
-	27, // 32: parley.v1.GroundingAttribution.content:type_name -> parley.v1.Part
+	29, // 32: parley.v1.GroundingAttribution.content:type_name -> parley.v1.Part
 	2,  // 33: parley.v1.UrlRetrieval.status:type_name -> parley.v1.UrlRetrievalStatus
 	20, // 34: parley.v1.Logprobs.chosen:type_name -> parley.v1.TokenLogprob
 	21, // 35: parley.v1.Logprobs.top:type_name -> parley.v1.TopLogprobs
 	20, // 36: parley.v1.Logprobs.refusal:type_name -> parley.v1.TokenLogprob
 	20, // 37: parley.v1.TopLogprobs.candidates:type_name -> parley.v1.TokenLogprob
-	38, // [38:38] is the sub-list for method output_type
-	38, // [38:38] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	33, // 38: parley.v1.TokenCountRequest.request:type_name -> parley.v1.Request
+	7,  // 39: parley.v1.TokenCount.input_details:type_name -> parley.v1.ModalityTokens
+	40, // [40:40] is the sub-list for method output_type
+	40, // [40:40] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_parley_v1_response_proto_init() }
@@ -2026,7 +2156,7 @@ func file_parley_v1_response_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_v1_response_proto_rawDesc), len(file_parley_v1_response_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
