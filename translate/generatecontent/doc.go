@@ -96,6 +96,11 @@
 //     RetryInfo detail. In a stream an error is a chunk holding the error
 //     object; an error that arrives before anything else is still sent as
 //     such a chunk. Errors inside a reply carry retry advice by their code.
+//   - Counting. A :countTokens body holds contents or a whole
+//     generateContentRequest (which names its model again), never both.
+//     Toward an upstream Parley sends a generateContentRequest, so that the
+//     system instruction and tools are counted; the reply's totalTokens,
+//     cachedContentTokenCount and per-modality details map one to one.
 //   - Candidates. A candidate without an index member is named by its
 //     place in the list. Citations are read under citationSources and
 //     under the Vertex AI spelling citations, and written as

@@ -84,6 +84,8 @@
 //     is held to the subset the service enforces, as the official SDKs
 //     adjust it (schema.go lists it): other keywords move into the
 //     description, objects get additionalProperties: false.
+//   - Counting. /v1/messages/count_tokens is a request without
+//     max_tokens; the count is {"input_tokens": n}, cached tokens included.
 //   - Prompt feedback. A prompt the upstream blocked ends the turn with
 //     stop_reason refusal.
 //   - Server tools. server_tool_use and the *_tool_result blocks are hosted
