@@ -16,7 +16,6 @@ import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
-	"github.com/parleyhq/parley/translate/messages"
 )
 
 // TestCountTokensThroughTheSDK: the SDK's countTokens call decodes with
@@ -84,22 +83,6 @@ func TestCountTokensThroughTheSDK(t *testing.T) {
 	delete(wrapped.GenerateContentRequest, "model")
 	inner, _ := json.Marshal(wrapped.GenerateContentRequest)
 	sdkcheck.GenerateContentRequest(t, inner)
-}
-
-// A count request from a client of another dialect counts its system
-// prompt: it travels in the generateContentRequest.
-func TestCountRequestFromAnotherDialect(t *testing.T) {
-	req, err := messages.Client{}.DecodeCountRequest(&translate.Incoming{Body: []byte(`{"model":"claude-sonnet-4-5","system":"You are a scientist","messages":[{"role":"user","content":"Hello, Claude"}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := generatecontent.Upstream{}.EncodeCountRequest(req, translate.Target{Model: "gemini-2.5-flash"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out.Body), `"systemInstruction":{"parts":[{"text":"You are a scientist"}]}`) {
-		t.Errorf("body %s", out.Body)
-	}
 }
 
 func TestDecodeCountRequestForms(t *testing.T) {
