@@ -125,23 +125,6 @@ func TestCross(t *testing.T) {
 	}
 }
 
-func readHeaders(t *testing.T, c golden.Case) http.Header {
-	h := http.Header{}
-	if !c.Exists("request.headers.json") {
-		return h
-	}
-	var m map[string][]string
-	if err := json.Unmarshal(c.Read(t, "request.headers.json"), &m); err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range m {
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
-	return h
-}
-
 // upstreamHTTP is the pinned shape of the HTTP request toward the
 // upstream, apart from its body.
 type upstreamHTTP struct {
@@ -158,7 +141,7 @@ type errorReply struct {
 }
 
 func checkRequest(t *testing.T, c golden.Case, from, to dialect) *parleyv1.Request {
-	in := &translate.Incoming{Header: readHeaders(t, c), Body: c.Read(t, "request.json")}
+	in := &translate.Incoming{Header: c.Headers(t), Body: c.Read(t, "request.json")}
 	if from.client.Dialect() == parleyv1.Dialect_DIALECT_GENERATE_CONTENT {
 		in.Model = "models/" + from.model // the model is in the path
 	}

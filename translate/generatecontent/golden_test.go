@@ -11,7 +11,6 @@ import (
 
 	"github.com/invopop/jsonschema"
 	"google.golang.org/genai"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -151,7 +150,7 @@ func checkStream(t *testing.T, c golden.Case) {
 		}
 		events = append(events, ev)
 	}
-	golden.JSON(t, c.Path("stream.canonical.json"), marshalEvents(t, events))
+	golden.Messages(t, c.Path("stream.canonical.json"), events)
 	out := encodeStream(t, events)
 	golden.SSE(t, c.Path("stream.client.sse"), out)
 
@@ -173,23 +172,6 @@ func checkStream(t *testing.T, c golden.Case) {
 		t.Fatal(err)
 	}
 	sdkcheck.SameReassembled(t, "stream vs whole reply", sdkcheck.Reassemble(sdkcheck.GenerateContentReply(t, whole)), got)
-}
-
-func marshalEvents(t *testing.T, events []*parleyv1.StreamEvent) []byte {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, ev := range events {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		j, err := protojson.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
 }
 
 func encodeStream(t *testing.T, events []*parleyv1.StreamEvent) []byte {

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -362,4 +363,45 @@ func decodeSSE(b []byte, opts []Option) ([]streamEvent, error) {
 		}
 		out = append(out, streamEvent{Type: ev.Type, Data: data})
 	}
+}
+
+// Headers reads the case's request.headers.json (a JSON object of header
+// name to values); a case without one has no headers.
+func (c Case) Headers(t testing.TB) http.Header {
+	t.Helper()
+	h := http.Header{}
+	if !c.Exists("request.headers.json") {
+		return h
+	}
+	var m map[string][]string
+	if err := json.Unmarshal(c.Read(t, "request.headers.json"), &m); err != nil {
+		t.Fatalf("case %s: request.headers.json: %v", c.Name, err)
+	}
+	for k, vs := range m {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	return h
+}
+
+// Messages compares a list of proto messages, as a JSON array of their
+// protojson forms, with the golden file at path: a decoded stream's
+// canonical events, say.
+func Messages[M proto.Message](t testing.TB, path string, msgs []M) {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		j, err := protojson.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+	}
+	b.WriteByte(']')
+	JSON(t, path, b.Bytes())
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/invopop/jsonschema"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -81,26 +80,9 @@ func wireSchemas(t *testing.T) schemaSet {
 	}
 }
 
-func readHeaders(t *testing.T, c golden.Case) http.Header {
-	h := http.Header{}
-	if !c.Exists("request.headers.json") {
-		return h
-	}
-	var m map[string][]string
-	if err := json.Unmarshal(c.Read(t, "request.headers.json"), &m); err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range m {
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
-	return h
-}
-
 func checkRequest(t *testing.T, c golden.Case) {
 	body := c.Read(t, "request.json")
-	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Header: readHeaders(t, c), Body: body})
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Header: c.Headers(t), Body: body})
 	if err != nil {
 		t.Fatalf("decode request: %v", err)
 	}
@@ -159,7 +141,7 @@ func checkStream(t *testing.T, c golden.Case) {
 		}
 		events = append(events, ev)
 	}
-	golden.JSON(t, c.Path("stream.canonical.json"), marshalEvents(t, events))
+	golden.Messages(t, c.Path("stream.canonical.json"), events)
 
 	out := encodeStream(t, &parleyv1.Request{}, events)
 	if c.Exists("stream.client.sse") {
@@ -185,23 +167,6 @@ func checkStream(t *testing.T, c golden.Case) {
 	}
 	want := sdkcheck.MessagesReply(t, whole)
 	sdkcheck.SameMessage(t, want, got)
-}
-
-func marshalEvents(t *testing.T, events []*parleyv1.StreamEvent) []byte {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, ev := range events {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		j, err := protojson.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
 }
 
 func encodeStream(t *testing.T, req *parleyv1.Request, events []*parleyv1.StreamEvent) []byte {
