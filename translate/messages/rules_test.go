@@ -19,6 +19,7 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/sse"
@@ -348,7 +349,7 @@ func TestLateSignatureInAStream(t *testing.T) {
 		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
 		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
 	}
-	out := encodeStream(t, &parleyv1.Request{}, events)
+	out := dialecttest.EncodeStream(t, messages.Client{}, &parleyv1.Request{}, events)
 	m := sdkcheck.MessagesStream(t, out)
 	if len(m.Content) != 2 || m.Content[0].Text != "Hello" || m.Content[1].Type != "thinking" {
 		t.Fatalf("stream = %s", out)
@@ -376,7 +377,7 @@ func TestStreamUsageIsNeverLost(t *testing.T) {
 		{Event: &parleyv1.StreamEvent_Usage{Usage: &parleyv1.Usage{InputTokens: proto.Int64(30), OutputTokens: proto.Int64(2), CacheReadTokens: proto.Int64(10)}}},
 		{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
 	}
-	out := encodeStream(t, &parleyv1.Request{}, events)
+	out := dialecttest.EncodeStream(t, messages.Client{}, &parleyv1.Request{}, events)
 	if !bytes.Contains(out, []byte(`"input_tokens":0`)) {
 		t.Errorf("message_start has no input_tokens: %s", out)
 	}

@@ -1,0 +1,203 @@
+// Package dialecttest runs a dialect's golden cases: the same-dialect
+// round trip that every dialect package pins, in one place.
+//
+// Every case folder holds some of: request.json (what a client sent),
+// response.json and stream.sse (what the service answered), error.json (an
+// error reply, with its status in case.json). Each is decoded to canonical
+// form, pinned in the matching *.canonical.json, and encoded back; what
+// comes out must be what came in, up to null members and pings, unless the
+// case pins the output (request.upstream.json, response.client.json,
+// stream.client.sse) and says why in case.json. The dialect's official SDK
+// must accept every upstream request and read every reply, stream and
+// error.
+package dialecttest
+
+import (
+	"bytes"
+	"net/http"
+	"testing"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// Spec describes a dialect to the harness.
+type Spec struct {
+	// Dir holds the case folders.
+	Dir      string
+	Client   translate.Client
+	Upstream translate.Upstream
+	// Target is what replies and streams are decoded for.
+	Target translate.Target
+	// RequestSchema and ResponseSchema validate the wire inputs.
+	RequestSchema, ResponseSchema *golden.Validator
+	// Prepare runs first for each case (regenerating SDK-captured
+	// request.json, say) and returns the model the client addressed, or
+	// "" for the dialect's default.
+	Prepare func(t *testing.T, c golden.Case) string
+	// Incoming builds the client's HTTP request around body.
+	Incoming func(t *testing.T, c golden.Case, model string, body []byte) *translate.Incoming
+	// UpstreamTarget is what a decoded request is encoded for.
+	UpstreamTarget func(req *parleyv1.Request, model string) translate.Target
+	// CheckUpstream checks the upstream request apart from its body.
+	CheckUpstream func(t *testing.T, req *parleyv1.Request, out *translate.Outgoing, model string)
+	// ClientRequest is the request a reply is rendered for.
+	ClientRequest *parleyv1.Request
+	// PinStreams pins every re-encoded stream in stream.client.sse, for a
+	// dialect whose chunking is the encoder's choice.
+	PinStreams bool
+
+	// The official SDK's checks.
+	SDKRequest     func(t testing.TB, body []byte)
+	SDKReply       func(t testing.TB, body []byte)
+	SDKStream      func(t testing.TB, upstream, stream, whole []byte)
+	SDKStreamError func(t testing.TB, stream []byte, e *parleyv1.Error)
+	SDKError       func(t testing.TB, status int, body []byte, e *parleyv1.Error)
+}
+
+// Run runs every case under s.Dir.
+func Run(t *testing.T, s Spec) {
+	for _, c := range golden.Cases(t, s.Dir) {
+		t.Run(c.Name, func(t *testing.T) {
+			meta := c.Meta(t)
+			model := ""
+			if s.Prepare != nil {
+				model = s.Prepare(t, c)
+			}
+			ran := false
+			if c.Exists("request.json") {
+				ran = true
+				if err := s.RequestSchema.Validate(c.Read(t, "request.json")); err != nil {
+					t.Errorf("request.json does not fit the wire types' schema: %v", err)
+				}
+				s.request(t, c, model)
+			}
+			if c.Exists("response.json") {
+				ran = true
+				if err := s.ResponseSchema.Validate(c.Read(t, "response.json")); err != nil {
+					t.Errorf("response.json does not fit the wire types' schema: %v", err)
+				}
+				s.response(t, c)
+			}
+			if c.Exists("stream.sse") {
+				ran = true
+				s.stream(t, c)
+			}
+			if c.Exists("error.json") {
+				ran = true
+				s.error(t, c, meta)
+			}
+			if !ran {
+				t.Fatal("the case has no wire file")
+			}
+		})
+	}
+}
+
+func (s Spec) request(t *testing.T, c golden.Case, model string) {
+	body := c.Read(t, "request.json")
+	req, err := s.Client.DecodeRequest(s.Incoming(t, c, model, body))
+	if err != nil {
+		t.Fatalf("decode request: %v", err)
+	}
+	golden.Proto(t, c.Path("request.canonical.json"), req)
+	out, err := s.Upstream.EncodeRequest(req, s.UpstreamTarget(req, model))
+	if err != nil {
+		t.Fatalf("encode request: %v", err)
+	}
+	if c.Exists("request.upstream.json") {
+		golden.JSON(t, c.Path("request.upstream.json"), out.Body)
+	} else if diff, err := golden.DiffJSON(body, out.Body, golden.IgnoreNullMembers); err != nil || diff != "" {
+		t.Errorf("the round trip changed the request (-in +out):\n%s%v", diff, err)
+	}
+	s.CheckUpstream(t, req, out, model)
+	s.SDKRequest(t, out.Body)
+}
+
+func (s Spec) response(t *testing.T, c golden.Case) {
+	body := c.Read(t, "response.json")
+	resp, err := s.Upstream.DecodeResponse(s.Target, body)
+	if err != nil {
+		t.Fatalf("decode response: %v", err)
+	}
+	golden.Proto(t, c.Path("response.canonical.json"), resp)
+	out, err := s.Client.EncodeResponse(s.ClientRequest, resp)
+	if err != nil {
+		t.Fatalf("encode response: %v", err)
+	}
+	if c.Exists("response.client.json") {
+		golden.JSON(t, c.Path("response.client.json"), out)
+	} else if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
+		t.Errorf("the round trip changed the response (-in +out):\n%s%v", diff, err)
+	}
+	s.SDKReply(t, out)
+}
+
+func (s Spec) stream(t *testing.T, c golden.Case) {
+	in := c.Read(t, "stream.sse")
+	var events []*parleyv1.StreamEvent
+	acc := translate.NewAccumulator()
+	for ev, err := range translate.DecodeStream(s.Upstream.Dialect(), bytes.NewReader(in), s.Upstream.NewStreamDecoder(s.Target), translate.StreamLimits{}) {
+		if err != nil {
+			t.Fatalf("decode stream: %v", err)
+		}
+		if err := acc.Add(ev); err != nil {
+			t.Fatalf("the decoded stream is out of order: %v", err)
+		}
+		events = append(events, ev)
+	}
+	golden.Messages(t, c.Path("stream.canonical.json"), events)
+
+	out := EncodeStream(t, s.Client, s.ClientRequest, events)
+	if s.PinStreams || c.Exists("stream.client.sse") {
+		golden.SSE(t, c.Path("stream.client.sse"), out)
+	} else if diff, err := golden.DiffSSE(in, out, golden.IgnoreNullMembers, golden.SkipPings); err != nil || diff != "" {
+		t.Errorf("the round trip changed the stream (-in +out):\n%s%v", diff, err)
+	}
+
+	// A stream that ends in an error must reach the SDK as its typed
+	// error; any other must build, through the SDK's own reader, what
+	// the whole reply of the accumulated response holds.
+	if last := events[len(events)-1].GetError(); last != nil {
+		s.SDKStreamError(t, out, last)
+		return
+	}
+	whole, err := s.Client.EncodeResponse(s.ClientRequest, acc.Response())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SDKStream(t, in, out, whole)
+}
+
+func (s Spec) error(t *testing.T, c golden.Case, meta golden.Meta) {
+	body := c.Read(t, "error.json")
+	if meta.Status == 0 {
+		t.Fatal("an error case needs the status in case.json")
+	}
+	e := s.Upstream.DecodeError(meta.Status, http.Header{"Request-Id": {"req_header"}}, body)
+	golden.Proto(t, c.Path("error.canonical.json"), e)
+	status, out := s.Client.EncodeError(e)
+	if status != meta.Status {
+		t.Errorf("status = %d, want %d", status, meta.Status)
+	}
+	if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
+		t.Errorf("the round trip changed the error (-in +out):\n%s%v", diff, err)
+	}
+	s.SDKError(t, status, out, e)
+}
+
+// EncodeStream renders canonical events as the client's stream for req.
+func EncodeStream(t testing.TB, c translate.Client, req *parleyv1.Request, events []*parleyv1.StreamEvent) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := c.NewStreamEncoder(req)
+	for _, ev := range events {
+		if err := enc.Encode(w, ev); err != nil {
+			t.Fatalf("encode stream: %v", err)
+		}
+	}
+	return buf.Bytes()
+}
