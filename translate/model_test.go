@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/golden"
 )
 
@@ -27,10 +28,6 @@ func ext(fields map[string]string) *parleyv1.Extensions {
 
 func opaque(v string) *parleyv1.Opaque {
 	return &parleyv1.Opaque{Value: v, Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude", Model: "claude-sonnet-4-5"}}
-}
-
-func textPart(s string) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}
 }
 
 func fullAnnotation() *parleyv1.Annotation {
@@ -56,9 +53,9 @@ func fullRequest() *parleyv1.Request {
 			{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "You are terse."}}, CacheControl: &parleyv1.CacheControl{Ttl: durationpb.New(time.Hour)}},
 		},
 		Messages: []*parleyv1.Message{
-			{Role: parleyv1.Role_ROLE_DEVELOPER, Parts: []*parleyv1.Part{textPart("Prefer metric units.")}},
+			{Role: parleyv1.Role_ROLE_DEVELOPER, Parts: []*parleyv1.Part{translate.TextPart("Prefer metric units.")}},
 			{Role: parleyv1.Role_ROLE_USER, Name: "alice", Extensions: ext(map[string]string{"x": `1`}), Parts: []*parleyv1.Part{
-				textPart("What is in these?"),
+				translate.TextPart("What is in these?"),
 				{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, MimeType: "image/png", Source: &parleyv1.Media_Data{Data: []byte{0x89, 'P', 'N', 'G'}}, Detail: parleyv1.MediaDetail_MEDIA_DETAIL_HIGH}}},
 				{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_DOCUMENT, MimeType: "application/pdf", Source: &parleyv1.Media_Uri{Uri: "https://example.com/a.pdf"}, Title: "Report", Context: "Q3", Filename: "a.pdf"}}},
 				{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_AUDIO, Source: &parleyv1.Media_FileId{FileId: "file-abc"}, Format: "wav"}}},
@@ -75,9 +72,9 @@ func fullRequest() *parleyv1.Request {
 				{Kind: &parleyv1.Part_HostedToolResult{HostedToolResult: &parleyv1.HostedToolResult{CallId: "srvtoolu_1", Kind: parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH, Output: `[]`, IsError: true}}},
 			}},
 			{Role: parleyv1.Role_ROLE_TOOL, Parts: []*parleyv1.Part{
-				{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: "toolu_1", Name: "get_weather", IsError: true, Kind: parleyv1.ToolKind_TOOL_KIND_FUNCTION, Content: []*parleyv1.Part{textPart(`{"temp":12}`)}}}},
+				{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: "toolu_1", Name: "get_weather", IsError: true, Kind: parleyv1.ToolKind_TOOL_KIND_FUNCTION, Content: []*parleyv1.Part{translate.TextPart(`{"temp":12}`)}}}},
 			}},
-			{Role: parleyv1.Role_ROLE_SYSTEM, Parts: []*parleyv1.Part{textPart("Answer in French from now on.")}},
+			{Role: parleyv1.Role_ROLE_SYSTEM, Parts: []*parleyv1.Part{translate.TextPart("Answer in French from now on.")}},
 		},
 		Tools: []*parleyv1.Tool{
 			{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "get_weather", Description: "Weather by city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, Strict: proto.Bool(true)}}, CacheControl: &parleyv1.CacheControl{}, Extensions: ext(map[string]string{"defer_loading": "true"})},
@@ -184,12 +181,12 @@ func fullResponse() *parleyv1.Response {
 			AvgLogprobs: proto.Float64(-0.3), TokenCount: proto.Int32(50),
 			UrlRetrievals: []*parleyv1.UrlRetrieval{{Url: "https://example.com", Status: parleyv1.UrlRetrievalStatus_URL_RETRIEVAL_STATUS_SUCCESS}},
 			GroundingAttributions: []*parleyv1.GroundingAttribution{
-				{Source: &parleyv1.GroundingAttribution_Passage{Passage: &parleyv1.GroundingPassageId{PassageId: "p1", PartIndex: 1}}, Content: []*parleyv1.Part{textPart("passage")}},
+				{Source: &parleyv1.GroundingAttribution_Passage{Passage: &parleyv1.GroundingPassageId{PassageId: "p1", PartIndex: 1}}, Content: []*parleyv1.Part{translate.TextPart("passage")}},
 				{Source: &parleyv1.GroundingAttribution_RetrieverChunk{RetrieverChunk: &parleyv1.SemanticRetrieverChunk{Source: "corpora/c", Chunk: "corpora/c/documents/d/chunks/1"}}},
 			},
 			Extensions: ext(map[string]string{"container": "null"}),
 		}, {
-			Index: 1, Parts: []*parleyv1.Part{textPart("It pours.")}, FinishReason: parleyv1.FinishReason_FINISH_REASON_STOP,
+			Index: 1, Parts: []*parleyv1.Part{translate.TextPart("It pours.")}, FinishReason: parleyv1.FinishReason_FINISH_REASON_STOP,
 		}},
 		Usage:              fullUsage(),
 		PromptFeedback:     &parleyv1.PromptFeedback{BlockReason: parleyv1.BlockReason_BLOCK_REASON_SAFETY, SafetyRatings: fullRatings(), BlockReasonMessage: "blocked"},
@@ -225,7 +222,7 @@ func fullStream() []*parleyv1.StreamEvent {
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Index: 0, Delta: &parleyv1.PartDelta_Signature{Signature: opaque("sig")}}}},
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Index: 0, Delta: &parleyv1.PartDelta_EncryptedContent{EncryptedContent: opaque("enc")}}}},
 		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: 0, Status: parleyv1.ItemStatus_ITEM_STATUS_COMPLETED}}},
-		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Index: 1, Part: textPart("")}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Index: 1, Part: translate.TextPart("")}}},
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Index: 1, Delta: &parleyv1.PartDelta_Text{Text: "It rains."}}}},
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Index: 1, Delta: &parleyv1.PartDelta_Annotation{Annotation: fullAnnotation()}}}},
 		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: 1}}},
@@ -241,7 +238,7 @@ func fullStream() []*parleyv1.StreamEvent {
 			Logprobs: fullLogprobs(), AvgLogprobs: proto.Float64(-0.2), UrlRetrievals: []*parleyv1.UrlRetrieval{{Url: "https://example.com"}},
 			PromptFeedback: &parleyv1.PromptFeedback{SafetyRatings: fullRatings()},
 		}}},
-		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: 1, Index: 0, Part: textPart("It")}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: 1, Index: 0, Part: translate.TextPart("It")}}},
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{CandidateIndex: 1, Index: 0, Delta: &parleyv1.PartDelta_Text{Text: " pours. END"}}}},
 		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{CandidateIndex: 1, Index: 0}}},
 		{Event: &parleyv1.StreamEvent_Metadata{Metadata: &parleyv1.MetadataUpdate{CandidateIndex: 1, SafetyRatings: fullRatings()}}},

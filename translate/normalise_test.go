@@ -42,15 +42,15 @@ func shape(msgs []*parleyv1.Message) string {
 
 func TestNormaliseTurns(t *testing.T) {
 	in := []*parleyv1.Message{
-		turn(parleyv1.Role_ROLE_USER, textPart("q")),
-		turn(parleyv1.Role_ROLE_ASSISTANT, textPart(""), callPart("1"), callPart("2")),
+		turn(parleyv1.Role_ROLE_USER, translate.TextPart("q")),
+		turn(parleyv1.Role_ROLE_ASSISTANT, translate.TextPart(""), callPart("1"), callPart("2")),
 		turn(parleyv1.Role_ROLE_TOOL, resultPart("2")),
 		turn(parleyv1.Role_ROLE_TOOL, resultPart("1")),
-		turn(parleyv1.Role_ROLE_SYSTEM, textPart("s")),
-		turn(parleyv1.Role_ROLE_USER, textPart("more")),
+		turn(parleyv1.Role_ROLE_SYSTEM, translate.TextPart("s")),
+		turn(parleyv1.Role_ROLE_USER, translate.TextPart("more")),
 		turn(parleyv1.Role_ROLE_ASSISTANT, callPart("3")),
-		turn(parleyv1.Role_ROLE_ASSISTANT, textPart("late")),
-		turn(parleyv1.Role_ROLE_USER, textPart("x"), resultPart("3")),
+		turn(parleyv1.Role_ROLE_ASSISTANT, translate.TextPart("late")),
+		turn(parleyv1.Role_ROLE_USER, translate.TextPart("x"), resultPart("3")),
 	}
 	before := make([]*parleyv1.Message, len(in))
 	for i, m := range in {
@@ -67,7 +67,7 @@ func TestNormaliseTurns(t *testing.T) {
 		}
 	}
 	// A result whose call has no turn after it gets a turn of its own.
-	got = shape(translate.NormaliseTurns([]*parleyv1.Message{turn(parleyv1.Role_ROLE_ASSISTANT, callPart("9")), turn(parleyv1.Role_ROLE_ASSISTANT, textPart("?")), turn(parleyv1.Role_ROLE_USER, resultPart("9"))}))
+	got = shape(translate.NormaliseTurns([]*parleyv1.Message{turn(parleyv1.Role_ROLE_ASSISTANT, callPart("9")), turn(parleyv1.Role_ROLE_ASSISTANT, translate.TextPart("?")), turn(parleyv1.Role_ROLE_USER, resultPart("9"))}))
 	if got != "A[c9t(?)]U[r9]" {
 		t.Errorf("late result: %s", got)
 	}

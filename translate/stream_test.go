@@ -85,7 +85,7 @@ func TestAccumulatorRejectsOutOfOrderEvents(t *testing.T) {
 	}
 	done := &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}}
 	finish := &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{}}}
-	text := textPart("")
+	text := translate.TextPart("")
 	call := &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "a"}}}
 	cases := map[string][]*parleyv1.StreamEvent{
 		"part before start":             {pstart(0, 0, text)},
@@ -124,7 +124,7 @@ func TestAccumulatorKeepsAnErrorThatEndsTheStream(t *testing.T) {
 	acc := translate.NewAccumulator()
 	for _, ev := range []*parleyv1.StreamEvent{
 		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{}}},
-		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: textPart("half an ans")}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: translate.TextPart("half an ans")}}},
 		{Event: &parleyv1.StreamEvent_Error{Error: &parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, Message: "overloaded"}}},
 	} {
 		if err := acc.Add(ev); err != nil {

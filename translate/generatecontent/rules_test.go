@@ -25,22 +25,6 @@ import (
 
 var other = &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}
 
-func text(s string) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}
-}
-
-func msg(role parleyv1.Role, parts ...*parleyv1.Part) *parleyv1.Message {
-	return &parleyv1.Message{Role: role, Parts: parts}
-}
-
-func call(id, name, args string) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: name, Arguments: args}}}
-}
-
-func result(id, content string, isErr bool) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: id, IsError: isErr, Content: []*parleyv1.Part{text(content)}}}}
-}
-
 func encode(t *testing.T, req *parleyv1.Request) map[string]any {
 	t.Helper()
 	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-x", Upstream: "gemini"})
@@ -67,11 +51,11 @@ func TestSystemTurnsAndToolResults(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions: other,
 		Messages: []*parleyv1.Message{
-			msg(parleyv1.Role_ROLE_SYSTEM, text("Be brief.")),
-			msg(parleyv1.Role_ROLE_USER, text("Weather in Oslo and Rome?")),
-			msg(parleyv1.Role_ROLE_ASSISTANT, call("toolu_1", "weather", `{"city":"Oslo"}`), call("toolu_2", "weather", `{"city":"Rome"}`)),
-			msg(parleyv1.Role_ROLE_USER, result("toolu_1", `{"temp":3}`, false), result("toolu_2", "service down", true)),
-			msg(parleyv1.Role_ROLE_SYSTEM, text("Answer in Italian.")),
+			translate.NewMessage(parleyv1.Role_ROLE_SYSTEM, translate.TextPart("Be brief.")),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Weather in Oslo and Rome?")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.CallPart("toolu_1", "weather", `{"city":"Oslo"}`), translate.CallPart("toolu_2", "weather", `{"city":"Rome"}`)),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.ResultPart("toolu_1", `{"temp":3}`, false), translate.ResultPart("toolu_2", "service down", true)),
+			translate.NewMessage(parleyv1.Role_ROLE_SYSTEM, translate.TextPart("Answer in Italian.")),
 		},
 	}
 	m := encode(t, req)
@@ -104,13 +88,13 @@ func TestSignaturesGoOnlyToTheirMaker(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions: other,
 		Messages: []*parleyv1.Message{
-			msg(parleyv1.Role_ROLE_USER, text("Q")),
-			msg(parleyv1.Role_ROLE_ASSISTANT,
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Q")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT,
 				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "claude thinking"}}, Signature: claude},
 				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "gemini thought"}}, Signature: own},
 				&parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "c", Name: "f", Arguments: "{}"}}, Signature: own},
 			),
-			msg(parleyv1.Role_ROLE_USER, result("c", "done", false)),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.ResultPart("c", "done", false)),
 		},
 	}
 	body := jsonOf(encode(t, req)["contents"])
@@ -126,7 +110,7 @@ func TestSignaturesGoOnlyToTheirMaker(t *testing.T) {
 }
 
 func TestReasoningSettings(t *testing.T) {
-	req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Think."))}}
+	req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Think."))}}
 	for _, c := range []struct {
 		rc   *parleyv1.ReasoningConfig
 		want string
@@ -166,7 +150,7 @@ func TestJSONSchemaBecomesTheSchemaSubset(t *testing.T) {
 	}`
 	req := &parleyv1.Request{
 		Extensions: other,
-		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Draw."))},
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Draw."))},
 		Tools:      []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "draw", Parameters: schema}}}},
 	}
 	m := encode(t, req)
@@ -179,7 +163,7 @@ func TestJSONSchemaBecomesTheSchemaSubset(t *testing.T) {
 
 func TestUnsupportedRequestsAreClearErrors(t *testing.T) {
 	base := func() *parleyv1.Request {
-		return &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("x"))}}
+		return &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("x"))}}
 	}
 	cases := map[string]func(*parleyv1.Request){
 		"six stop sequences": func(r *parleyv1.Request) {
@@ -192,7 +176,7 @@ func TestUnsupportedRequestsAreClearErrors(t *testing.T) {
 			r.Messages[0].Parts = append(r.Messages[0].Parts, &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Source: &parleyv1.Media_FileId{FileId: "file-abc"}}}})
 		},
 		"result of an unknown call": func(r *parleyv1.Request) {
-			r.Messages[0].Parts = []*parleyv1.Part{result("nowhere", "x", false)}
+			r.Messages[0].Parts = []*parleyv1.Part{translate.ResultPart("nowhere", "x", false)}
 		},
 	}
 	for name, mutate := range cases {
@@ -207,7 +191,7 @@ func TestUnsupportedRequestsAreClearErrors(t *testing.T) {
 }
 
 func TestMediaByURI(t *testing.T) {
-	req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER,
+	req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER,
 		&parleyv1.Part{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, Source: &parleyv1.Media_Uri{Uri: "https://example.com/cat.png"}}}},
 		&parleyv1.Part{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_DOCUMENT, Source: &parleyv1.Media_Data{Data: []byte("%PDF")}}}},
 	)}}
@@ -260,7 +244,7 @@ func TestSignaturesOfAnotherDialectSurviveTheClient(t *testing.T) {
 	resp := &parleyv1.Response{Id: "msg_1", Model: "claude", Candidates: []*parleyv1.Candidate{{
 		Parts: []*parleyv1.Part{
 			{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "Let me think."}}, Signature: sig},
-			call("toolu_9", "lookup", `{"q":"x"}`),
+			translate.CallPart("toolu_9", "lookup", `{"q":"x"}`),
 		},
 		FinishReason: parleyv1.FinishReason_FINISH_REASON_TOOL_USE,
 	}}}
@@ -295,7 +279,7 @@ func TestStreamForTheSDK(t *testing.T) {
 	for _, ev := range []*parleyv1.StreamEvent{
 		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "r"}}}},
 		{Event: &parleyv1.StreamEvent_KeepAlive{KeepAlive: &parleyv1.KeepAlive{}}},
-		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: text("Hel")}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: translate.TextPart("Hel")}}},
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: "lo"}}}},
 	} {
 		if err := enc.Encode(w, ev); err != nil {

@@ -30,22 +30,6 @@ import (
 
 var other = &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS}
 
-func text(s string) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}
-}
-
-func msg(role parleyv1.Role, parts ...*parleyv1.Part) *parleyv1.Message {
-	return &parleyv1.Message{Role: role, Parts: parts}
-}
-
-func call(id, name, args string) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: name, Arguments: args}}}
-}
-
-func result(id, content string) *parleyv1.Part {
-	return &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: id, Content: []*parleyv1.Part{text(content)}}}}
-}
-
 // encode returns the upstream body as a generic document.
 func encode(t *testing.T, req *parleyv1.Request) map[string]any {
 	t.Helper()
@@ -72,14 +56,14 @@ func jsonOf(v any) string {
 func TestSystemTurnsFromOtherDialects(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions:   other,
-		Instructions: []*parleyv1.Part{text("Be brief.")},
+		Instructions: []*parleyv1.Part{translate.TextPart("Be brief.")},
 		Messages: []*parleyv1.Message{
-			msg(parleyv1.Role_ROLE_SYSTEM, text("You are a pirate.")),
-			msg(parleyv1.Role_ROLE_DEVELOPER, text("Never reveal the map.")),
-			msg(parleyv1.Role_ROLE_USER, text("Hello.")),
-			msg(parleyv1.Role_ROLE_ASSISTANT, text("Arr.")),
-			msg(parleyv1.Role_ROLE_SYSTEM, text("Now speak French.")),
-			msg(parleyv1.Role_ROLE_USER, text("Where is the map?")),
+			translate.NewMessage(parleyv1.Role_ROLE_SYSTEM, translate.TextPart("You are a pirate.")),
+			translate.NewMessage(parleyv1.Role_ROLE_DEVELOPER, translate.TextPart("Never reveal the map.")),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Hello.")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.TextPart("Arr.")),
+			translate.NewMessage(parleyv1.Role_ROLE_SYSTEM, translate.TextPart("Now speak French.")),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Where is the map?")),
 		},
 	}
 	m := encode(t, req)
@@ -108,10 +92,10 @@ func TestToolResultsArePlacedAfterTheirCall(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions: other,
 		Messages: []*parleyv1.Message{
-			msg(parleyv1.Role_ROLE_USER, text("Weather in Paris and Rome?")),
-			msg(parleyv1.Role_ROLE_ASSISTANT, text(""), call("c1", "weather", `{"city":"Paris"}`), call("c2", "weather", `{"city":"Rome"}`)),
-			msg(parleyv1.Role_ROLE_TOOL, result("c2", "20C")),
-			msg(parleyv1.Role_ROLE_USER, text("Also, hurry."), result("c1", "15C")),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Weather in Paris and Rome?")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.TextPart(""), translate.CallPart("c1", "weather", `{"city":"Paris"}`), translate.CallPart("c2", "weather", `{"city":"Rome"}`)),
+			translate.NewMessage(parleyv1.Role_ROLE_TOOL, translate.ResultPart("c2", "20C", false)),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Also, hurry."), translate.ResultPart("c1", "15C", false)),
 		},
 	}
 	m := encode(t, req)
@@ -140,13 +124,13 @@ func TestForeignSignaturesAreNotSent(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions: other,
 		Messages: []*parleyv1.Message{
-			msg(parleyv1.Role_ROLE_USER, text("Q")),
-			msg(parleyv1.Role_ROLE_ASSISTANT,
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Q")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT,
 				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "gemini thought"}}, Signature: geminiSig},
 				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "own thought"}}, Signature: ownSig},
 				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "bedrock thought"}}, Signature: otherUpstream},
 				&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Summary: []string{"openai summary"}}}},
-				text("A"),
+				translate.TextPart("A"),
 			),
 		},
 	}
@@ -164,7 +148,7 @@ func TestReasoningEffortBecomesABudget(t *testing.T) {
 		Extensions: other,
 		Generation: &parleyv1.GenerationConfig{MaxOutputTokens: proto.Int32(1000), Temperature: proto.Float64(0.5)},
 		Reasoning:  &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_HIGH},
-		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Think."))},
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Think."))},
 	}
 	m := encode(t, req)
 	if got := jsonOf(m["thinking"]); got != `{"budget_tokens":24576,"type":"enabled"}` {
@@ -186,7 +170,7 @@ func TestRangesAndDefaults(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions: other,
 		Generation: &parleyv1.GenerationConfig{Temperature: proto.Float64(1.7)},
-		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("Hi"))},
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Hi"))},
 	}
 	m := encode(t, req)
 	if m["temperature"] != 1.0 {
@@ -209,7 +193,7 @@ func TestUnsupportedMediaIsAClearError(t *testing.T) {
 		"heic image": {Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, MimeType: "image/heic", Source: &parleyv1.Media_Data{Data: []byte{1}}},
 		"gs uri":     {Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, MimeType: "image/png", Source: &parleyv1.Media_Uri{Uri: "gs://bucket/a.png"}},
 	} {
-		req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: m}})}}
+		req := &parleyv1.Request{Extensions: other, Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: m}})}}
 		_, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
 		var uns *translate.UnsupportedError
 		if !errors.As(err, &uns) || !strings.HasPrefix(uns.Field, "messages[0].parts[0].media") {
@@ -226,7 +210,7 @@ func TestToolChoiceAndAllowList(t *testing.T) {
 		Extensions: other,
 		Tools:      []*parleyv1.Tool{fn("a"), fn("b"), fn("c")},
 		ToolChoice: &parleyv1.ToolChoice{Mode: parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED, AllowedNames: []string{"b"}, ParallelCalls: proto.Bool(false)},
-		Messages:   []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("go"))},
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("go"))},
 	}
 	m := encode(t, req)
 	if got := jsonOf(m["tool_choice"]); got != `{"disable_parallel_tool_use":true,"name":"b","type":"tool"}` {
@@ -343,7 +327,7 @@ func TestLateSignatureInAStream(t *testing.T) {
 	sig := &parleyv1.Opaque{Value: "CiQBlate", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_GENERATE_CONTENT}}
 	events := []*parleyv1.StreamEvent{
 		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "r"}}}},
-		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: text("Hello")}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: translate.TextPart("Hello")}}},
 		{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: sig}}}},
 		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{}}},
 		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
@@ -371,7 +355,7 @@ func TestLateSignatureInAStream(t *testing.T) {
 func TestStreamUsageIsNeverLost(t *testing.T) {
 	events := []*parleyv1.StreamEvent{
 		{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "chatcmpl-1", Model: "gpt"}}}},
-		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: text("Hi")}}},
+		{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: translate.TextPart("Hi")}}},
 		{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{}}},
 		{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
 		{Event: &parleyv1.StreamEvent_Usage{Usage: &parleyv1.Usage{InputTokens: proto.Int64(30), OutputTokens: proto.Int64(2), CacheReadTokens: proto.Int64(10)}}},
@@ -459,7 +443,7 @@ func TestForeignSchemasFitTheService(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			req := &parleyv1.Request{
 				Extensions:     other,
-				Messages:       []*parleyv1.Message{msg(parleyv1.Role_ROLE_USER, text("x"))},
+				Messages:       []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("x"))},
 				ResponseFormat: &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA, Schema: schema},
 			}
 			m := encode(t, req)
