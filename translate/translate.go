@@ -55,6 +55,10 @@ type Outgoing struct {
 	Body   []byte
 	// Stream is true when the reply will be an event stream.
 	Stream bool
+	// Dropped names, by canonical field path, what the request asked for
+	// that this upstream's dialect has no way to carry, so that the
+	// gateway can tell the client instead of dropping it silently.
+	Dropped []string
 }
 
 // Target says where an upstream request goes and as whom.

@@ -132,6 +132,8 @@ type upstreamHTTP struct {
 	Path   string      `json:"path"`
 	Query  url.Values  `json:"query,omitempty"`
 	Header http.Header `json:"header"`
+	// Dropped is what the upstream's dialect cannot carry.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // errorReply is a pinned error reply: its status and body.
@@ -167,7 +169,7 @@ func checkRequest(t *testing.T, c golden.Case, from, to dialect) *parleyv1.Reque
 	golden.JSON(t, c.Path("request.upstream.json"), out.Body)
 	h := out.Header.Clone()
 	h.Del("Content-Type")
-	pin, _ := json.Marshal(upstreamHTTP{Method: out.Method, Path: out.Path, Query: out.Query, Header: h})
+	pin, _ := json.Marshal(upstreamHTTP{Method: out.Method, Path: out.Path, Query: out.Query, Header: h, Dropped: out.Dropped})
 	golden.JSON(t, c.Path("request.upstream.http.json"), pin)
 	to.sdkRequest(t, out.Body)
 	return req

@@ -96,6 +96,9 @@
 //     RetryInfo detail. In a stream an error is a chunk holding the error
 //     object; an error that arrives before anything else is still sent as
 //     such a chunk. Errors inside a reply carry retry advice by their code.
+//   - Cache hints. The service caches by cachedContent, not per block: the
+//     hints of a client of another dialect are not sent, and the upstream
+//     request lists each in Outgoing.Dropped for the gateway to report.
 //   - Counting. A :countTokens body holds contents or a whole
 //     generateContentRequest (which names its model again), never both.
 //     Toward an upstream Parley sends a generateContentRequest, so that the

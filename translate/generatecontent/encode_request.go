@@ -60,6 +60,8 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if t.APIKey != "" {
 		out.Header.Set("x-goog-api-key", t.APIKey)
 	}
+	// This dialect caches by cachedContent, not by per-block hints.
+	out.Dropped = translate.CacheHintPaths(req)
 	return out, nil
 }
 

@@ -1,0 +1,55 @@
+package cross_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/messages"
+)
+
+// A count request from a client of another dialect counts its system
+// prompt: it travels in the generateContentRequest.
+func TestCountRequestFromAnotherDialect(t *testing.T) {
+	req, err := messages.Client{}.DecodeCountRequest(&translate.Incoming{Body: []byte(`{"model":"claude-sonnet-4-5","system":"You are a scientist","messages":[{"role":"user","content":"Hello, Claude"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := generatecontent.Upstream{}.EncodeCountRequest(req, translate.Target{Model: "gemini-2.5-flash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out.Body), `"systemInstruction":{"parts":[{"text":"You are a scientist"}]}`) {
+		t.Errorf("body %s", out.Body)
+	}
+}
+
+// Cache hints have no per-block form in the content-generation dialect:
+// the upstream request names each one it could not carry, for the gateway
+// to report, instead of dropping them silently.
+func TestCacheHintsTowardContentGenerationAreReported(t *testing.T) {
+	body := `{"model":"claude-sonnet-4-5","max_tokens":1024,
+	"system":[{"type":"text","text":"You are an AI assistant tasked with analyzing literary works."},{"type":"text","text":"<the entire contents of Pride and Prejudice>","cache_control":{"type":"ephemeral"}}],
+	"tools":[{"name":"get_weather","description":"Get the current weather","input_schema":{"type":"object","properties":{"location":{"type":"string"}}},"cache_control":{"type":"ephemeral","ttl":"1h"}}],
+	"messages":[{"role":"user","content":[{"type":"text","text":"Analyze the major themes in Pride and Prejudice.","cache_control":{"type":"ephemeral"}}]}]}`
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-2.5-flash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"instructions[1].cache_control", "messages[0].parts[0].cache_control", "tools[0].cache_control"}
+	if strings.Join(out.Dropped, " ") != strings.Join(want, " ") {
+		t.Errorf("dropped %v, want %v", out.Dropped, want)
+	}
+	back, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-sonnet-4-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Dropped) != 0 || strings.Count(string(back.Body), "cache_control") != 3 {
+		t.Errorf("toward its own dialect the hints go as they came: dropped %v, body %s", back.Dropped, back.Body)
+	}
+}
