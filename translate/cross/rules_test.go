@@ -1,6 +1,7 @@
 package cross_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -51,5 +52,28 @@ func TestCacheHintsTowardContentGenerationAreReported(t *testing.T) {
 	}
 	if len(back.Dropped) != 0 || strings.Count(string(back.Body), "cache_control") != 3 {
 		t.Errorf("toward its own dialect the hints go as they came: dropped %v, body %s", back.Dropped, back.Body)
+	}
+}
+
+// Settings the messages dialect has no field for are listed as dropped,
+// not lost silently: the content-generation SDK's full generation config,
+// less the second candidate that would refuse the request outright.
+func TestSettingsTowardMessagesAreReported(t *testing.T) {
+	body, err := os.ReadFile("../../testdata/generate_content/sdk_generation_config/request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "models/gemini-2.5-flash", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Generation.CandidateCount = nil
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-sonnet-4-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "generation.seed generation.presence_penalty generation.frequency_penalty generation.logprobs generation.media_resolution generation.enhanced_civic_answers"
+	if got := strings.Join(out.Dropped, " "); got != want {
+		t.Errorf("dropped %q, want %q", got, want)
 	}
 }

@@ -86,6 +86,10 @@
 //     description, objects get additionalProperties: false.
 //   - Counting. /v1/messages/count_tokens is a request without
 //     max_tokens; the count is {"input_tokens": n}, cached tokens included.
+//   - Settings with no field here (seed, penalties, log-probabilities,
+//     logit bias, media resolution, speech, verbosity, safety settings,
+//     cached content) are not sent; the upstream request lists them in
+//     Outgoing.Dropped for the gateway to report.
 //   - Prompt feedback. A prompt the upstream blocked ends the turn with
 //     stop_reason refusal.
 //   - Server tools. server_tool_use and the *_tool_result blocks are hosted
