@@ -77,3 +77,22 @@ func TestSettingsTowardMessagesAreReported(t *testing.T) {
 		t.Errorf("dropped %q, want %q", got, want)
 	}
 }
+
+// An enum answer format has no messages form: it is reported, not lost.
+func TestEnumFormatTowardMessagesIsReported(t *testing.T) {
+	body, err := os.ReadFile("../../testdata/generate_content/sdk_enum_output/request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "models/gemini-2.5-flash", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-sonnet-4-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(out.Dropped, " "), "response_format") {
+		t.Errorf("dropped %v", out.Dropped)
+	}
+}

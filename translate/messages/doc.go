@@ -88,7 +88,8 @@
 //     max_tokens; the count is {"input_tokens": n}, cached tokens included.
 //   - Settings with no field here (seed, penalties, log-probabilities,
 //     logit bias, media resolution, speech, verbosity, safety settings,
-//     cached content) are not sent; the upstream request lists them in
+//     cached content, a schema-less JSON or enum answer format) are not
+//     sent; the upstream request lists them in
 //     Outgoing.Dropped for the gateway to report.
 //   - Prompt feedback. A prompt the upstream blocked ends the turn with
 //     stop_reason refusal.

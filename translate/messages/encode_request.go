@@ -78,6 +78,11 @@ func dropped(req *parleyv1.Request) []string {
 	add(g.GetVerbosity() != parleyv1.Verbosity_VERBOSITY_UNSPECIFIED, "generation.verbosity")
 	add(len(req.GetSafetySettings()) > 0, "safety_settings")
 	add(req.GetCachedContent() != "", "cached_content")
+	switch req.GetResponseFormat().GetKind() {
+	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_OBJECT, parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM:
+		// Only a JSON schema has a form here (output_config.format).
+		out = append(out, "response_format")
+	}
 	return out
 }
 
