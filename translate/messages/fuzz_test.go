@@ -1,50 +1,20 @@
 package messages_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
-	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/messages"
-	"github.com/parleyhq/parley/translate/sse"
 )
-
-// seeds adds every golden file of the given name as a seed.
-func seeds(f *testing.F, name string) {
-	paths, _ := filepath.Glob(filepath.Join(casesDir, "*", name))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-}
 
 // FuzzDecodeRequest: any body either fails with an input error or decodes
 // to a request that encodes for an upstream, and that encoding decodes
 // again. Nothing panics.
 func FuzzDecodeRequest(f *testing.F) {
-	seeds(f, "request.json")
+	dialecttest.Seeds(f, casesDir, "request.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: body})
-		if err != nil {
-			return
-		}
-		out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
-		if err != nil {
-			return // e.g. a tool call whose arguments are not an object
-		}
-		if !json.Valid(out.Body) {
-			t.Fatalf("invalid JSON toward the upstream: %s", out.Body)
-		}
-		if _, err := (messages.Client{}).DecodeRequest(&translate.Incoming{Body: out.Body}); err != nil {
-			t.Fatalf("the encoded request does not decode: %v\n%s", err, out.Body)
-		}
+		dialecttest.FuzzRequest(t, messages.Client{}, messages.Upstream{}, &translate.Incoming{Body: body})
 	})
 }
 
@@ -52,23 +22,8 @@ func FuzzDecodeRequest(f *testing.F) {
 // events (the accumulator accepts them) or an error, and whatever it
 // yields renders for a client without a panic.
 func FuzzStreamDecoder(f *testing.F) {
-	seeds(f, "stream.sse")
+	dialecttest.Seeds(f, casesDir, "stream.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		acc := translate.NewAccumulator()
-		var buf bytes.Buffer
-		w := sse.NewWriter(&buf)
-		enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
-		dec := messages.Upstream{}.NewStreamDecoder(translate.Target{})
-		for ev, err := range translate.DecodeStream(parleyv1.Dialect_DIALECT_MESSAGES, bytes.NewReader(stream), dec, translate.StreamLimits{MaxFrameBytes: 1 << 16}) {
-			if err != nil {
-				return
-			}
-			if err := acc.Add(ev); err != nil {
-				t.Fatalf("the decoder yielded an out-of-order stream: %v", err)
-			}
-			if err := enc.Encode(w, ev); err != nil {
-				t.Fatalf("a well-ordered stream failed to encode: %v", err)
-			}
-		}
+		dialecttest.FuzzStream(t, messages.Client{}, messages.Upstream{}, stream)
 	})
 }
