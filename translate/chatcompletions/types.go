@@ -1,0 +1,345 @@
+package chatcompletions
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// The wire types model what Parley maps; every other member lands in the
+// Unknown fallback of its object and travels in the canonical extension bag,
+// so that a request or reply of this dialect passes through unchanged.
+
+// Request is the body of POST /v1/chat/completions.
+type Request struct {
+	Model               string             `json:"model"`
+	Messages            []Message          `json:"messages"`
+	Tools               []Tool             `json:"tools,omitzero"`
+	ToolChoice          *ToolChoice        `json:"tool_choice,omitzero"`
+	ParallelToolCalls   *bool              `json:"parallel_tool_calls,omitzero"`
+	ResponseFormat      *ResponseFormat    `json:"response_format,omitzero"`
+	MaxTokens           *int64             `json:"max_tokens,omitzero"`
+	MaxCompletionTokens *int64             `json:"max_completion_tokens,omitzero"`
+	N                   *int64             `json:"n,omitzero"`
+	Stop                *Stop              `json:"stop,omitzero"`
+	Seed                *int64             `json:"seed,omitzero"`
+	Logprobs            *bool              `json:"logprobs,omitzero"`
+	TopLogprobs         *int64             `json:"top_logprobs,omitzero"`
+	LogitBias           map[string]float64 `json:"logit_bias,omitzero"`
+	PresencePenalty     *float64           `json:"presence_penalty,omitzero"`
+	FrequencyPenalty    *float64           `json:"frequency_penalty,omitzero"`
+	Temperature         *float64           `json:"temperature,omitzero"`
+	TopP                *float64           `json:"top_p,omitzero"`
+	ReasoningEffort     string             `json:"reasoning_effort,omitzero"`
+	Verbosity           string             `json:"verbosity,omitzero"`
+	Modalities          []string           `json:"modalities,omitzero"`
+	Audio               *AudioParam        `json:"audio,omitzero"`
+	Stream              *bool              `json:"stream,omitzero"`
+	StreamOptions       *StreamOptions     `json:"stream_options,omitzero"`
+	User                *string            `json:"user,omitzero"`
+	Metadata            map[string]string  `json:"metadata,omitzero"`
+	ServiceTier         string             `json:"service_tier,omitzero"`
+	Store               *bool              `json:"store,omitzero"`
+	WebSearchOptions    *WebSearchOptions  `json:"web_search_options,omitzero"`
+	Unknown             jsonx.Unknown      `json:",embed" jsonschema:"-"`
+}
+
+// Stop is a string or an array of strings.
+type Stop struct {
+	String bool
+	Values []string
+}
+
+// AudioParam asks for spoken output.
+type AudioParam struct {
+	Voice   string        `json:"voice"`
+	Format  string        `json:"format"`
+	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// StreamOptions are the options of a streamed request.
+type StreamOptions struct {
+	IncludeUsage *bool         `json:"include_usage,omitzero"`
+	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// WebSearchOptions turn on the search models' web search.
+type WebSearchOptions struct {
+	SearchContextSize string             `json:"search_context_size,omitzero"`
+	UserLocation      *WebSearchLocation `json:"user_location,omitzero"`
+	Unknown           jsonx.Unknown      `json:",embed" jsonschema:"-"`
+}
+
+// WebSearchLocation is {"type": "approximate", "approximate": {...}}.
+type WebSearchLocation struct {
+	Type        string        `json:"type"`
+	Approximate *Approximate  `json:"approximate,omitzero"`
+	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Approximate is an approximate user location.
+type Approximate struct {
+	City     string        `json:"city,omitzero"`
+	Country  string        `json:"country,omitzero"`
+	Region   string        `json:"region,omitzero"`
+	Timezone string        `json:"timezone,omitzero"`
+	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Message is one message of the conversation, in a request or a reply.
+type Message struct {
+	Role       string     `json:"role" jsonschema:"enum=system,enum=developer,enum=user,enum=assistant,enum=tool,enum=function"`
+	Content    *Content   `json:"content,omitzero"`
+	Name       string     `json:"name,omitzero"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitzero"`
+	ToolCallID string     `json:"tool_call_id,omitzero"`
+	Refusal    *string    `json:"refusal,omitzero" jsonschema:"nullable"`
+	// Reasoning text, as many compatible servers send it.
+	ReasoningContent *string       `json:"reasoning_content,omitzero" jsonschema:"nullable"`
+	Annotations      []Annotation  `json:"annotations,omitzero"`
+	Unknown          jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Content is null, a string, or an array of parts; the form is recorded so
+// that the same form goes back out.
+type Content struct {
+	Null   bool
+	String bool
+	Text   string
+	Parts  []ContentPart
+}
+
+// ContentPart is one part of a message's content.
+type ContentPart struct {
+	Type       string        `json:"type" jsonschema:"enum=text,enum=image_url,enum=input_audio,enum=file,enum=refusal"`
+	Text       *string       `json:"text,omitzero"`
+	ImageURL   *ImageURL     `json:"image_url,omitzero"`
+	InputAudio *InputAudio   `json:"input_audio,omitzero"`
+	File       *File         `json:"file,omitzero"`
+	Refusal    *string       `json:"refusal,omitzero"`
+	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// ImageURL is an image by URL or data URL.
+type ImageURL struct {
+	URL     string        `json:"url"`
+	Detail  string        `json:"detail,omitzero" jsonschema:"enum=auto,enum=low,enum=high"`
+	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// InputAudio is inline audio.
+type InputAudio struct {
+	Data    string        `json:"data"`
+	Format  string        `json:"format"`
+	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// File is a file inline (a data URL) or by id.
+type File struct {
+	FileData string        `json:"file_data,omitzero"`
+	FileID   string        `json:"file_id,omitzero"`
+	Filename string        `json:"filename,omitzero"`
+	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// ToolCall is a tool call of an assistant message.
+type ToolCall struct {
+	ID       string        `json:"id"`
+	Type     string        `json:"type"`
+	Function Function      `json:"function"`
+	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Function is the function a tool call calls.
+type Function struct {
+	Name      string        `json:"name"`
+	Arguments string        `json:"arguments"`
+	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Annotation is a citation on a reply's content.
+type Annotation struct {
+	Type        string        `json:"type"`
+	URLCitation *URLCitation  `json:"url_citation,omitzero"`
+	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// URLCitation is a web page cited by a span of the content.
+type URLCitation struct {
+	StartIndex int64         `json:"start_index"`
+	EndIndex   int64         `json:"end_index"`
+	Title      string        `json:"title"`
+	URL        string        `json:"url"`
+	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Tool is a tool the model may call.
+type Tool struct {
+	Type     string        `json:"type"`
+	Function *FunctionDef  `json:"function,omitzero"`
+	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// FunctionDef declares a function.
+type FunctionDef struct {
+	Name        string         `json:"name"`
+	Description *string        `json:"description,omitzero"`
+	Parameters  jsontext.Value `json:"parameters,omitzero"`
+	Strict      *bool          `json:"strict,omitzero"`
+	Unknown     jsonx.Unknown  `json:",embed" jsonschema:"-"`
+}
+
+// ToolChoice is a mode string or an object naming a function or an
+// allow-list.
+type ToolChoice struct {
+	Mode         string        `json:"-"`
+	Type         string        `json:"type,omitzero"`
+	Function     *NamedFunc    `json:"function,omitzero"`
+	AllowedTools *AllowedTools `json:"allowed_tools,omitzero"`
+	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// NamedFunc names a function.
+type NamedFunc struct {
+	Name    string        `json:"name"`
+	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// AllowedTools restricts the model to some tools.
+type AllowedTools struct {
+	Mode    string        `json:"mode"`
+	Tools   []Tool        `json:"tools"`
+	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// ResponseFormat is the shape the answer must take.
+type ResponseFormat struct {
+	Type       string        `json:"type" jsonschema:"enum=text,enum=json_object,enum=json_schema"`
+	JSONSchema *JSONSchema   `json:"json_schema,omitzero"`
+	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// JSONSchema is a named JSON schema for structured output.
+type JSONSchema struct {
+	Name        string         `json:"name"`
+	Description *string        `json:"description,omitzero"`
+	Schema      jsontext.Value `json:"schema,omitzero"`
+	Strict      *bool          `json:"strict,omitzero"`
+	Unknown     jsonx.Unknown  `json:",embed" jsonschema:"-"`
+}
+
+// Response is a whole reply.
+type Response struct {
+	ID                string        `json:"id"`
+	Object            string        `json:"object"`
+	Created           int64         `json:"created"`
+	Model             string        `json:"model"`
+	Choices           []Choice      `json:"choices"`
+	Usage             *Usage        `json:"usage,omitzero" jsonschema:"nullable"`
+	ServiceTier       *string       `json:"service_tier,omitzero" jsonschema:"nullable"`
+	SystemFingerprint *string       `json:"system_fingerprint,omitzero" jsonschema:"nullable"`
+	Unknown           jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Choice is one candidate of a whole reply.
+type Choice struct {
+	Index        int64         `json:"index"`
+	Message      Message       `json:"message"`
+	FinishReason *string       `json:"finish_reason" jsonschema:"nullable"`
+	Logprobs     *Logprobs     `json:"logprobs" jsonschema:"nullable"`
+	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Logprobs are the log-probabilities of a choice.
+type Logprobs struct {
+	Content []TokenLogprob `json:"content,omitzero" jsonschema:"nullable"`
+	Refusal []TokenLogprob `json:"refusal,omitzero" jsonschema:"nullable"`
+	Unknown jsonx.Unknown  `json:",embed" jsonschema:"-"`
+}
+
+// TokenLogprob is one token and its most likely alternatives.
+type TokenLogprob struct {
+	Token       string         `json:"token"`
+	Logprob     float64        `json:"logprob"`
+	Bytes       jsontext.Value `json:"bytes"`
+	TopLogprobs []TokenLogprob `json:"top_logprobs,omitzero"`
+}
+
+// Usage counts tokens. prompt_tokens includes cached tokens;
+// completion_tokens includes reasoning tokens.
+type Usage struct {
+	PromptTokens            int64          `json:"prompt_tokens"`
+	CompletionTokens        int64          `json:"completion_tokens"`
+	TotalTokens             int64          `json:"total_tokens"`
+	PromptTokensDetails     *PromptDetails `json:"prompt_tokens_details,omitzero"`
+	CompletionTokensDetails *OutputDetails `json:"completion_tokens_details,omitzero"`
+	Unknown                 jsonx.Unknown  `json:",embed" jsonschema:"-"`
+}
+
+// PromptDetails break down prompt tokens.
+type PromptDetails struct {
+	CachedTokens *int64        `json:"cached_tokens,omitzero"`
+	AudioTokens  *int64        `json:"audio_tokens,omitzero"`
+	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// OutputDetails break down completion tokens.
+type OutputDetails struct {
+	ReasoningTokens          *int64        `json:"reasoning_tokens,omitzero"`
+	AudioTokens              *int64        `json:"audio_tokens,omitzero"`
+	AcceptedPredictionTokens *int64        `json:"accepted_prediction_tokens,omitzero"`
+	RejectedPredictionTokens *int64        `json:"rejected_prediction_tokens,omitzero"`
+	Unknown                  jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Chunk is one event of a streamed reply.
+type Chunk struct {
+	ID                string         `json:"id"`
+	Object            string         `json:"object"`
+	Created           int64          `json:"created"`
+	Model             string         `json:"model"`
+	Choices           []ChunkChoice  `json:"choices"`
+	Usage             *Usage         `json:"usage,omitzero"`
+	ServiceTier       *string        `json:"service_tier,omitzero"`
+	SystemFingerprint *string        `json:"system_fingerprint,omitzero"`
+	Error             jsontext.Value `json:"error,omitzero"`
+	Unknown           jsonx.Unknown  `json:",embed" jsonschema:"-"`
+}
+
+// ChunkChoice is one candidate's step of a streamed reply.
+type ChunkChoice struct {
+	Index        int64         `json:"index"`
+	Delta        Delta         `json:"delta"`
+	FinishReason *string       `json:"finish_reason" jsonschema:"nullable"`
+	Logprobs     *Logprobs     `json:"logprobs" jsonschema:"nullable"`
+	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
+
+// Delta is what a chunk adds to a candidate.
+type Delta struct {
+	Role             string          `json:"role,omitzero"`
+	Content          *string         `json:"content,omitzero"`
+	Refusal          *string         `json:"refusal,omitzero"`
+	ReasoningContent *string         `json:"reasoning_content,omitzero"`
+	Reasoning        *string         `json:"reasoning,omitzero"`
+	ToolCalls        []DeltaToolCall `json:"tool_calls,omitzero"`
+	Annotations      []Annotation    `json:"annotations,omitzero"`
+	Unknown          jsonx.Unknown   `json:",embed" jsonschema:"-"`
+}
+
+// DeltaToolCall is a step of one tool call, by index: the id and name on
+// its first step, argument fragments after.
+type DeltaToolCall struct {
+	Index    int64          `json:"index"`
+	ID       string         `json:"id,omitzero"`
+	Type     string         `json:"type,omitzero"`
+	Function *DeltaFunction `json:"function,omitzero"`
+	Unknown  jsonx.Unknown  `json:",embed" jsonschema:"-"`
+}
+
+// DeltaFunction is a step of a tool call's function.
+type DeltaFunction struct {
+	Name      string        `json:"name,omitzero"`
+	Arguments *string       `json:"arguments,omitzero"`
+	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
+}
