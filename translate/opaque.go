@@ -36,6 +36,7 @@ const (
 	flagWasBase64   = 1 << 1
 	flagCarrierPrev = 1 << 2
 	flagEncrypted   = 1 << 3
+	flagSignature   = 1 << 4
 	maxSealedHeader = 512
 )
 
@@ -51,6 +52,10 @@ const (
 	SealCarrierPrev
 	// SealEncrypted: encrypted reasoning content held in a signature field.
 	SealEncrypted
+	// SealSignature: the signature of a reasoning part held in an
+	// encrypted-content field (a dialect whose reasoning carries no
+	// signature of its own).
+	SealSignature
 )
 
 // Opened is a value a client sent back, with what its seal said.
@@ -79,6 +84,8 @@ func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) str
 		flags |= flagCarrierPrev
 	case SealEncrypted:
 		flags |= flagEncrypted
+	case SealSignature:
+		flags |= flagSignature
 	}
 	if raw, err := base64.StdEncoding.DecodeString(op.GetValue()); err == nil && base64.StdEncoding.EncodeToString(raw) == op.GetValue() {
 		flags |= flagWasBase64
@@ -143,6 +150,8 @@ func openSeal(value string) (Opened, bool) {
 		o.Kind = SealCarrierPrev
 	case flags&flagEncrypted != 0:
 		o.Kind = SealEncrypted
+	case flags&flagSignature != 0:
+		o.Kind = SealSignature
 	}
 	return o, true
 }

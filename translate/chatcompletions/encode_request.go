@@ -471,6 +471,9 @@ func (e *encoder) tools(w *Request) error {
 
 func (e *encoder) settings(w *Request) {
 	req, g := e.req, e.req.GetGeneration()
+	if g == nil {
+		g = &parleyv1.GenerationConfig{}
+	}
 	ext := req.GetExtensions()
 	w.Temperature, w.TopP, w.Seed = g.Temperature, g.TopP, g.Seed
 	w.PresencePenalty, w.FrequencyPenalty, w.LogitBias = g.PresencePenalty, g.FrequencyPenalty, g.GetLogitBias()

@@ -8,12 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/parleyhq/parley/translate/golden"
 )
@@ -205,5 +208,286 @@ func OpenAIError(t testing.TB, status int, body []byte, wantType, message string
 	}
 	if apiErr.StatusCode != status || apiErr.Type == "" || wantType != "" && apiErr.Type != wantType || apiErr.Message != message {
 		t.Errorf("the SDK read the error as %d %q %q", apiErr.StatusCode, apiErr.Type, apiErr.Message)
+	}
+}
+
+// ResponsesRequest checks that the SDK's request types read every member
+// of a responses request body. The SDK reads its param unions (input
+// items, their content, tools, filters) only in part, so each union
+// member is checked against its own variant type, and the rest of the
+// body against ResponseNewParams.
+func ResponsesRequest(t testing.TB, body []byte) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "stream")
+	if items, ok := m["input"].([]any); ok {
+		for i, it := range items {
+			inputItem(t, i, it.(map[string]any))
+		}
+		delete(m, "input")
+	}
+	if tools, ok := m["tools"].([]any); ok {
+		for i, tl := range tools {
+			responsesTool(t, i, tl.(map[string]any))
+		}
+		delete(m, "tools")
+	}
+	if tc, ok := m["tool_choice"].(map[string]any); ok {
+		holds(t, "tool_choice", tc, map[string]any{
+			"function": &responses.ToolChoiceFunctionParam{}, "allowed_tools": &responses.ToolChoiceAllowedParam{},
+		}[typeOf(tc)], &responses.ToolChoiceTypesParam{})
+		delete(m, "tool_choice")
+	}
+	var p responses.ResponseNewParams
+	holds(t, "the request", m, &p, nil)
+}
+
+func typeOf(m map[string]any) string {
+	s, _ := m["type"].(string)
+	return s
+}
+
+// holds requires the SDK type v (or alt, when v is nil) to read doc and
+// write it back unchanged.
+func holds(t testing.TB, what string, doc any, v, alt any) {
+	t.Helper()
+	if v == nil {
+		v = alt
+	}
+	if v == nil {
+		t.Errorf("%s: the SDK has no type for %v", what, doc)
+		return
+	}
+	raw, _ := json.Marshal(doc)
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: the SDK cannot read it: %v", what, err)
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff, err := golden.DiffJSON(raw, again, golden.IgnoreNullMembers); err != nil || diff != "" {
+		t.Errorf("%s: the SDK's type does not hold it (-sent +sdk):\n%s%v", what, diff, err)
+	}
+}
+
+func inputItem(t testing.TB, i int, it map[string]any) {
+	t.Helper()
+	what := "input[" + strconv.Itoa(i) + "]"
+	typ := typeOf(it)
+	if typ == "" || typ == "message" {
+		if parts, ok := it["content"].([]any); ok {
+			for j, p := range parts {
+				pm := p.(map[string]any)
+				holds(t, what+".content["+strconv.Itoa(j)+"]", pm, map[string]any{
+					"input_text": &responses.ResponseInputTextParam{}, "input_image": &responses.ResponseInputImageParam{},
+					"input_file": &responses.ResponseInputFileParam{}, "output_text": &responses.ResponseOutputTextParam{},
+					"refusal": &responses.ResponseOutputRefusalParam{},
+				}[typeOf(pm)], nil)
+			}
+			envelope := map[string]any{}
+			for k, v := range it {
+				envelope[k] = v
+			}
+			envelope["content"] = ""
+			if _, hasID := it["id"]; hasID {
+				var out responses.ResponseOutputMessageParam
+				raw, _ := json.Marshal(envelope)
+				if err := json.Unmarshal(raw, &out); err != nil || out.ID != it["id"] {
+					t.Errorf("%s: the SDK cannot read the message's envelope: %v", what, err)
+				}
+				return
+			}
+			holds(t, what, envelope, &responses.EasyInputMessageParam{}, nil)
+			return
+		}
+		holds(t, what, it, &responses.EasyInputMessageParam{}, nil)
+		return
+	}
+	if typ == "function_call_output" {
+		if _, isText := it["output"].(string); !isText {
+			parts, _ := it["output"].([]any)
+			for j, p := range parts {
+				pm := p.(map[string]any)
+				holds(t, what+".output["+strconv.Itoa(j)+"]", pm, map[string]any{
+					"input_text": &responses.ResponseInputTextParam{}, "input_image": &responses.ResponseInputImageParam{}, "input_file": &responses.ResponseInputFileParam{},
+				}[typeOf(pm)], nil)
+			}
+			it = copyWithout(it, "output")
+			it["output"] = ""
+		}
+	}
+	holds(t, what, it, map[string]any{
+		"function_call":        &responses.ResponseFunctionToolCallParam{},
+		"function_call_output": &responses.ResponseInputItemFunctionCallOutputParam{},
+		"reasoning":            &responses.ResponseReasoningItemParam{},
+		"item_reference":       &responses.ResponseInputItemItemReferenceParam{},
+		"computer_call":        &responses.ResponseComputerToolCallParam{},
+		"computer_call_output": &responses.ResponseInputItemComputerCallOutputParam{},
+		"web_search_call":      &responses.ResponseFunctionWebSearchParam{},
+		"file_search_call":     &responses.ResponseFileSearchToolCallParam{},
+	}[typ], nil)
+}
+
+func copyWithout(m map[string]any, key string) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func responsesTool(t testing.TB, i int, tl map[string]any) {
+	t.Helper()
+	what := "tools[" + strconv.Itoa(i) + "]"
+	typ := typeOf(tl)
+	if f, ok := tl["filters"].(map[string]any); ok && typ == "file_search" {
+		filter(t, what+".filters", f)
+		tl = copyWithout(tl, "filters")
+	}
+	if _, ok := tl["domains"].([]any); ok && strings.HasPrefix(typ, "web_search_preview") {
+		// The spec gives web_search_preview a domains list; the SDK's
+		// type has no member for it.
+		tl = copyWithout(tl, "domains")
+	}
+	holds(t, what, tl, map[string]any{
+		"function": &responses.FunctionToolParam{}, "file_search": &responses.FileSearchToolParam{},
+		"computer_use_preview": &responses.ComputerUsePreviewToolParam{}, "web_search": &responses.WebSearchToolParam{},
+		"web_search_preview": &responses.WebSearchPreviewToolParam{}, "web_search_preview_2025_03_11": &responses.WebSearchPreviewToolParam{},
+	}[typ], nil)
+}
+
+func filter(t testing.TB, what string, f map[string]any) {
+	t.Helper()
+	if subs, ok := f["filters"].([]any); ok {
+		for j, s := range subs {
+			filter(t, what+".filters["+strconv.Itoa(j)+"]", s.(map[string]any))
+		}
+		holds(t, what, copyWithout(f, "filters"), &shared.CompoundFilterParam{}, nil)
+		return
+	}
+	holds(t, what, f, &shared.ComparisonFilterParam{}, nil)
+}
+
+// ResponsesReply checks that the SDK reads a whole response object, that
+// every output item is of a type it knows, and that the output converts
+// for the next turn.
+func ResponsesReply(t testing.TB, body []byte) responses.Response {
+	t.Helper()
+	var r responses.Response
+	if err := r.UnmarshalJSON(body); err != nil {
+		t.Fatalf("the SDK cannot read the reply: %v", err)
+	}
+	if r.ID == "" || r.Object != "response" || r.Status == "" {
+		t.Errorf("reply envelope = %q %q %q", r.ID, r.Object, r.Status)
+	}
+	for i, it := range r.Output {
+		if it.AsAny() == nil {
+			t.Errorf("output[%d] has a type the SDK does not know: %q", i, it.Type)
+		}
+	}
+	return r
+}
+
+// ResponsesStream reads a stream through the SDK's stream reader, checks
+// every event's type against its event line and its sequence numbers, and
+// returns the response the SDK's ResponseAccumulator rebuilds from it.
+func ResponsesStream(t testing.TB, stream []byte) *responses.Response {
+	t.Helper()
+	res := openaiStream(stream, "/v1/responses")
+	defer res.Body.Close()
+	s := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(res), nil)
+	var acc responses.ResponseAccumulator
+	seq := int64(0)
+	for s.Next() {
+		ev := s.Current()
+		if ev.AsAny() == nil {
+			t.Errorf("event %q is of a type the SDK does not know", ev.Type)
+		}
+		if ev.SequenceNumber != seq {
+			t.Errorf("event %q has sequence_number %d, want %d", ev.Type, ev.SequenceNumber, seq)
+		}
+		seq++
+		var se responses.ResponsesServerEventUnion
+		if err := json.Unmarshal([]byte(ev.RawJSON()), &se); err != nil {
+			t.Fatalf("event %q: %v", ev.Type, err)
+		}
+		if err := acc.AddEvent(se); err != nil {
+			t.Fatalf("the SDK's accumulator rejected %q: %v", ev.Type, err)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("the SDK's stream reader failed: %v", err)
+	}
+	r, err := acc.ReconstructedResponse()
+	if err != nil {
+		t.Fatalf("the SDK's accumulator built no response: %v", err)
+	}
+	return r
+}
+
+// ResponsesStreamError reads a stream that ends in response.failed or an
+// error event and requires the message in it.
+func ResponsesStreamError(t testing.TB, stream []byte, message string) {
+	t.Helper()
+	res := openaiStream(stream, "/v1/responses")
+	defer res.Body.Close()
+	s := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(res), nil)
+	var last responses.ResponseStreamEventUnion
+	for s.Next() {
+		last = s.Current()
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("the SDK's stream reader failed: %v", err)
+	}
+	switch last.Type {
+	case "response.failed":
+		if e := last.AsResponseFailed().Response.Error; e.Message != message || e.Code == "" {
+			t.Errorf("response.failed error = %q %q, want the message %q", e.Code, e.Message, message)
+		}
+	case "error":
+		if e := last.AsError(); e.Message != message {
+			t.Errorf("error event message = %q, want %q", e.Message, message)
+		}
+	default:
+		t.Errorf("the stream ended with %q, want response.failed or error", last.Type)
+	}
+}
+
+// SameResponse requires a streamed response rebuilt by the SDK to agree
+// with the whole reply of the same response.
+func SameResponse(t testing.TB, want responses.Response, got *responses.Response) {
+	t.Helper()
+	if want.ID != got.ID || want.Status != got.Status || want.Model != got.Model {
+		t.Errorf("streamed envelope = %q %q %q, whole = %q %q %q", got.ID, got.Status, got.Model, want.ID, want.Status, want.Model)
+	}
+	if want.Usage.InputTokens != got.Usage.InputTokens || want.Usage.OutputTokens != got.Usage.OutputTokens ||
+		want.Usage.InputTokensDetails.CachedTokens != got.Usage.InputTokensDetails.CachedTokens {
+		t.Errorf("streamed usage = %+v, whole = %+v", got.Usage, want.Usage)
+	}
+	if want.OutputText() != got.OutputText() {
+		t.Errorf("streamed text = %q, whole = %q", got.OutputText(), want.OutputText())
+	}
+	if len(want.Output) != len(got.Output) {
+		t.Fatalf("streamed %d output items, whole reply has %d", len(got.Output), len(want.Output))
+	}
+	for i := range want.Output {
+		w, g := want.Output[i], got.Output[i]
+		if w.Type != g.Type || w.CallID != g.CallID || w.Name != g.Name || w.EncryptedContent != g.EncryptedContent {
+			t.Errorf("item %d: streamed %q %q %q, whole %q %q %q", i, g.Type, g.CallID, g.Name, w.Type, w.CallID, w.Name)
+		}
+		if w.Type == "function_call" {
+			if diff, err := golden.DiffJSON([]byte(orEmpty(w.Arguments.OfString)), []byte(orEmpty(g.Arguments.OfString))); err != nil || diff != "" {
+				t.Errorf("item %d arguments: %s %v", i, diff, err)
+			}
+		}
+		if len(w.Summary) != len(g.Summary) {
+			t.Errorf("item %d: streamed %d summaries, whole %d", i, len(g.Summary), len(w.Summary))
+		}
 	}
 }

@@ -1,0 +1,465 @@
+package responses
+
+import (
+	"fmt"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/openai"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// NewStreamEncoder implements translate.Client.
+func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
+	return &streamEncoder{req: req, msg: -1, openIdx: -1}
+}
+
+type streamEncoder struct {
+	req     *parleyv1.Request
+	started bool
+	ended   bool
+	seq     int64
+	resp    *parleyv1.Response // the start's response, for snapshots
+	items   []Item             // output items so far
+	msg     int                // index in items of the open message item, -1 when none
+	// the open part, accumulated
+	open    *parleyv1.Part
+	openIdx int32
+	out     int64 // output index of the open part's item
+	content int64 // content index of the open part in its message
+	sums    int   // reasoning summaries begun
+	usage   *parleyv1.Usage
+	reason  parleyv1.FinishReason
+	message string
+}
+
+func (s *streamEncoder) emit(w *sse.Writer, e *Event) error {
+	s.seq++
+	e.SequenceNumber = new(s.seq - 1)
+	b, err := jsonx.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return w.Event(e.Type, b)
+}
+
+func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Response {
+	resp := cloneResponse(s.resp)
+	if final {
+		resp.Candidates = []*parleyv1.Candidate{{FinishReason: s.reason, FinishMessage: s.message}}
+	}
+	r := snapshot(s.req, resp, status)
+	if final {
+		r.Output = append([]Item{}, s.items...)
+		r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
+	}
+	return r
+}
+
+func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
+	if _, ok := e.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
+		return nil
+	}
+	if s.ended {
+		return fmt.Errorf("responses: event after the end of the stream")
+	}
+	if _, ok := e.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !s.started {
+		if x := e.GetError(); x != nil {
+			return s.Fail(w, x)
+		}
+		return fmt.Errorf("responses: stream event before start")
+	}
+	switch x := e.GetEvent().(type) {
+	case *parleyv1.StreamEvent_Start:
+		if s.started {
+			return fmt.Errorf("responses: a second start")
+		}
+		s.started = true
+		s.resp = x.Start.GetResponse()
+		if s.resp == nil {
+			s.resp = &parleyv1.Response{}
+		}
+		if s.resp.GetId() == "" {
+			s.resp = cloneResponse(s.resp)
+			s.resp.Id = translate.NewID("resp_")
+		}
+		s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
+		snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
+		if err := s.emit(w, &Event{Type: "response.created", Response: snap}); err != nil {
+			return err
+		}
+		return s.emit(w, &Event{Type: "response.in_progress", Response: snap})
+	case *parleyv1.StreamEvent_PartStart:
+		if x.PartStart.GetCandidateIndex() != 0 {
+			return nil // this dialect shows one candidate
+		}
+		return s.partStart(w, x.PartStart)
+	case *parleyv1.StreamEvent_PartDelta:
+		if x.PartDelta.GetCandidateIndex() != 0 {
+			return nil
+		}
+		return s.partDelta(w, x.PartDelta)
+	case *parleyv1.StreamEvent_PartStop:
+		if x.PartStop.GetCandidateIndex() != 0 {
+			return nil
+		}
+		return s.partStop(w, x.PartStop)
+	case *parleyv1.StreamEvent_Usage:
+		s.usage = translate.MergeUsage(s.usage, x.Usage)
+	case *parleyv1.StreamEvent_Finish:
+		if x.Finish.GetCandidateIndex() == 0 {
+			s.reason, s.message = x.Finish.GetReason(), x.Finish.GetFinishMessage()
+		}
+	case *parleyv1.StreamEvent_Error:
+		return s.Fail(w, x.Error)
+	case *parleyv1.StreamEvent_Done:
+		if s.open != nil {
+			return fmt.Errorf("responses: done while part %d is open", s.openIdx)
+		}
+		if err := s.closeMessage(w); err != nil {
+			return err
+		}
+		s.ended = true
+		if translate.HasToolCalls(s.parts()) {
+			s.reason = translate.ToolUseFinish(s.reason, true)
+		}
+		status := parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED
+		typ := "response.completed"
+		if incompleteWord(s.reason) != "" {
+			status, typ = parleyv1.ResponseStatus_RESPONSE_STATUS_INCOMPLETE, "response.incomplete"
+		}
+		return s.emit(w, &Event{Type: typ, Response: s.snapshot(status, true)})
+	}
+	return nil
+}
+
+// parts lists a part per call item emitted, for the tool-use finish.
+func (s *streamEncoder) parts() []*parleyv1.Part {
+	var out []*parleyv1.Part
+	for _, it := range s.items {
+		if it.Type == "function_call" || it.Type == "computer_call" {
+			out = append(out, translate.CallPart(it.CallID, it.Name, ""))
+		}
+	}
+	return out
+}
+
+func (s *streamEncoder) closeMessage(w *sse.Writer) error {
+	if s.msg < 0 {
+		return nil
+	}
+	i := s.msg
+	s.msg = -1
+	s.items[i].Status = "completed"
+	if incompleteWord(s.reason) != "" {
+		s.items[i].Status = "incomplete"
+	}
+	return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
+}
+
+// addItem appends an item and announces it.
+func (s *streamEncoder) addItem(w *sse.Writer, it Item) error {
+	s.items = append(s.items, it)
+	i := len(s.items) - 1
+	added := it
+	added.Status = "in_progress"
+	switch it.Type {
+	case "function_call":
+		added.Arguments = new("")
+	case "message":
+		added.Content = &Content{Parts: []ContentPart{}}
+	case "reasoning":
+		added.Summary, added.EncryptedContent, added.Content = []SummaryPart{}, nil, nil
+	}
+	return s.emit(w, &Event{Type: "response.output_item.added", OutputIndex: new(int64(i)), Item: &added})
+}
+
+// whole announces an item that is complete at once.
+func (s *streamEncoder) whole(w *sse.Writer, it Item) error {
+	if err := s.addItem(w, it); err != nil {
+		return err
+	}
+	i := len(s.items) - 1
+	return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
+}
+
+func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
+	if s.open != nil {
+		return fmt.Errorf("responses: part %d starts while part %d is open", ps.GetIndex(), s.openIdx)
+	}
+	p := clonePart(ps.GetPart())
+	s.open, s.openIdx, s.sums = p, ps.GetIndex(), 0
+	if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil && sig.GetOrigin().GetDialect() != D {
+		if err := s.closeMessage(w); err != nil {
+			return err
+		}
+		if err := s.whole(w, carrierItem(sig)); err != nil {
+			return err
+		}
+	}
+	if isMessagePart(p) {
+		if s.msg < 0 || (p.GetItemId() != "" && p.GetItemId() != s.items[s.msg].ID) {
+			if err := s.closeMessage(w); err != nil {
+				return err
+			}
+			if err := s.addItem(w, newMessageItem(p)); err != nil {
+				return err
+			}
+			s.msg = len(s.items) - 1
+		}
+		m := &s.items[s.msg]
+		p.ItemId = m.ID
+		s.out, s.content = int64(s.msg), int64(len(m.Content.Parts))
+		var part ContentPart
+		if p.GetRefusal() != nil {
+			part = ContentPart{Type: "refusal", Refusal: new("")}
+		} else {
+			part = ContentPart{Type: "output_text", Text: new(""), Annotations: []Annotation{}}
+		}
+		m.Content.Parts = append(m.Content.Parts, part)
+		if err := s.emit(w, &Event{Type: "response.content_part.added", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part}); err != nil {
+			return err
+		}
+		// Content that came with the start goes out as a first delta.
+		switch {
+		case p.GetText().GetText() != "":
+			return s.emit(w, &Event{Type: "response.output_text.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetText().GetText()), Logprobs: emptyList})
+		case p.GetRefusal().GetText() != "":
+			return s.emit(w, &Event{Type: "response.refusal.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetRefusal().GetText())})
+		}
+		return nil
+	}
+	if err := s.closeMessage(w); err != nil {
+		return err
+	}
+	switch k := p.GetKind().(type) {
+	case *parleyv1.Part_ToolCall:
+		it := callOut(p)
+		p.ItemId = it.ID
+		k.ToolCall.Id = it.CallID
+		s.out = int64(len(s.items))
+		if err := s.addItem(w, it); err != nil {
+			return err
+		}
+		if args := k.ToolCall.GetArguments(); args != "" {
+			return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
+		}
+	case *parleyv1.Part_Reasoning:
+		it := reasoningOut(p)
+		p.ItemId = it.ID
+		s.out = int64(len(s.items))
+		if err := s.addItem(w, it); err != nil {
+			return err
+		}
+		r := k.Reasoning
+		if r.GetText() != "" {
+			return s.summaryDelta(w, 0, r.GetText())
+		}
+		for i, sum := range r.GetSummary() {
+			if err := s.summaryDelta(w, i, sum); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var emptyList = []byte("[]")
+
+// summaryDelta writes text of summary i, opening it (and closing the one
+// before) when it is new.
+func (s *streamEncoder) summaryDelta(w *sse.Writer, i int, text string) error {
+	id := s.items[s.out].ID
+	for s.sums <= i {
+		if s.sums > 0 {
+			if err := s.closeSummary(w, s.sums-1, s.open); err != nil {
+				return err
+			}
+		}
+		if err := s.emit(w, &Event{Type: "response.reasoning_summary_part.added", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(s.sums)), Part: &ContentPart{Type: "summary_text", Text: new("")}}); err != nil {
+			return err
+		}
+		s.sums++
+	}
+	if text == "" {
+		return nil
+	}
+	return s.emit(w, &Event{Type: "response.reasoning_summary_text.delta", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Delta: new(text)})
+}
+
+func summaryText(p *parleyv1.Part, i int) string {
+	r := p.GetReasoning()
+	if len(r.GetSummary()) > i {
+		return r.GetSummary()[i]
+	}
+	if i == 0 {
+		return r.GetText()
+	}
+	return ""
+}
+
+func (s *streamEncoder) closeSummary(w *sse.Writer, i int, p *parleyv1.Part) error {
+	id := s.items[s.out].ID
+	text := summaryText(p, i)
+	if err := s.emit(w, &Event{Type: "response.reasoning_summary_text.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Text: new(text)}); err != nil {
+		return err
+	}
+	return s.emit(w, &Event{Type: "response.reasoning_summary_part.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Part: &ContentPart{Type: "summary_text", Text: new(text)}})
+}
+
+func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
+	p := s.open
+	if p == nil || pd.GetIndex() != s.openIdx {
+		return fmt.Errorf("responses: delta for part %d, which is not open", pd.GetIndex())
+	}
+	id := p.GetItemId()
+	switch d := pd.GetDelta().(type) {
+	case *parleyv1.PartDelta_Text:
+		if p.GetText() == nil {
+			return fmt.Errorf("responses: text delta for a part that is not text")
+		}
+		p.GetText().Text += d.Text
+		if d.Text == "" {
+			return nil
+		}
+		return s.emit(w, &Event{Type: "response.output_text.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Text), Logprobs: emptyList})
+	case *parleyv1.PartDelta_Refusal:
+		if p.GetRefusal() == nil {
+			return fmt.Errorf("responses: refusal delta for a part that is not a refusal")
+		}
+		p.GetRefusal().Text += d.Refusal
+		return s.emit(w, &Event{Type: "response.refusal.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Refusal)})
+	case *parleyv1.PartDelta_Annotation:
+		if p.GetText() == nil {
+			return nil
+		}
+		p.GetText().Annotations = append(p.GetText().Annotations, d.Annotation)
+		if a, ok := wireAnnotation(d.Annotation); ok {
+			return s.emit(w, &Event{Type: "response.output_text.annotation.added", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), AnnotationIdx: new(int64(len(p.GetText().GetAnnotations()) - 1)), Annotation: &a})
+		}
+	case *parleyv1.PartDelta_Arguments:
+		c := p.GetToolCall()
+		if c == nil {
+			return fmt.Errorf("responses: argument delta for a part that is not a call")
+		}
+		c.Arguments += d.Arguments
+		if d.Arguments == "" {
+			return nil
+		}
+		return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: id, OutputIndex: new(s.out), Delta: new(d.Arguments)})
+	case *parleyv1.PartDelta_ReasoningText:
+		r := p.GetReasoning()
+		if r == nil {
+			return fmt.Errorf("responses: reasoning delta for a part that is not reasoning")
+		}
+		r.Text += d.ReasoningText
+		if len(r.GetSummary()) > 0 {
+			return nil // its summaries are what this dialect shows
+		}
+		return s.summaryDelta(w, 0, d.ReasoningText)
+	case *parleyv1.PartDelta_ReasoningSummary:
+		r := p.GetReasoning()
+		if r == nil {
+			return fmt.Errorf("responses: summary delta for a part that is not reasoning")
+		}
+		i := int(d.ReasoningSummary.GetSummaryIndex())
+		for len(r.Summary) <= i {
+			r.Summary = append(r.Summary, "")
+		}
+		r.Summary[i] += d.ReasoningSummary.GetText()
+		if r.GetText() != "" {
+			return nil
+		}
+		return s.summaryDelta(w, i, d.ReasoningSummary.GetText())
+	case *parleyv1.PartDelta_Signature:
+		p.Signature = d.Signature
+	case *parleyv1.PartDelta_EncryptedContent:
+		if r := p.GetReasoning(); r != nil {
+			r.EncryptedContent = d.EncryptedContent
+		}
+	}
+	return nil
+}
+
+func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
+	p := s.open
+	if p == nil || st.GetIndex() != s.openIdx {
+		return fmt.Errorf("responses: stop for part %d, which is not open", st.GetIndex())
+	}
+	s.open = nil
+	if st.GetStatus() != parleyv1.ItemStatus_ITEM_STATUS_UNSPECIFIED {
+		p.Status = st.GetStatus()
+	}
+	if isMessagePart(p) {
+		m := &s.items[s.msg]
+		part := contentOf(p)
+		m.Content.Parts[s.content] = part
+		if part.Type == "refusal" {
+			if err := s.emit(w, &Event{Type: "response.refusal.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Refusal: part.Refusal}); err != nil {
+				return err
+			}
+		} else {
+			if err := s.emit(w, &Event{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Text: part.Text, Logprobs: emptyList}); err != nil {
+				return err
+			}
+		}
+		return s.emit(w, &Event{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part})
+	}
+	switch p.GetKind().(type) {
+	case *parleyv1.Part_ToolCall:
+		it := callOut(p)
+		s.items[s.out] = it
+		if it.Type == "function_call" {
+			if err := s.emit(w, &Event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
+				return err
+			}
+		}
+		return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
+	case *parleyv1.Part_Reasoning:
+		if s.sums > 0 {
+			if err := s.closeSummary(w, s.sums-1, p); err != nil {
+				return err
+			}
+		}
+		s.items[s.out] = reasoningOut(p)
+		return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
+	case *parleyv1.Part_HostedToolCall:
+		if it, ok := hostedOut(p); ok {
+			return s.whole(w, it)
+		}
+	case *parleyv1.Part_HostedToolResult:
+		if n := len(s.items); n > 0 && s.items[n-1].Type == "file_search_call" && s.items[n-1].ID == p.GetHostedToolResult().GetCallId() {
+			s.items[n-1].Results = []byte(p.GetHostedToolResult().GetOutput())
+		}
+	case nil:
+		if v, ok := jsonx.Value(p.GetExtensions(), D, extItem); ok {
+			var it Item
+			if jsonx.Unmarshal(v, &it) == nil {
+				return s.whole(w, it)
+			}
+		}
+	}
+	return nil
+}
+
+// Fail implements translate.StreamEncoder: once the response has begun,
+// a failure is response.failed with the response's error; before that it
+// is an error event, as the service sends them.
+func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
+	s.ended = true
+	if !s.started {
+		_, d := openai.ErrorObject(e)
+		code := d.Code
+		if string(code) == "null" || len(code) == 0 {
+			code = quote(d.Type)
+		}
+		return s.emit(w, &Event{Type: "error", Code: code, Message: d.Message, Param: d.Param})
+	}
+	resp := cloneResponse(s.resp)
+	resp.Error = e
+	r := snapshot(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED)
+	r.Output = append([]Item{}, s.items...)
+	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
+	return s.emit(w, &Event{Type: "response.failed", Response: r})
+}
