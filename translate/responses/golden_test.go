@@ -9,10 +9,10 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/responses"
 	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
+	"github.com/parleyhq/parley/translate/responses"
 )
 
 const casesDir = "../../testdata/responses"
