@@ -44,8 +44,10 @@ type streamDecoder struct {
 	open    int32 // index of the open part, -1 when none
 	openKey [2]int64
 	gotArgs bool
-	calls   bool
-	items   map[int64]*Item // items begun, by output index
+	// the open content part is a refusal (else text)
+	openRefusal bool
+	calls       bool
+	items       map[int64]*Item // items begun, by output index
 }
 
 func ev(e any) *parleyv1.StreamEvent {
@@ -67,7 +69,7 @@ func protocol(format string, args ...any) error {
 }
 
 func (s *streamDecoder) start(dst []*parleyv1.StreamEvent, p *parleyv1.Part, key [2]int64) []*parleyv1.StreamEvent {
-	s.open, s.openKey, s.gotArgs = s.next, key, false
+	s.open, s.openKey, s.gotArgs, s.openRefusal = s.next, key, false, p.GetRefusal() != nil
 	s.next++
 	return append(dst, ev(&parleyv1.PartStart{Index: s.open, Part: p}))
 }
@@ -125,6 +127,9 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		if it == nil || it.Type != "message" || s.open >= 0 {
 			return dst, protocol("content_part.added for output item %d, which is not an open message", *w.OutputIndex)
 		}
+		if w.Part.Type != "output_text" && w.Part.Type != "refusal" {
+			return dst, protocol("content_part.added with a part of type %q", w.Part.Type)
+		}
 		p, err := s.d.contentPart(w.Part, "part")
 		if err != nil {
 			return dst, translate.UpstreamProtocol(D, err)
@@ -134,6 +139,9 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 	case "response.output_text.delta", "response.refusal.delta", "response.output_text.annotation.added":
 		if w.OutputIndex == nil || w.ContentIndex == nil || s.open < 0 || s.openKey != [2]int64{*w.OutputIndex, *w.ContentIndex} {
 			return dst, protocol("%s for a content part that is not open", w.Type)
+		}
+		if (w.Type == "response.refusal.delta") != s.openRefusal {
+			return dst, protocol("%s for a content part of the other kind", w.Type)
 		}
 		switch {
 		case w.Type == "response.output_text.annotation.added":
