@@ -27,10 +27,12 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/responses"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -81,6 +83,34 @@ var dialects = map[string]dialect{
 			sdkcheck.GenerateContentStreamError(t, stream, status, b.Error.Status, message)
 		},
 		sdkError: sdkcheck.GenerateContentError,
+	},
+	"responses": {
+		client: responses.Client{}, upstream: responses.Upstream{}, model: "gpt-5",
+		sdkRequest: sdkcheck.ResponsesRequest,
+		sdkReply:   func(t testing.TB, body []byte) { sdkcheck.ResponsesReply(t, body) },
+		sdkStream: func(t testing.TB, stream, whole []byte) {
+			sdkcheck.SameResponse(t, sdkcheck.ResponsesReply(t, whole), sdkcheck.ResponsesStream(t, stream))
+		},
+		sdkStreamError: func(t testing.TB, stream []byte, _ int, _ []byte, message string) {
+			sdkcheck.ResponsesStreamError(t, stream, message)
+		},
+		sdkError: func(t testing.TB, status int, body []byte, message string) {
+			sdkcheck.OpenAIError(t, status, body, "", message)
+		},
+	},
+	"chat_completions": {
+		client: chatcompletions.Client{}, upstream: chatcompletions.Upstream{}, model: "gpt-4.1",
+		sdkRequest: sdkcheck.ChatRequest,
+		sdkReply:   func(t testing.TB, body []byte) { sdkcheck.ChatReply(t, body) },
+		sdkStream: func(t testing.TB, stream, whole []byte) {
+			sdkcheck.SameChatCompletion(t, sdkcheck.ChatReply(t, whole), sdkcheck.ChatStream(t, stream))
+		},
+		sdkStreamError: func(t testing.TB, stream []byte, _ int, _ []byte, message string) {
+			sdkcheck.ChatStreamError(t, stream, message)
+		},
+		sdkError: func(t testing.TB, status int, body []byte, message string) {
+			sdkcheck.OpenAIError(t, status, body, "", message)
+		},
 	},
 }
 
