@@ -72,7 +72,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		}
 		d := &itemDecoder{client: true, names: map[string]string{}}
 		for i := range in.Items {
-			m, err := d.item(&in.Items[i], "input["+strconv.Itoa(i)+"]")
+			m, err := d.item(&in.Items[i], "input.["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return nil, err
 			}
@@ -125,7 +125,7 @@ func filterOf(w *wireFilter, field string) (*parleyv1.SearchFilter, error) {
 			c.Operator = parleyv1.LogicalOperator_LOGICAL_OPERATOR_OR
 		}
 		for i := range w.Filters {
-			f, err := filterOf(&w.Filters[i], field+".filters["+strconv.Itoa(i)+"]")
+			f, err := filterOf(&w.Filters[i], field+".filters.["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return nil, err
 			}
@@ -155,7 +155,7 @@ func filterOf(w *wireFilter, field string) (*parleyv1.SearchFilter, error) {
 func decodeTools(req *parleyv1.Request, w *Request) error {
 	for i := range w.Tools {
 		wt := &w.Tools[i]
-		field := "tools[" + strconv.Itoa(i) + "]"
+		field := "tools.[" + strconv.Itoa(i) + "]"
 		t := &parleyv1.Tool{}
 		switch wt.Type {
 		case "function":
@@ -316,7 +316,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 	for i, s := range w.Include {
 		inc, ok := inclusions[s]
 		if !ok {
-			return translate.Invalid("include["+strconv.Itoa(i)+"]", "unknown value %q", s)
+			return translate.Invalid("include.["+strconv.Itoa(i)+"]", "unknown value %q", s)
 		}
 		req.Include = append(req.Include, inc)
 		if inc == parleyv1.OutputInclusion_OUTPUT_INCLUSION_OUTPUT_LOGPROBS {

@@ -135,7 +135,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 			return m, nil
 		}
 		for j := range it.Content.Parts {
-			p, err := d.contentPart(&it.Content.Parts[j], field+".content["+strconv.Itoa(j)+"]")
+			p, err := d.contentPart(&it.Content.Parts[j], field+".content.["+strconv.Itoa(j)+"]")
 			if err != nil {
 				return nil, err
 			}
@@ -313,7 +313,7 @@ func (d *itemDecoder) output(v jsontext.Value, field string) ([]*parleyv1.Part, 
 		}
 		out := make([]*parleyv1.Part, 0, len(parts))
 		for j := range parts {
-			p, err := d.contentPart(&parts[j], field+"["+strconv.Itoa(j)+"]")
+			p, err := d.contentPart(&parts[j], field+".["+strconv.Itoa(j)+"]")
 			if err != nil {
 				return nil, err
 			}

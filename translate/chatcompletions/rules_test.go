@@ -1,0 +1,85 @@
+package chatcompletions_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/chatcompletions"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
+)
+
+// Bad input gets a 400 in this dialect's error shape, naming the field as
+// the service spells it.
+func TestBadInputNamesTheField(t *testing.T) {
+	cases := []struct{ body, param string }{
+		{`{"model":"m","messages":[{"role":"user","content":5}]}`, "messages.[0].content"},
+		{`{"model":"m","messages":[{"role":"wizard","content":"x"}]}`, "messages.[0].role"},
+		{`{"model":"m","messages":[{"role":"tool","content":"x"}]}`, "messages.[0].tool_call_id"},
+		{`{"model":"m","messages":[]}`, "messages"},
+		{`{"model":"m","messages":[{"role":"user","content":"x"}],"stop":["a","b","c","d","e"]}`, "stop"},
+		{`{"model":"m","messages":[{"role":"user","content":"x"}],"reasoning_effort":"extreme"}`, "reasoning_effort"},
+		{`{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":{"k":"` + strings.Repeat("v", 513) + `"}}`, "metadata.k"},
+		{`{"model":"m","messages":[{"role":"user","content":[{"type":"file","file":{"file_data":"not a data url"}}]}]}`, "messages.[0].content.[0].file.file_data"},
+	}
+	for _, c := range cases {
+		_, err := chatcompletions.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(c.body)})
+		if err == nil {
+			t.Errorf("%s: accepted", c.body)
+			continue
+		}
+		e := translate.ToProto(err)
+		status, body := chatcompletions.Client{}.EncodeError(e)
+		var got struct{ Error struct{ Param string } }
+		_ = json.Unmarshal(body, &got)
+		if status != 400 || got.Error.Param != c.param {
+			t.Errorf("%s: %d %s, want 400 naming %s", c.body, status, body, c.param)
+		}
+		sdkcheck.OpenAIError(t, status, body, "invalid_request_error", e.GetMessage())
+	}
+}
+
+// A request from another dialect: instructions lead as a system message,
+// tool results in a user turn become tool messages placed first, and what
+// the dialect cannot carry is listed.
+func TestForeignRequestShape(t *testing.T) {
+	req := &parleyv1.Request{
+		Model:        "m",
+		Instructions: []*parleyv1.Part{translate.TextPart("Be brief.")},
+		Messages: []*parleyv1.Message{
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Weather?")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.CallPart("c1", "get_weather", `{"city":"Paris"}`)),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.ResultPart("c1", "18C", false), translate.TextPart("And tomorrow?")),
+		},
+		Generation:     &parleyv1.GenerationConfig{TopK: new(int32(5))},
+		SafetySettings: []*parleyv1.SafetySetting{{}},
+	}
+	out, err := chatcompletions.Upstream{}.EncodeRequest(req, translate.Target{Model: "gpt-4.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkcheck.ChatRequest(t, out.Body)
+	var w struct {
+		Messages []struct {
+			Role       string
+			ToolCallID string `json:"tool_call_id"`
+			Content    any
+		}
+	}
+	if err := json.Unmarshal(out.Body, &w); err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range w.Messages {
+		roles = append(roles, m.Role)
+	}
+	if fmt.Sprint(roles) != "[system user assistant tool user]" || w.Messages[3].ToolCallID != "c1" {
+		t.Errorf("messages = %s", out.Body)
+	}
+	if fmt.Sprint(out.Dropped) != "[generation.top_k safety_settings]" {
+		t.Errorf("dropped = %v", out.Dropped)
+	}
+}
