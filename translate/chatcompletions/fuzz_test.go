@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/chatcompletions"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 )
 
 // FuzzDecodeRequest: any body either fails with an input error or decodes

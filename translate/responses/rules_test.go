@@ -84,7 +84,7 @@ func TestCount(t *testing.T) {
 // silently; several candidates cannot be served at all.
 func TestDroppedSettings(t *testing.T) {
 	req := &parleyv1.Request{Model: "m", Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("hi"))},
-		Generation: &parleyv1.GenerationConfig{StopSequences: []string{"END"}, Seed: new(int64(1)), TopK: new(int32(3))},
+		Generation:     &parleyv1.GenerationConfig{StopSequences: []string{"END"}, Seed: new(int64(1)), TopK: new(int32(3))},
 		ResponseFormat: &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM, Schema: `{"type":"string","enum":["a"]}`}}
 	out, err := responses.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
 	if err != nil {
