@@ -244,8 +244,8 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 		wt := &w.Tools[i]
 		field := openai.Path("tools", strconv.Itoa(i))
 		t := &parleyv1.Tool{}
-		switch {
-		case wt.Type == "function":
+		switch wt.Type {
+		case "function":
 			f := wt.Function
 			if f == nil || f.Name == "" {
 				return translate.Invalid(field+".function.name", "is required")

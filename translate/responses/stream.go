@@ -143,15 +143,15 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		if (w.Type == "response.refusal.delta") != s.openRefusal {
 			return dst, protocol("%s for a content part of the other kind", w.Type)
 		}
-		switch {
-		case w.Type == "response.output_text.annotation.added":
+		switch w.Type {
+		case "response.output_text.annotation.added":
 			if w.Annotation != nil {
 				if a, ok := canonicalAnnotation(*w.Annotation); ok {
 					return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Annotation{Annotation: a}}), nil
 				}
 			}
 			return dst, nil
-		case w.Type == "response.refusal.delta":
+		case "response.refusal.delta":
 			return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Refusal{Refusal: deref(w.Delta)}}), nil
 		}
 		return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: deref(w.Delta)}}), nil
