@@ -2,76 +2,43 @@ package chatcompletions
 
 import (
 	"encoding/base64"
-	"errors"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
 // UnmarshalJSONFrom reads null, a string or an array of parts.
 func (c *Content) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch dec.PeekKind() {
-	case 'n':
+	if dec.PeekKind() == 'n' {
 		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
 		*c = Content{Null: true}
 		return nil
-	case '"':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		*c = Content{String: true, Text: tok.String()}
-		return nil
-	case '[':
-		var parts []ContentPart
-		if err := json.UnmarshalDecode(dec, &parts); err != nil {
-			return err
-		}
-		if parts == nil {
-			parts = []ContentPart{}
-		}
-		*c = Content{Parts: parts}
-		return nil
 	}
-	return errors.New("content must be a string, an array of content parts or null")
+	s, parts, isString, err := jsonx.ReadStringOrArray[ContentPart](dec, "content")
+	*c = Content{String: isString, Text: s, Parts: parts}
+	return err
 }
 
 // MarshalJSONTo writes the form the content was read in.
 func (c Content) MarshalJSONTo(enc *jsontext.Encoder) error {
-	switch {
-	case c.Null:
+	if c.Null {
 		return enc.WriteToken(jsontext.Null)
-	case c.String:
-		return enc.WriteToken(jsontext.String(c.Text))
 	}
-	parts := c.Parts
-	if parts == nil {
-		parts = []ContentPart{}
-	}
-	return json.MarshalEncode(enc, parts)
+	return jsonx.WriteStringOrArray(enc, c.String, c.Text, c.Parts)
 }
 
 // UnmarshalJSONFrom reads a string or an array of strings.
 func (s *Stop) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch dec.PeekKind() {
-	case '"':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		*s = Stop{String: true, Values: []string{tok.String()}}
-		return nil
-	case '[':
-		var v []string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return err
-		}
-		*s = Stop{Values: v}
-		return nil
+	one, list, isString, err := jsonx.ReadStringOrArray[string](dec, "stop")
+	if isString {
+		list = []string{one}
 	}
-	return errors.New("stop must be a string or an array of strings")
+	*s = Stop{String: isString, Values: list}
+	return err
 }
 
 // MarshalJSONTo writes the form the stop sequences were read in.
@@ -79,11 +46,7 @@ func (s Stop) MarshalJSONTo(enc *jsontext.Encoder) error {
 	if s.String && len(s.Values) == 1 {
 		return enc.WriteToken(jsontext.String(s.Values[0]))
 	}
-	v := s.Values
-	if v == nil {
-		v = []string{}
-	}
-	return json.MarshalEncode(enc, v)
+	return jsonx.WriteStringOrArray(enc, false, "", s.Values)
 }
 
 // toolChoiceObject is ToolChoice without its methods.
@@ -91,23 +54,11 @@ type toolChoiceObject ToolChoice
 
 // UnmarshalJSONFrom reads a mode string or an object.
 func (tc *ToolChoice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch dec.PeekKind() {
-	case '"':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		*tc = ToolChoice{Mode: tok.String()}
-		return nil
-	case '{':
-		var o toolChoiceObject
-		if err := json.UnmarshalDecode(dec, &o); err != nil {
-			return err
-		}
-		*tc = ToolChoice(o)
-		return nil
-	}
-	return errors.New("tool_choice must be a string or an object")
+	var o toolChoiceObject
+	mode, err := jsonx.ReadStringOrObject(dec, &o, "tool_choice")
+	*tc = ToolChoice(o)
+	tc.Mode = mode
+	return err
 }
 
 // MarshalJSONTo writes a mode string or an object.

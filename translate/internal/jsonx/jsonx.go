@@ -241,3 +241,54 @@ func under(k, prefix string) (string, bool) {
 	}
 	return rest, true
 }
+
+// ReadStringOrArray reads a member that is either a JSON string or an
+// array of T, as several dialects allow for content and stop sequences.
+// what names the member in the error for any other kind.
+func ReadStringOrArray[T any](dec *jsontext.Decoder, what string) (s string, list []T, isString bool, err error) {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", nil, false, err
+		}
+		return tok.String(), nil, true, nil
+	case '[':
+		if err := json.UnmarshalDecode(dec, &list); err != nil {
+			return "", nil, false, err
+		}
+		if list == nil {
+			list = []T{}
+		}
+		return "", list, false, nil
+	}
+	return "", nil, false, errors.New(what + " must be a string or an array")
+}
+
+// WriteStringOrArray writes s when isString, else list (never null).
+func WriteStringOrArray[T any](enc *jsontext.Encoder, isString bool, s string, list []T) error {
+	if isString {
+		return enc.WriteToken(jsontext.String(s))
+	}
+	if list == nil {
+		list = []T{}
+	}
+	return json.MarshalEncode(enc, list)
+}
+
+// ReadStringOrObject reads a member that is either a mode string or an
+// object of type T (a tool choice, say); the string is returned, the
+// object decoded into obj.
+func ReadStringOrObject[T any](dec *jsontext.Decoder, obj *T, what string) (string, error) {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", err
+		}
+		return tok.String(), nil
+	case '{':
+		return "", json.UnmarshalDecode(dec, obj)
+	}
+	return "", errors.New(what + " must be a string or an object")
+}
