@@ -1,0 +1,194 @@
+// Package config holds Parley's configuration: its shape, the YAML it is
+// read from, the embedded defaults, and the checks that run before the
+// gateway starts.
+//
+// Every string in the file may name environment variables as ${VAR} or
+// ${VAR:-fallback}; a variable that is unset and has no fallback stops
+// start-up, naming the variable (never a value). Errors name the key and
+// the line: "config.yaml:7: upstreams[0].dialect: ...".
+package config
+
+import (
+	"fmt"
+	"path"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	// Listen is the address to serve on.
+	Listen string `yaml:"listen"`
+	// DataDir holds Parley's own data (tasks, stored responses).
+	DataDir string `yaml:"data_dir"`
+	// Limits bound what clients may send.
+	Limits Limits `yaml:"limits"`
+	// Keys are the client keys. With none, Parley serves without
+	// authentication, and only on a loopback address.
+	Keys      []Key      `yaml:"keys"`
+	Upstreams []Upstream `yaml:"upstreams"`
+	Models    []Model    `yaml:"models"`
+}
+
+// Limits bound client requests.
+type Limits struct {
+	// MaxBodyBytes bounds a request body; larger bodies get 413.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+}
+
+// Key is one client key.
+type Key struct {
+	Name string `yaml:"name"`
+	Key  string `yaml:"key"`
+	// Models the key may use, as globs; empty means all.
+	Models []string `yaml:"models"`
+}
+
+// Dialect names, as the config spells them.
+const (
+	DialectMessages        = "messages"
+	DialectGenerateContent = "generate_content"
+	DialectResponses       = "responses"
+	DialectChatCompletions = "chat_completions"
+	DialectSonggen         = "songgen"
+	DialectEcho            = "echo"
+)
+
+// Dialects lists every upstream dialect the config accepts.
+var Dialects = []string{DialectMessages, DialectGenerateContent, DialectResponses, DialectChatCompletions, DialectSonggen, DialectEcho}
+
+// Upstream is one service Parley forwards to.
+type Upstream struct {
+	Name    string `yaml:"name"`
+	Dialect string `yaml:"dialect"`
+	// BaseURL is the service root; the dialect's own paths are appended.
+	BaseURL string `yaml:"base_url"`
+	APIKey  string `yaml:"api_key"`
+	// ConnectTimeout bounds the TCP and TLS handshake.
+	ConnectTimeout Duration `yaml:"connect_timeout"`
+	// HeaderTimeout bounds the wait for the reply's status and headers.
+	HeaderTimeout Duration `yaml:"header_timeout"`
+	// IdleTimeout bounds the silence between two reads of a reply body.
+	// There is no total deadline: long reasoning streams must live.
+	IdleTimeout Duration `yaml:"idle_timeout"`
+	// MaxRetries is how often a failed attempt (connection error, 429,
+	// 5xx) is retried on this upstream before the next route is tried.
+	MaxRetries *int `yaml:"max_retries"`
+}
+
+// Model maps a name clients ask for to one or more routes.
+type Model struct {
+	// Name is what clients ask for: an exact name or a glob.
+	Name string `yaml:"name"`
+	// Upstream and UpstreamModel are the short form of one route.
+	Upstream      string `yaml:"upstream"`
+	UpstreamModel string `yaml:"upstream_model"`
+	// Routes are several routes, picked by weight; the others are the
+	// fallbacks, in order.
+	Routes []Route `yaml:"routes"`
+}
+
+// Route is one upstream that can serve a model.
+type Route struct {
+	Upstream string `yaml:"upstream"`
+	// UpstreamModel is the upstream's name for the model; empty means the
+	// name the client asked for.
+	UpstreamModel string `yaml:"upstream_model"`
+	// Weight is the share of requests this route gets first; default 1.
+	Weight int `yaml:"weight"`
+}
+
+// Defaults for values the file leaves out.
+const (
+	DefaultListen         = "127.0.0.1:8080"
+	DefaultDataDir        = "parley-data"
+	DefaultMaxBodyBytes   = 32 << 20
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultHeaderTimeout  = 120 * time.Second
+	DefaultIdleTimeout    = 300 * time.Second
+	DefaultMaxRetries     = 2
+)
+
+// Duration is a time.Duration written as a Go duration ("5s", "2m30s").
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// UnmarshalYAML reads a Go duration; errors name the line.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %q is not a duration such as 30s or 2m", n.Line, n.Value)
+	}
+	if v < 0 {
+		return fmt.Errorf("line %d: %q is negative", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes a Go duration.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// RoutesOf returns m's routes, the short form included.
+func (m *Model) RoutesOf() []Route {
+	if len(m.Routes) > 0 {
+		return m.Routes
+	}
+	return []Route{{Upstream: m.Upstream, UpstreamModel: m.UpstreamModel, Weight: 1}}
+}
+
+// IsGlob reports whether a model name is a pattern.
+func IsGlob(name string) bool {
+	for _, c := range name {
+		switch c {
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// MatchGlob reports whether name matches the glob pattern (path.Match
+// syntax; a bad pattern matches nothing, and Validate rejects it).
+func MatchGlob(pattern, name string) bool {
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
+}
+
+// applyDefaults fills what the file left out.
+func (c *Config) applyDefaults() {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir
+	}
+	if c.Limits.MaxBodyBytes == 0 {
+		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	for i := range c.Upstreams {
+		u := &c.Upstreams[i]
+		if u.ConnectTimeout == 0 {
+			u.ConnectTimeout = Duration(DefaultConnectTimeout)
+		}
+		if u.HeaderTimeout == 0 {
+			u.HeaderTimeout = Duration(DefaultHeaderTimeout)
+		}
+		if u.IdleTimeout == 0 {
+			u.IdleTimeout = Duration(DefaultIdleTimeout)
+		}
+		if u.MaxRetries == nil {
+			u.MaxRetries = new(DefaultMaxRetries)
+		}
+	}
+	for i := range c.Models {
+		for j := range c.Models[i].Routes {
+			if c.Models[i].Routes[j].Weight == 0 {
+				c.Models[i].Routes[j].Weight = 1
+			}
+		}
+	}
+}

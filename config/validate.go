@@ -1,0 +1,154 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+)
+
+type problem struct{ key, msg string }
+
+// validate checks the meaning of a configuration whose shape is already
+// right. It never quotes a key or an api_key.
+func (c *Config) validate() []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		add("listen", "%q is not a host:port address", c.Listen)
+	}
+	if c.Limits.MaxBodyBytes < 0 {
+		add("limits.max_body_bytes", "must be positive")
+	}
+
+	keyNames := map[string]int{}
+	keyValues := map[string]int{}
+	for i, k := range c.Keys {
+		at := fmt.Sprintf("keys[%d]", i)
+		if k.Name == "" {
+			add(at+".name", "is required")
+		} else if j, dup := keyNames[k.Name]; dup {
+			add(at+".name", "%q is also the name of keys[%d]", k.Name, j)
+		} else {
+			keyNames[k.Name] = i
+		}
+		switch {
+		case k.Key == "":
+			add(at+".key", "is required (an empty key would let anyone in)")
+		case len(k.Key) < 8:
+			add(at+".key", "is shorter than 8 characters")
+		default:
+			if j, dup := keyValues[k.Key]; dup {
+				add(at+".key", "is the same key as keys[%d]", j)
+			} else {
+				keyValues[k.Key] = i
+			}
+		}
+		for j, g := range k.Models {
+			if _, err := path.Match(g, ""); err != nil || g == "" {
+				add(fmt.Sprintf("%s.models[%d]", at, j), "%q is not a valid glob", g)
+			}
+		}
+	}
+
+	upstreams := map[string]int{}
+	for i, u := range c.Upstreams {
+		at := fmt.Sprintf("upstreams[%d]", i)
+		if u.Name == "" {
+			add(at+".name", "is required")
+		} else if j, dup := upstreams[u.Name]; dup {
+			add(at+".name", "%q is also the name of upstreams[%d]", u.Name, j)
+		} else {
+			upstreams[u.Name] = i
+		}
+		if !slices.Contains(Dialects, u.Dialect) {
+			if u.Dialect == "" {
+				add(at+".dialect", "is required: one of %s", strings.Join(Dialects, ", "))
+			} else {
+				add(at+".dialect", "%q is not one of %s", u.Dialect, strings.Join(Dialects, ", "))
+			}
+		}
+		if u.Dialect != DialectEcho {
+			if u.BaseURL == "" {
+				add(at+".base_url", "is required for a %s upstream", u.Dialect)
+			} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+				add(at+".base_url", "%q is not an http or https URL", u.BaseURL)
+			} else if pu.User != nil {
+				add(at+".base_url", "must not carry credentials; use api_key")
+			}
+		}
+		if u.MaxRetries != nil && (*u.MaxRetries < 0 || *u.MaxRetries > 10) {
+			add(at+".max_retries", "%d is not between 0 and 10", *u.MaxRetries)
+		}
+	}
+
+	models := map[string]int{}
+	for i, m := range c.Models {
+		at := fmt.Sprintf("models[%d]", i)
+		switch {
+		case m.Name == "":
+			add(at+".name", "is required")
+		default:
+			if _, err := path.Match(m.Name, ""); err != nil {
+				add(at+".name", "%q is not a valid glob", m.Name)
+			}
+			if j, dup := models[m.Name]; dup {
+				add(at+".name", "%q is also the name of models[%d]", m.Name, j)
+			}
+			models[m.Name] = i
+		}
+		switch {
+		case len(m.Routes) > 0 && (m.Upstream != "" || m.UpstreamModel != ""):
+			add(at, "give either upstream (and upstream_model) or routes, not both")
+		case len(m.Routes) == 0 && m.Upstream == "":
+			add(at+".upstream", "is required (or give routes)")
+		}
+		routes := m.Routes
+		prefix := at + ".routes"
+		if len(routes) == 0 {
+			routes = []Route{{Upstream: m.Upstream, Weight: 1}}
+			prefix = ""
+		}
+		for j, r := range routes {
+			rat := fmt.Sprintf("%s[%d]", prefix, j)
+			if prefix == "" {
+				rat = at
+			}
+			if r.Upstream == "" {
+				if prefix != "" {
+					add(rat+".upstream", "is required")
+				}
+				continue
+			}
+			ui, ok := upstreams[r.Upstream]
+			switch {
+			case !ok:
+				add(rat+".upstream", "%q is not the name of any upstream", r.Upstream)
+			case c.Upstreams[ui].Dialect == DialectSonggen:
+				add(rat+".upstream", "%q is a songgen upstream, which serves music tasks, not chat models", r.Upstream)
+			}
+			if r.Weight < 0 {
+				add(rat+".weight", "must not be negative")
+			}
+		}
+	}
+	return ps
+}
+
+// IsLoopback reports whether a listen address only accepts connections
+// from this machine.
+func IsLoopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
