@@ -159,3 +159,13 @@ func BearerToken(h http.Header) string {
 	}
 	return strings.TrimSpace(token)
 }
+
+// ModelClient renders model listings in a dialect's own shape, for the
+// dialects that list models.
+type ModelClient interface {
+	// EncodeModels renders one page of a listing; q holds the dialect's
+	// paging parameters, and bad ones yield an *InputError.
+	EncodeModels(models []*parleyv1.Model, q url.Values) ([]byte, error)
+	// EncodeModel renders one model.
+	EncodeModel(m *parleyv1.Model) ([]byte, error)
+}

@@ -1,0 +1,334 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+// Backend is one upstream, canonical in and canonical out.
+type Backend interface {
+	// Generate returns a whole response. The request's Stream is false.
+	Generate(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) (*parleyv1.Response, error)
+	// Stream returns the response as a stream. Nothing happens until the
+	// sequence is ranged over; breaking out of the range ends the upstream
+	// request. The request's Stream is true.
+	Stream(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error]
+	// CountTokens counts the input tokens of a request.
+	CountTokens(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) (*parleyv1.TokenCount, error)
+}
+
+// HTTPOptions are the per-upstream HTTP settings.
+type HTTPOptions struct {
+	ConnectTimeout time.Duration
+	HeaderTimeout  time.Duration
+	IdleTimeout    time.Duration
+	// MaxReplyBytes bounds a whole reply body; 0 means 64 MiB.
+	MaxReplyBytes int64
+	// Stream bounds what is accepted of an event stream.
+	Stream translate.StreamLimits
+	// Transport overrides the HTTP transport (tests); nil builds one from
+	// the timeouts.
+	Transport http.RoundTripper
+}
+
+// HTTPBackend calls an upstream service over HTTP in its dialect.
+type HTTPBackend struct {
+	name   string
+	up     translate.Upstream
+	base   *url.URL
+	client *http.Client
+	opts   HTTPOptions
+}
+
+var _ Backend = (*HTTPBackend)(nil)
+
+// NewHTTPBackend returns a backend for the upstream called name, speaking
+// up's dialect at baseURL.
+func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOptions) (*HTTPBackend, error) {
+	base, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: base URL: %w", name, err)
+	}
+	if o.MaxReplyBytes <= 0 {
+		o.MaxReplyBytes = 64 << 20
+	}
+	rt := o.Transport
+	if rt == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = (&net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+		tr.TLSHandshakeTimeout = o.ConnectTimeout
+		tr.ResponseHeaderTimeout = o.HeaderTimeout
+		tr.MaxIdleConnsPerHost = 64
+		// Ask for bodies as they are: a compressed event stream would be
+		// held back by the decompressor.
+		tr.DisableCompression = true
+		rt = tr
+	}
+	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt}, opts: o}, nil
+}
+
+// url joins the base URL and a dialect path. A base URL that already ends
+// in the path's first segment ("https://host/v1" and "/v1/messages") is
+// not doubled, since OpenAI-style base URLs are often written that way.
+func (b *HTTPBackend) url(out *translate.Outgoing) string {
+	u := *b.base
+	basePath := strings.TrimSuffix(u.Path, "/")
+	p := out.Path
+	if first, _, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/"); ok && strings.HasSuffix(basePath, "/"+first) {
+		p = strings.TrimPrefix(p, "/"+first)
+	}
+	u.Path = basePath + p
+	u.RawPath = ""
+	q := u.Query()
+	for k, vs := range out.Query {
+		for _, v := range vs {
+			q.Add(k, v)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// errIdle is the cause of an upstream request cancelled for silence.
+var errIdle = errors.New("idle timeout")
+
+// send makes the request. The returned context is the attempt's own; its
+// cancel func must be called when the reply is done with.
+func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.Response, context.Context, context.CancelCauseFunc, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	method := out.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	var body io.Reader
+	if out.Body != nil {
+		body = bytes.NewReader(out.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, b.url(out), body)
+	if err != nil {
+		cancel(nil)
+		return nil, nil, nil, err
+	}
+	for k, vs := range out.Header {
+		hreq.Header[k] = vs
+	}
+	if hreq.Header.Get("User-Agent") == "" {
+		hreq.Header.Set("User-Agent", "parley")
+	}
+	resp, err := b.client.Do(hreq)
+	if err != nil {
+		cancel(nil)
+		return nil, nil, nil, b.transportError(ctx, err)
+	}
+	return resp, ctx, cancel, nil
+}
+
+// transportError describes a failure to get a reply, without the URL (it
+// may name an account) and without any header.
+func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && context.Cause(ctx) != errIdle {
+		if pe := context.Cause(ctx); pe != nil {
+			return pe
+		}
+		return ctx.Err()
+	}
+	d := b.up.Dialect()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || context.Cause(ctx) == errIdle {
+		msg := fmt.Sprintf("the upstream %q did not answer in time", b.name)
+		if context.Cause(ctx) == errIdle {
+			msg = fmt.Sprintf("the upstream %q sent nothing for %s", b.name, b.opts.IdleTimeout)
+		}
+		return &translate.UpstreamError{Err: &parleyv1.Error{
+			Code:       parleyv1.Code_CODE_DEADLINE_EXCEEDED,
+			Message:    msg,
+			HttpStatus: http.StatusGatewayTimeout,
+			Origin:     &parleyv1.Origin{Dialect: d},
+			Retry:      &parleyv1.RetryAdvice{Retryable: true},
+		}, Cause: err}
+	}
+	reason := "could not be reached"
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		var op *net.OpError
+		if errors.As(ue.Err, &op) && op.Err != nil {
+			reason = "could not be reached: " + op.Err.Error()
+		} else if errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF) {
+			reason = "closed the connection without a reply"
+		}
+	}
+	return &translate.UpstreamError{Err: &parleyv1.Error{
+		Code:       parleyv1.Code_CODE_UNAVAILABLE,
+		Message:    fmt.Sprintf("the upstream %q %s", b.name, reason),
+		HttpStatus: http.StatusBadGateway,
+		Origin:     &parleyv1.Origin{Dialect: d},
+		Retry:      &parleyv1.RetryAdvice{Retryable: true},
+	}, Cause: err}
+}
+
+// readAll reads a whole reply body, bounded in size and in idle time.
+func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader) ([]byte, error) {
+	r := newIdleReader(io.LimitReader(body, b.opts.MaxReplyBytes+1), b.opts.IdleTimeout, cancel)
+	defer r.stop()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, b.transportError(ctx, err)
+	}
+	if int64(len(data)) > b.opts.MaxReplyBytes {
+		return nil, translate.UpstreamProtocol(b.up.Dialect(), fmt.Errorf("reply larger than %d bytes", b.opts.MaxReplyBytes))
+	}
+	return data, nil
+}
+
+// failure decodes a non-2xx reply.
+func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) error {
+	body, err := b.readAll(ctx, cancel, io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		body = nil
+	}
+	e := b.up.DecodeError(resp.StatusCode, resp.Header, body)
+	if e.GetRetry() == nil {
+		e.Retry = translate.RetryAdviceFor(resp.StatusCode, resp.Header)
+	}
+	return translate.UpstreamFailed(e)
+}
+
+func ok(status int) bool { return status >= 200 && status <= 299 }
+
+// Generate implements Backend.
+func (b *HTTPBackend) Generate(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) (*parleyv1.Response, error) {
+	out, err := b.up.EncodeRequest(req, t)
+	if err != nil {
+		return nil, err
+	}
+	call.Dropped = out.Dropped
+	resp, actx, cancel, err := b.send(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel(nil)
+	defer resp.Body.Close()
+	if !ok(resp.StatusCode) {
+		return nil, b.failure(actx, cancel, resp)
+	}
+	body, err := b.readAll(actx, cancel, resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return b.up.DecodeResponse(t, body)
+}
+
+// Stream implements Backend.
+func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
+	return func(yield func(*parleyv1.StreamEvent, error) bool) {
+		out, err := b.up.EncodeRequest(req, t)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		call.Dropped = out.Dropped
+		resp, actx, cancel, err := b.send(ctx, out)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer cancel(nil)
+		defer resp.Body.Close()
+		if !ok(resp.StatusCode) {
+			yield(nil, b.failure(actx, cancel, resp))
+			return
+		}
+		body := newIdleReader(resp.Body, b.opts.IdleTimeout, cancel)
+		defer body.stop()
+		for ev, err := range translate.DecodeStream(b.up.Dialect(), body, b.up.NewStreamDecoder(t), b.opts.Stream) {
+			if err != nil {
+				var up *translate.UpstreamError
+				if !errors.As(err, &up) {
+					err = b.transportError(actx, err)
+				}
+				yield(nil, err)
+				return
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// errNoCount says the upstream's dialect has no count endpoint.
+var errNoCount = errors.New("no count endpoint")
+
+// CountTokens implements Backend: the upstream counts when its dialect has
+// a count endpoint, else errNoCount asks the dispatcher to estimate.
+func (b *HTTPBackend) CountTokens(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) (*parleyv1.TokenCount, error) {
+	cu, has := b.up.(translate.CountUpstream)
+	if !has {
+		return nil, errNoCount
+	}
+	out, err := cu.EncodeCountRequest(req, t)
+	if err != nil {
+		return nil, err
+	}
+	call.Dropped = out.Dropped
+	resp, actx, cancel, err := b.send(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel(nil)
+	defer resp.Body.Close()
+	if !ok(resp.StatusCode) {
+		return nil, b.failure(actx, cancel, resp)
+	}
+	body, err := b.readAll(actx, cancel, resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return cu.DecodeCount(body)
+}
+
+// idleReader cancels its request when a Read waits longer than d.
+type idleReader struct {
+	r     io.Reader
+	d     time.Duration
+	timer *time.Timer
+}
+
+func newIdleReader(r io.Reader, d time.Duration, cancel context.CancelCauseFunc) *idleReader {
+	ir := &idleReader{r: r, d: d}
+	if d > 0 {
+		ir.timer = time.AfterFunc(d, func() { cancel(errIdle) })
+		ir.timer.Stop()
+	}
+	return ir
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	if r.timer == nil {
+		return r.r.Read(p)
+	}
+	// Only time spent waiting on the upstream counts; time spent writing
+	// to a slow client does not.
+	r.timer.Reset(r.d)
+	n, err := r.r.Read(p)
+	r.timer.Stop()
+	return n, err
+}
+
+func (r *idleReader) stop() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}

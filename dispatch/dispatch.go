@@ -1,0 +1,218 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"math/rand/v2"
+	"time"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+// Call records what the dispatcher did for one request, for the caller's
+// headers, logs and metrics. For a stream it is complete once the first
+// event has been yielded.
+type Call struct {
+	// Model is the name the client asked for.
+	Model string
+	// Upstream, Dialect and UpstreamModel name the route that answered (or
+	// the last one tried).
+	Upstream      string
+	Dialect       parleyv1.Dialect
+	UpstreamModel string
+	// Attempts counts upstream requests made.
+	Attempts int
+	// Failures are the attempts that failed, in order.
+	Failures []Failure
+	// Dropped names what the request asked for that the upstream's dialect
+	// cannot carry.
+	Dropped []string
+	// Estimated is true when a token count was estimated by Parley.
+	Estimated bool
+}
+
+// Failure is one failed attempt.
+type Failure struct {
+	Upstream string
+	Err      *parleyv1.Error
+}
+
+// Dispatcher routes canonical requests to backends.
+type Dispatcher struct {
+	router *Router
+	// Backoff is the wait before retry n (from 0) on the same upstream.
+	Backoff func(n int) time.Duration
+	// MaxRetryWait is the longest Retry-After the dispatcher waits out.
+	MaxRetryWait time.Duration
+	// Rand draws weighted routes; nil uses math/rand/v2.
+	Rand func(n int) int
+}
+
+// New returns a dispatcher over router.
+func New(router *Router) *Dispatcher {
+	return &Dispatcher{router: router, Backoff: ExponentialBackoff(250*time.Millisecond, 8*time.Second), MaxRetryWait: 30 * time.Second}
+}
+
+// Router returns the dispatcher's router.
+func (d *Dispatcher) Router() *Router { return d.router }
+
+// ExponentialBackoff doubles from base up to limit, with jitter of up to a
+// quarter either way so that clients that failed together do not retry
+// together.
+func ExponentialBackoff(base, limit time.Duration) func(int) time.Duration {
+	return func(n int) time.Duration {
+		d := base << min(n, 20)
+		if d > limit || d <= 0 {
+			d = limit
+		}
+		jitter := time.Duration(rand.Int64N(int64(d)/2+1)) - d/4
+		return d + jitter
+	}
+}
+
+// plan lists the attempts for a model: routes in order, each with its
+// backend.
+func (d *Dispatcher) plan(model string) ([]*route, error) {
+	routes, err := d.router.Resolve(model)
+	if err != nil {
+		return nil, err
+	}
+	pick := d.Rand
+	if pick == nil {
+		pick = rand.IntN
+	}
+	return ordered(routes, pick), nil
+}
+
+// retryDecision says whether and how long to wait before the next attempt
+// on the same route; next is true to move on to the next route.
+func (d *Dispatcher) retryDecision(e *parleyv1.Error, try, maxRetries int) (wait time.Duration, again, next bool) {
+	if !e.GetRetry().GetRetryable() {
+		return 0, false, false
+	}
+	if ra := e.GetRetry().GetRetryAfter(); ra != nil {
+		if ra.AsDuration() > d.MaxRetryWait {
+			return 0, false, true
+		}
+		if try < maxRetries {
+			return ra.AsDuration(), true, false
+		}
+		return 0, false, true
+	}
+	if try < maxRetries {
+		return d.Backoff(try), true, false
+	}
+	return 0, false, true
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// run runs f over the plan until it succeeds, fails for good, or the
+// plan is spent. f reports whether its failure may be retried at all
+// (false once bytes have gone to the client).
+func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call, f func(r *route, t translate.Target) (retry bool, err error)) error {
+	call.Model = req.GetModel()
+	plan, err := d.plan(req.GetModel())
+	if err != nil {
+		return err
+	}
+	var last error
+	for _, r := range plan {
+		t := r.target(req.GetModel())
+		call.Upstream, call.Dialect, call.UpstreamModel = r.upstream, r.dialect, t.Model
+		for try := 0; ; try++ {
+			call.Attempts++
+			retry, err := f(r, t)
+			if err == nil {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			pe := translate.ToProto(err)
+			call.Failures = append(call.Failures, Failure{Upstream: r.upstream, Err: pe})
+			if !retry {
+				return err
+			}
+			last = err
+			wait, again, next := d.retryDecision(pe, try, r.maxRetries)
+			if !again && !next {
+				return err
+			}
+			if next {
+				break
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return err
+			}
+		}
+	}
+	return last
+}
+
+// Generate answers a whole request.
+func (d *Dispatcher) Generate(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.Response, error) {
+	var resp *parleyv1.Response
+	err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+		var err error
+		resp, err = r.backend.Generate(ctx, req, t, call)
+		return true, err
+	})
+	return resp, err
+}
+
+// Stream answers a request as a stream. An error before the first event
+// has been yielded is retried and falls back like Generate's; after it,
+// the error is yielded and the stream ends.
+func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
+	return func(yield func(*parleyv1.StreamEvent, error) bool) {
+		sent, stopped := false, false
+		err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+			for ev, err := range r.backend.Stream(ctx, req, t, call) {
+				if err != nil {
+					return !sent, err
+				}
+				sent = true
+				if !yield(ev, nil) {
+					stopped = true
+					return false, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// CountTokens counts a request's input tokens: by the upstream where its
+// dialect has a count endpoint, else by Estimate (Call.Estimated and the
+// count's estimated flag say so).
+func (d *Dispatcher) CountTokens(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.TokenCount, error) {
+	var count *parleyv1.TokenCount
+	err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+		var err error
+		count, err = r.backend.CountTokens(ctx, req, t, call)
+		if errors.Is(err, errNoCount) {
+			call.Estimated = true
+			count, err = &parleyv1.TokenCount{InputTokens: Estimate(req), Estimated: true}, nil
+		}
+		return true, err
+	})
+	return count, err
+}

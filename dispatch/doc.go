@@ -1,0 +1,25 @@
+// Package dispatch routes canonical requests to upstreams. It never touches
+// dialect JSON: an upstream is a Backend, canonical in and canonical out,
+// and the HTTP backend hands encoding and decoding to the upstream's
+// dialect package.
+//
+// Routing: a model name resolves to the routes of the first exact model
+// name in the configuration, else of the first glob that matches. With
+// several routes, the first is drawn by weight and the rest follow in
+// configuration order as fallbacks.
+//
+// Retries and fallback happen only before the first byte reaches the
+// client: a connection error, a 408, 429 or 5xx (any failure the upstream
+// marks retryable) is retried on the same upstream up to its max_retries
+// with exponential backoff, then the next route is tried. A Retry-After
+// the upstream sends is honoured when it is no longer than MaxRetryWait;
+// a longer one moves on to the next route at once, and with none left the
+// client gets the upstream's error with its Retry-After. Other failures
+// (bad request, bad key) are returned as they are.
+//
+// Timeouts: per upstream, a connect timeout, a response-header timeout and
+// an idle timeout between two reads of the reply body. There is no total
+// deadline, so long reasoning streams live as long as data flows. The
+// client's request context is the upstream request's context: a client
+// that goes away cancels the upstream request at once.
+package dispatch

@@ -1,0 +1,183 @@
+package dispatch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/translate"
+)
+
+// route is one way to serve a model.
+type route struct {
+	upstream   string
+	dialect    parleyv1.Dialect
+	backend    Backend
+	model      string // upstream model; "" = the client's name
+	apiKey     string
+	weight     int
+	maxRetries int
+}
+
+func (r *route) target(asked string) translate.Target {
+	m := r.model
+	if m == "" {
+		m = asked
+	}
+	return translate.Target{Upstream: r.upstream, Model: m, APIKey: r.apiKey}
+}
+
+// modelEntry is one configured model name.
+type modelEntry struct {
+	name   string
+	glob   bool
+	routes []*route
+}
+
+// Router resolves model names to routes.
+type Router struct {
+	models []modelEntry
+}
+
+// Upstream is what the router needs to know of one configured upstream.
+type Upstream struct {
+	Name       string
+	Dialect    parleyv1.Dialect
+	Backend    Backend
+	APIKey     string
+	MaxRetries int
+}
+
+// NewRouter builds a router from the configured models over the given
+// upstreams (by name). The configuration has been validated, so every
+// route names a known upstream.
+func NewRouter(models []config.Model, upstreams map[string]Upstream) (*Router, error) {
+	r := &Router{}
+	for _, m := range models {
+		e := modelEntry{name: m.Name, glob: config.IsGlob(m.Name)}
+		for _, cr := range m.RoutesOf() {
+			u, ok := upstreams[cr.Upstream]
+			if !ok {
+				return nil, fmt.Errorf("model %s: unknown upstream %q", m.Name, cr.Upstream)
+			}
+			e.routes = append(e.routes, &route{
+				upstream: u.Name, dialect: u.Dialect, backend: u.Backend, model: cr.UpstreamModel,
+				apiKey: u.APIKey, weight: max(cr.Weight, 0), maxRetries: u.MaxRetries,
+			})
+		}
+		r.models = append(r.models, e)
+	}
+	return r, nil
+}
+
+// Resolve returns the routes of a model name: those of the first exact
+// name, else of the first matching glob.
+func (r *Router) Resolve(model string) ([]*route, error) {
+	if e := r.find(model); e != nil {
+		return e.routes, nil
+	}
+	return nil, &translate.StatusError{Err: &parleyv1.Error{
+		Code:            parleyv1.Code_CODE_NOT_FOUND,
+		Message:         fmt.Sprintf("model %q is not served here", model),
+		FieldViolations: []*parleyv1.FieldViolation{{Field: "model", Description: "unknown model"}},
+	}}
+}
+
+func (r *Router) find(model string) *modelEntry {
+	if model == "" {
+		return nil
+	}
+	for i := range r.models {
+		if !r.models[i].glob && r.models[i].name == model {
+			return &r.models[i]
+		}
+	}
+	for i := range r.models {
+		if r.models[i].glob && config.MatchGlob(r.models[i].name, model) {
+			return &r.models[i]
+		}
+	}
+	return nil
+}
+
+// Known reports whether a model name resolves.
+func (r *Router) Known(model string) bool { return r.find(model) != nil }
+
+// Models lists the models that have an exact name, in configuration
+// order, keeping those allow accepts. Glob entries cannot be listed: the
+// names they match are the upstream's to know.
+func (r *Router) Models(allow func(string) bool) []*parleyv1.Model {
+	var out []*parleyv1.Model
+	for _, e := range r.models {
+		if e.glob || (allow != nil && !allow(e.name)) {
+			continue
+		}
+		owner := "parley"
+		if len(e.routes) == 1 {
+			owner = e.routes[0].upstream
+		}
+		out = append(out, &parleyv1.Model{Id: e.name, DisplayName: e.name, OwnedBy: owner})
+	}
+	return out
+}
+
+// Model returns one listed model by name, or nil.
+func (r *Router) Model(name string, allow func(string) bool) *parleyv1.Model {
+	i := slices.IndexFunc(r.Models(allow), func(m *parleyv1.Model) bool { return m.GetId() == name })
+	if i < 0 {
+		return nil
+	}
+	return r.Models(allow)[i]
+}
+
+// ordered puts one route drawn by weight first and the others after it
+// in configuration order.
+func ordered(routes []*route, pick func(int) int) []*route {
+	if len(routes) < 2 {
+		return routes
+	}
+	total := 0
+	for _, r := range routes {
+		total += r.weight
+	}
+	first := 0
+	if total > 0 {
+		n := pick(total)
+		for i, r := range routes {
+			if n < r.weight {
+				first = i
+				break
+			}
+			n -= r.weight
+		}
+	}
+	out := make([]*route, 0, len(routes))
+	out = append(out, routes[first])
+	for i, r := range routes {
+		if i != first {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// DialectOf maps a config dialect name to the canonical dialect.
+func DialectOf(name string) parleyv1.Dialect {
+	switch strings.ToLower(name) {
+	case config.DialectMessages:
+		return parleyv1.Dialect_DIALECT_MESSAGES
+	case config.DialectGenerateContent:
+		return parleyv1.Dialect_DIALECT_GENERATE_CONTENT
+	case config.DialectResponses:
+		return parleyv1.Dialect_DIALECT_RESPONSES
+	case config.DialectChatCompletions:
+		return parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS
+	case config.DialectSonggen:
+		return parleyv1.Dialect_DIALECT_SONGGEN
+	case config.DialectEcho:
+		return parleyv1.Dialect_DIALECT_CANONICAL
+	}
+	return parleyv1.Dialect_DIALECT_UNSPECIFIED
+}
