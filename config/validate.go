@@ -20,6 +20,8 @@ func (c *Config) validate() []problem {
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		add("listen", "%q is not a host:port address", c.Listen)
+	} else if err := CheckExposure(c.Listen, len(c.Keys)); err != nil {
+		add("listen", "%s", strings.TrimPrefix(err.Error(), ""))
 	}
 	if c.Limits.MaxBodyBytes < 0 {
 		add("limits.max_body_bytes", "must be positive")
@@ -151,4 +153,14 @@ func IsLoopback(listen string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// CheckExposure refuses to serve without client keys on anything but a
+// loopback address: with no keys, anyone who can reach the port could
+// spend the upstream keys.
+func CheckExposure(listen string, keys int) error {
+	if keys > 0 || IsLoopback(listen) {
+		return nil
+	}
+	return fmt.Errorf("no client keys are configured, so Parley only listens on a loopback address (such as 127.0.0.1:8080), not %q: add keys to the configuration, or listen on loopback", listen)
 }

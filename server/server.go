@@ -2,21 +2,96 @@
 // endpoints to the dispatcher and renders results and errors in the
 // caller's own dialect. It never translates fields itself; the dialect
 // packages under translate do.
+//
+// Endpoints:
+//
+//	POST /v1/messages, /v1/messages/count_tokens                    messages
+//	POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens
+//	GET  /v1beta/models, /v1beta/models/{model}                      generate_content
+//	POST /v1/responses, /v1/responses/input_tokens                  responses
+//	POST /v1/chat/completions                                       chat_completions
+//	GET  /v1/models, /v1/models/{model}   messages shape when the request carries
+//	                                      anthropic-version or x-api-key, else OpenAI's
+//	GET  /healthz, /metrics
+//
+// Every error before the first byte of a reply is the client dialect's
+// status and JSON body (with Retry-After when the upstream advised one);
+// after it, the dialect's in-stream error event ends the stream. Replies
+// carry X-Request-Id, and X-Parley-Dropped lists, by canonical field, what
+// the request asked for that the serving upstream's dialect cannot carry.
 package server
 
 import (
+	"log/slog"
 	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/chatcompletions"
+	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/responses"
 )
+
+// Options configure a Server.
+type Options struct {
+	Config     *config.Config
+	Dispatcher *dispatch.Dispatcher
+	// Logger receives one line per request; nil discards.
+	Logger *slog.Logger
+	// Registry receives the metrics; nil makes a new one.
+	Registry *prometheus.Registry
+}
 
 // Server serves Parley's HTTP endpoints.
 type Server struct {
-	mux *http.ServeMux
+	mux     *http.ServeMux
+	cfg     *config.Config
+	d       *dispatch.Dispatcher
+	keys    *keyring
+	log     *slog.Logger
+	metrics *metrics
+	maxBody int64
 }
 
 // New returns a Server with its routes registered.
-func New() *Server {
-	s := &Server{mux: http.NewServeMux()}
+func New(o Options) *Server {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	reg := o.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	s := &Server{
+		mux:     http.NewServeMux(),
+		cfg:     o.Config,
+		d:       o.Dispatcher,
+		keys:    newKeyring(o.Config.Keys),
+		log:     log,
+		metrics: newMetrics(reg),
+		maxBody: o.Config.Limits.MaxBodyBytes,
+	}
+	msg, gc, rsp, chat := messages.Client{}, generatecontent.Client{}, responses.Client{}, chatcompletions.Client{}
+
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+
+	s.mux.Handle("POST /v1/messages", s.chat(msg))
+	s.mux.Handle("POST /v1/messages/count_tokens", s.count(msg))
+	s.mux.Handle("POST /v1/responses", s.chat(rsp))
+	s.mux.Handle("POST /v1/responses/input_tokens", s.count(rsp))
+	s.mux.Handle("POST /v1/chat/completions", s.chat(chat))
+	s.mux.Handle("POST /v1beta/models/{call}", s.generateContent(gc))
+	s.mux.Handle("GET /v1beta/models", s.listModels(gc))
+	s.mux.Handle("GET /v1beta/models/{model}", s.getModel(gc))
+	s.mux.Handle("GET /v1/models", s.openAIOrMessages(s.listModels(chat), s.listModels(msg)))
+	s.mux.Handle("GET /v1/models/{model...}", s.openAIOrMessages(s.getModel(chat), s.getModel(msg)))
 	return s
 }
 
@@ -29,3 +104,6 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok\n"))
 }
+
+// dialectOf is the metrics label of a client.
+func dialectOf(c translate.Client) string { return translate.DialectName(c.Dialect()) }

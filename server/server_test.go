@@ -6,13 +6,20 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 func TestHealthz(t *testing.T) {
-	ts := httptest.NewServer(server.New())
+	cfg := config.Default(func(string) (string, bool) { return "", false })
+	d, err := dispatch.FromConfig(cfg, dispatch.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(server.New(server.Options{Config: cfg, Dispatcher: d}))
 	defer ts.Close()
 	resp, err := http.Get(ts.URL + "/healthz")
 	if err != nil {

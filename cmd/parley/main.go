@@ -1,78 +1,61 @@
 // Command parley runs the Parley gateway.
 //
-//	parley serve [--listen ADDR]
+//	parley serve [--config FILE] [--listen ADDR]
+//	parley config check FILE
+//	parley translate --from DIALECT --to DIALECT [--response [--stream]] [--model NAME]
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
-
-	"github.com/parleyhq/parley/server"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
+	err := run(context.Background(), os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookup: os.LookupEnv})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "parley:", err)
 		os.Exit(2)
 	}
 }
 
+// env is what a command may touch of the process, so that tests can run
+// every command in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	lookup         func(string) (string, bool)
+	// ready, when set, is told the address the server listens on.
+	ready func(addr string)
+}
+
 const usage = `usage: parley <command> [flags]
 
 commands:
-  serve    run the gateway (default listen address 127.0.0.1:8080)
+  serve                 run the gateway (embedded defaults: 127.0.0.1:8080, the echo model,
+                        and the public services whose keys are in the environment)
+  config check FILE     check a configuration file without serving
+  translate             turn a request (or --response) body on stdin from one dialect into another
 `
 
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, e env) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(e.stderr, usage)
 		return errors.New("no command given")
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], stderr)
+		return serve(ctx, args[1:], e)
+	case "config":
+		return configCmd(args[1:], e)
+	case "translate":
+		return translateCmd(args[1:], e)
 	case "help", "-h", "--help":
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(e.stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
+	fmt.Fprint(e.stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
-}
-
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv := &http.Server{Handler: server.New(), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	log.Info("parley listening", "addr", ln.Addr().String())
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdown)
 }

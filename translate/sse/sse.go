@@ -261,6 +261,45 @@ func (r *Reader) fill() {
 type Writer struct {
 	w       io.Writer
 	scratch []byte
+	// array makes the Writer write a JSON array of the events' data
+	// instead of an event stream; events counts what it wrote.
+	array  bool
+	events int
+}
+
+// NewJSONArrayWriter returns a Writer that writes the data of each event
+// as one element of a JSON array, as the content-generation service
+// streams when a client does not ask for ?alt=sse. Event types and
+// comments are not written; Close writes the closing bracket.
+func NewJSONArrayWriter(w io.Writer) *Writer {
+	return &Writer{w: w, scratch: make([]byte, 0, 1024), array: true}
+}
+
+// Close ends a JSON array; on an event stream it does nothing.
+func (w *Writer) Close() error {
+	if !w.array {
+		return nil
+	}
+	end := "]"
+	if w.events == 0 {
+		end = "[]"
+	}
+	_, err := io.WriteString(w.w, end)
+	return err
+}
+
+func (w *Writer) arrayElement(data []byte) error {
+	b := w.scratch[:0]
+	if w.events == 0 {
+		b = append(b, '[')
+	} else {
+		b = append(b, ",\r\n"...)
+	}
+	w.events++
+	b = append(b, data...)
+	w.scratch = b
+	_, err := w.w.Write(b)
+	return err
 }
 
 // NewWriter returns a Writer to w.
@@ -274,6 +313,9 @@ func NewWriter(w io.Writer) *Writer {
 func (w *Writer) Event(typ string, data []byte) error {
 	if len(typ) > 0 && lineEnd([]byte(typ)) >= 0 {
 		return fmt.Errorf("sse: event type %q contains a line break", typ)
+	}
+	if w.array {
+		return w.arrayElement(data)
 	}
 	b := w.scratch[:0]
 	if typ != "" {
@@ -305,6 +347,9 @@ func (w *Writer) Event(typ string, data []byte) error {
 // Comment writes a comment line, which readers ignore; streams use it to
 // keep idle connections open.
 func (w *Writer) Comment(text string) error {
+	if w.array {
+		return nil
+	}
 	b := append(w.scratch[:0], ':')
 	if text != "" {
 		b = append(b, ' ')

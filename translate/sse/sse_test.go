@@ -2,6 +2,7 @@ package sse_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -262,5 +263,37 @@ func TestWriterFormat(t *testing.T) {
 	}
 	if err := w.Event("bad\ntype", nil); err == nil {
 		t.Fatal("a line break in the event type was accepted")
+	}
+}
+
+func TestJSONArrayWriter(t *testing.T) {
+	for _, tc := range []struct {
+		events []string
+		want   string
+	}{
+		{nil, "[]"},
+		{[]string{`{"a":1}`}, `[{"a":1}]`},
+		{[]string{`{"a":1}`, `{"b":2}`}, "[{\"a\":1},\r\n{\"b\":2}]"},
+	} {
+		var b strings.Builder
+		w := sse.NewJSONArrayWriter(&b)
+		for _, e := range tc.events {
+			if err := w.Event("ignored", []byte(e)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Comment("keep-alive"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("got %q, want %q", b.String(), tc.want)
+		}
+		var v []map[string]int
+		if err := json.Unmarshal([]byte(b.String()), &v); err != nil || len(v) != len(tc.events) {
+			t.Errorf("not a JSON array of %d: %v", len(tc.events), err)
+		}
 	}
 }

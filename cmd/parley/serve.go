@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/server"
+)
+
+func serve(ctx context.Context, args []string, e env) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	file := fs.String("config", "", "configuration file (YAML); without it, the embedded defaults")
+	listen := fs.String("listen", "", "address to listen on, overriding the configuration")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*file, e)
+	if err != nil {
+		return err
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	if err := config.CheckExposure(cfg.Listen, len(cfg.Keys)); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	d, err := dispatch.FromConfig(cfg, dispatch.BuildOptions{})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data_dir: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           server.New(server.Options{Config: cfg, Dispatcher: d, Logger: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+		// No write timeout: streams last as long as the upstream talks.
+		IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("parley listening", "addr", ln.Addr().String(), "models", len(cfg.Models), "upstreams", len(cfg.Upstreams), "keys", len(cfg.Keys))
+	if e.ready != nil {
+		e.ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// loadConfig reads a file, or returns the embedded defaults.
+func loadConfig(file string, e env) (*config.Config, error) {
+	if file == "" {
+		return config.Default(e.lookup), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return config.Parse(file, data, e.lookup)
+}
+
+func configCmd(args []string, e env) error {
+	if len(args) != 2 || args[0] != "check" {
+		return errors.New("usage: parley config check FILE")
+	}
+	cfg, err := loadConfig(args[1], e)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: ok (%d keys, %d upstreams, %d models)\n", args[1], len(cfg.Keys), len(cfg.Upstreams), len(cfg.Models))
+	return nil
+}

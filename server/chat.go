@@ -1,0 +1,322 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// exchange is one client request as it goes through the server.
+type exchange struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	c       translate.Client
+	start   time.Time
+	id      string
+	call    dispatch.Call
+	status  int
+	usage   *parleyv1.Usage
+	ttft    time.Duration
+	written bool
+}
+
+func (s *Server) newExchange(w http.ResponseWriter, r *http.Request, c translate.Client) *exchange {
+	x := &exchange{s: s, w: w, r: r, c: c, start: time.Now(), id: newRequestID()}
+	w.Header().Set("X-Request-Id", x.id)
+	return x
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// incoming reads the request: key first (no work for a stranger), then
+// the body within the size limit.
+func (x *exchange) incoming(in *translate.Incoming) (*principal, error) {
+	in.Header, in.Query = x.r.Header, x.r.URL.Query()
+	p, err := x.s.keys.authenticate(x.c.APIKey(in))
+	if err != nil {
+		return nil, err
+	}
+	body, err := x.s.readBody(x.w, x.r)
+	if err != nil {
+		return nil, err
+	}
+	in.Body = body
+	return p, nil
+}
+
+// readBody reads a request body of at most the configured size.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, &translate.StatusError{Err: &parleyv1.Error{
+			Code:       parleyv1.Code_CODE_INVALID_ARGUMENT,
+			Message:    fmt.Sprintf("the request body is larger than the limit of %d bytes", s.maxBody),
+			HttpStatus: http.StatusRequestEntityTooLarge,
+		}}
+	case err != nil:
+		return nil, &translate.StatusError{Err: &parleyv1.Error{
+			Code: parleyv1.Code_CODE_INVALID_ARGUMENT, Message: "the request body could not be read",
+		}}
+	}
+	return body, nil
+}
+
+// fail renders an error before any byte of the reply: the dialect's status
+// and body, and Retry-After when there is advice.
+func (x *exchange) fail(err error) {
+	e := translate.ToProto(err)
+	if e.GetRequestId() == "" {
+		e.RequestId = x.id
+	}
+	status, body := x.c.EncodeError(e)
+	if ra := e.GetRetry().GetRetryAfter(); ra != nil {
+		x.w.Header().Set("Retry-After", strconv.FormatInt(int64(math.Ceil(ra.AsDuration().Seconds())), 10))
+	}
+	x.w.Header().Set("Content-Type", "application/json")
+	x.w.WriteHeader(status)
+	_, _ = x.w.Write(body)
+	x.status = status
+	x.done(e)
+}
+
+// done records the request in the log and the metrics.
+func (x *exchange) done(e *parleyv1.Error) {
+	x.s.metrics.observe(x, e)
+	attrs := []any{
+		"id", x.id, "dialect", dialectOf(x.c), "path", x.r.URL.Path, "status", x.status,
+		"model", x.call.Model, "upstream", x.call.Upstream, "attempts", x.call.Attempts,
+		"duration", time.Since(x.start).Round(time.Microsecond),
+	}
+	if x.usage != nil {
+		attrs = append(attrs, "input_tokens", x.usage.GetInputTokens(), "output_tokens", x.usage.GetOutputTokens())
+	}
+	if e != nil {
+		attrs = append(attrs, "error", e.GetCode().String())
+	}
+	x.s.log.Info("request", attrs...)
+}
+
+// chat serves a dialect's generation endpoint.
+func (s *Server) chat(c translate.Client) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := s.newExchange(w, r, c)
+		x.serve(&translate.Incoming{})
+	})
+}
+
+func (x *exchange) serve(in *translate.Incoming) {
+	p, err := x.incoming(in)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	req, err := x.c.DecodeRequest(in)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.call.Model = req.GetModel()
+	if err := x.admit(p, req.GetModel()); err != nil {
+		x.fail(err)
+		return
+	}
+	if req.GetStream() {
+		x.stream(req, !in.Stream || in.Query.Get("alt") == "sse")
+		return
+	}
+	x.whole(req)
+}
+
+// admit checks that the key may use the model and that it is served.
+func (x *exchange) admit(p *principal, model string) error {
+	if model == "" {
+		return translate.Invalid("model", "is required")
+	}
+	if err := p.mayUse(model); err != nil {
+		return err
+	}
+	if !x.s.d.Router().Known(model) {
+		_, err := x.s.d.Router().Resolve(model)
+		return err
+	}
+	return nil
+}
+
+func (x *exchange) setDropped() {
+	if len(x.call.Dropped) > 0 {
+		x.w.Header().Set("X-Parley-Dropped", strings.Join(x.call.Dropped, ", "))
+	}
+}
+
+func (x *exchange) whole(req *parleyv1.Request) {
+	resp, err := x.s.d.Generate(x.r.Context(), req, &x.call)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	if resp.GetId() == "" {
+		resp.Id = x.id
+	}
+	x.usage = resp.GetUsage()
+	body, err := x.c.EncodeResponse(req, resp)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.setDropped()
+	x.w.Header().Set("Content-Type", "application/json")
+	x.w.WriteHeader(http.StatusOK)
+	_, _ = x.w.Write(body)
+	x.status = http.StatusOK
+	x.done(nil)
+}
+
+// streamWriter sends the reply's headers with its first byte, so that an
+// error before it can still be a status and a JSON body.
+type streamWriter struct {
+	x       *exchange
+	rc      *http.ResponseController
+	ctype   string
+	started bool
+	err     error
+}
+
+func (sw *streamWriter) Write(p []byte) (int, error) {
+	if sw.err != nil {
+		return 0, sw.err
+	}
+	if !sw.started {
+		sw.started = true
+		h := sw.x.w.Header()
+		h.Set("Content-Type", sw.ctype)
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		sw.x.setDropped()
+		sw.x.w.WriteHeader(http.StatusOK)
+		sw.x.status = http.StatusOK
+	}
+	n, err := sw.x.w.Write(p)
+	if err != nil {
+		sw.err = err
+	}
+	return n, err
+}
+
+func (sw *streamWriter) flush() {
+	if sw.started && sw.err == nil {
+		if err := sw.rc.Flush(); err != nil {
+			sw.err = err
+		}
+	}
+}
+
+// stream relays a stream event by event, flushing each. sseFormat is false
+// for a content-generation client that did not ask for ?alt=sse: it gets
+// the JSON array that service sends then.
+func (x *exchange) stream(req *parleyv1.Request, sseFormat bool) {
+	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
+	out := sse.NewWriter(sw)
+	if !sseFormat {
+		sw.ctype = "application/json"
+		out = sse.NewJSONArrayWriter(sw)
+	}
+	enc := x.c.NewStreamEncoder(req)
+	ctx, cancel := context.WithCancel(x.r.Context())
+	defer cancel()
+	var failed *parleyv1.Error
+	for ev, err := range x.s.d.Stream(ctx, req, &x.call) {
+		if err == nil {
+			x.note(ev)
+			err = enc.Encode(out, ev)
+			if err != nil && sw.err == nil {
+				// The upstream's stream broke the canonical order.
+				err = translate.UpstreamProtocol(x.call.Dialect, err)
+			}
+		}
+		if sw.err != nil {
+			// The client went away: stop reading the upstream.
+			failed = translate.ToProto(context.Canceled)
+			break
+		}
+		if err != nil {
+			failed = translate.ToProto(err)
+			if failed.GetRequestId() == "" {
+				failed.RequestId = x.id
+			}
+			if !sw.started {
+				x.fail(err)
+				return
+			}
+			_ = enc.Fail(out, failed)
+			break
+		}
+		sw.flush()
+	}
+	if !sw.started && failed == nil {
+		// A stream with no events at all: still a valid (empty) reply.
+		sw.ctype = "text/event-stream"
+	}
+	_ = out.Close()
+	sw.flush()
+	if failed != nil && failed.GetCode() == parleyv1.Code_CODE_CANCELED {
+		x.status = 499
+	}
+	x.done(failed)
+}
+
+// note keeps what the metrics need of an event: time to first token and
+// the latest usage.
+func (x *exchange) note(ev *parleyv1.StreamEvent) {
+	switch e := ev.GetEvent().(type) {
+	case *parleyv1.StreamEvent_Start:
+		r := e.Start.GetResponse()
+		if r.GetId() == "" && r != nil {
+			r.Id = x.id
+		}
+		if u := r.GetUsage(); u != nil {
+			x.usage = mergeUsage(x.usage, u)
+		}
+	case *parleyv1.StreamEvent_PartDelta, *parleyv1.StreamEvent_PartStart:
+		if x.ttft == 0 {
+			x.ttft = time.Since(x.start)
+		}
+	case *parleyv1.StreamEvent_Usage:
+		x.usage = mergeUsage(x.usage, e.Usage)
+	}
+}
+
+// mergeUsage applies a usage update: set fields replace, unset keep.
+func mergeUsage(old, u *parleyv1.Usage) *parleyv1.Usage {
+	if old == nil {
+		old = &parleyv1.Usage{}
+	}
+	if u.InputTokens != nil {
+		old.InputTokens = u.InputTokens
+	}
+	if u.OutputTokens != nil {
+		old.OutputTokens = u.OutputTokens
+	}
+	return old
+}
+
+func timeSince(x *exchange) float64 { return time.Since(x.start).Seconds() }

@@ -1,0 +1,59 @@
+package server
+
+import (
+	"net/http"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+// countClient is a dialect with a count-tokens endpoint.
+type countClient interface {
+	translate.Client
+	translate.CountClient
+}
+
+// count serves a dialect's count-tokens endpoint: the upstream counts
+// where its dialect can, else Parley estimates (dispatch.Estimate).
+func (s *Server) count(c countClient) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.newExchange(w, r, c).serveCount(c, &translate.Incoming{})
+	})
+}
+
+func (x *exchange) serveCount(c countClient, in *translate.Incoming) {
+	p, err := x.incoming(in)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	req, err := c.DecodeCountRequest(in)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.call.Model = req.GetModel()
+	if err := x.admit(p, req.GetModel()); err != nil {
+		x.fail(err)
+		return
+	}
+	n, err := x.s.d.CountTokens(x.r.Context(), req, &x.call)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	body, err := c.EncodeCount(n)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.usage = &parleyv1.Usage{InputTokens: new(n.GetInputTokens())}
+	if n.GetEstimated() {
+		x.w.Header().Set("X-Parley-Estimated", "true")
+	}
+	x.w.Header().Set("Content-Type", "application/json")
+	x.w.WriteHeader(http.StatusOK)
+	_, _ = x.w.Write(body)
+	x.status = http.StatusOK
+	x.done(nil)
+}
