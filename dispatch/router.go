@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/config"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 )
 
