@@ -129,8 +129,9 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	}
 	resp, err := b.client.Do(hreq)
 	if err != nil {
+		err = b.transportError(ctx, err)
 		cancel(nil)
-		return nil, nil, nil, b.transportError(ctx, err)
+		return nil, nil, nil, err
 	}
 	return resp, ctx, cancel, nil
 }

@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
-	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
@@ -180,7 +180,13 @@ type gateway struct {
 	d     *dispatch.Dispatcher
 }
 
-func startGateway(t testing.TB, extra string) *gateway {
+// gwExtra is configuration added to the gateway's: top-level keys, more
+// upstreams and more models, as YAML lines.
+type gwExtra struct {
+	top, upstreams, models string
+}
+
+func startGateway(t testing.TB, extra gwExtra) *gateway {
 	g := &gateway{fakes: map[string]*fakeUpstream{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, "keys:\n  - {name: test, key: %s}\n  - {name: narrow, key: sk-narrow-key-0001, models: [\"via-m*\"]}\nupstreams:\n", clientKey)
@@ -189,11 +195,13 @@ func startGateway(t testing.TB, extra string) *gateway {
 		fmt.Fprintf(&b, "  - {name: fake-%s, dialect: %s, base_url: %q, api_key: %s, max_retries: 0, idle_timeout: 2s}\n",
 			d.name, d.name, g.fakes[d.name].srv.URL, upstreamKey(d.name))
 	}
+	b.WriteString(extra.upstreams)
 	b.WriteString("models:\n")
 	for _, d := range dialectList {
 		fmt.Fprintf(&b, "  - {name: via-%s, upstream: fake-%s, upstream_model: %s}\n", d.name, d.name, upstreamModel[d.name])
 	}
-	b.WriteString(extra)
+	b.WriteString(extra.models)
+	b.WriteString(extra.top)
 	cfg, err := config.Parse("e2e.yaml", []byte(b.String()), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
@@ -350,4 +358,3 @@ func decodeAt(t testing.TB, d dialect, rec received) *parleyv1.Request {
 	}
 	return r
 }
-

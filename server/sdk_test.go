@@ -204,12 +204,12 @@ func responsesSDK(t testing.TB, gw, key, model string, body []byte, stream bool)
 // genaiRequest is a content-generation request body read into the SDK's
 // own types.
 type genaiRequest struct {
-	Contents          []*genai.Content         `json:"contents"`
-	SystemInstruction *genai.Content           `json:"systemInstruction"`
-	Tools             []*genai.Tool            `json:"tools"`
-	ToolConfig        *genai.ToolConfig        `json:"toolConfig"`
-	GenerationConfig  *genai.GenerationConfig  `json:"generationConfig"`
-	SafetySettings    []*genai.SafetySetting   `json:"safetySettings"`
+	Contents          []*genai.Content        `json:"contents"`
+	SystemInstruction *genai.Content          `json:"systemInstruction"`
+	Tools             []*genai.Tool           `json:"tools"`
+	ToolConfig        *genai.ToolConfig       `json:"toolConfig"`
+	GenerationConfig  *genai.GenerationConfig `json:"generationConfig"`
+	SafetySettings    []*genai.SafetySetting  `json:"safetySettings"`
 }
 
 func genaiSDK(t testing.TB, gw, key, model string, body []byte, stream bool) sdkResult {
