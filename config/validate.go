@@ -91,8 +91,8 @@ func (c *Config) validate() []problem {
 	models := map[string]int{}
 	for i, m := range c.Models {
 		at := fmt.Sprintf("models[%d]", i)
-		switch {
-		case m.Name == "":
+		switch m.Name {
+		case "":
 			add(at+".name", "is required")
 		default:
 			if _, err := path.Match(m.Name, ""); err != nil {

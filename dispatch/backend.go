@@ -139,7 +139,8 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 // transportError describes a failure to get a reply, without the URL (it
 // may name an account) and without any header.
 func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
-	if ctx.Err() != nil && context.Cause(ctx) != errIdle {
+	idle := errors.Is(context.Cause(ctx), errIdle)
+	if ctx.Err() != nil && !idle {
 		if pe := context.Cause(ctx); pe != nil {
 			return pe
 		}
@@ -147,9 +148,9 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 	}
 	d := b.up.Dialect()
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || context.Cause(ctx) == errIdle {
+	if errors.As(err, &ne) && ne.Timeout() || idle {
 		msg := fmt.Sprintf("the upstream %q did not answer in time", b.name)
-		if context.Cause(ctx) == errIdle {
+		if idle {
 			msg = fmt.Sprintf("the upstream %q sent nothing for %s", b.name, b.opts.IdleTimeout)
 		}
 		return &translate.UpstreamError{Err: &parleyv1.Error{

@@ -56,7 +56,7 @@ func Estimate(req *parleyv1.Request) int64 {
 		if f := t.GetFunction(); f != nil {
 			text(f.GetName())
 			text(f.GetDescription())
-			text(string(f.GetParameters()))
+			text(f.GetParameters())
 		}
 	}
 	return n

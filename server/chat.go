@@ -21,17 +21,16 @@ import (
 
 // exchange is one client request as it goes through the server.
 type exchange struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	c       translate.Client
-	start   time.Time
-	id      string
-	call    dispatch.Call
-	status  int
-	usage   *parleyv1.Usage
-	ttft    time.Duration
-	written bool
+	s      *Server
+	w      http.ResponseWriter
+	r      *http.Request
+	c      translate.Client
+	start  time.Time
+	id     string
+	call   dispatch.Call
+	status int
+	usage  *parleyv1.Usage
+	ttft   time.Duration
 }
 
 func (s *Server) newExchange(w http.ResponseWriter, r *http.Request, c translate.Client) *exchange {

@@ -77,6 +77,7 @@ func TestFaults(t *testing.T) {
 	t.Run("upstream error keeps Retry-After", func(t *testing.T) {
 		fake.set("errors", nil)
 		resp := post(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "plain", false))
+		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "7" {
 			t.Errorf("status %d, Retry-After %q; want 429 and 7", resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
@@ -90,7 +91,7 @@ func TestFaults(t *testing.T) {
 				}
 				conn, _, err := http.NewResponseController(w).Hijack()
 				if err == nil {
-					conn.Close()
+					_ = conn.Close()
 				}
 				return false
 			})

@@ -86,4 +86,3 @@ func matrixCase(t *testing.T, g *gateway, scenario string, a, b dialect, stream 
 // text (Parley sends reasoning_content, which it keeps as an extra field
 // only on whole replies).
 func canShowReasoning(d string) bool { return d != "chat_completions" }
-

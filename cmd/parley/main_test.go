@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/openai/openai-go/v3"
+	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+	"google.golang.org/genai"
+
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
+)
+
+func noEnv(string) (string, bool) { return "", false }
+
+// startServe runs `parley serve` with args as the README's run command
+// does, on a free loopback port, and returns its address.
+func startServe(t *testing.T, args ...string) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	errc := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() {
+		errc <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), env{
+			stdout: io.Discard, stderr: &logs, lookup: noEnv, ready: func(a string) { addr <- a },
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("serve ended with %v", err)
+		}
+	})
+	select {
+	case a := <-addr:
+		return "http://" + a
+	case err := <-errc:
+		t.Fatalf("serve failed: %v\n%s", err, logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	return ""
+}
+
+// TestNewcomer follows the README: `parley serve` with no configuration,
+// then the echo model in all four dialects through their official SDKs,
+// whole and streamed, and the model listings.
+func TestNewcomer(t *testing.T) {
+	t.Chdir(t.TempDir()) // the default data directory is relative
+	gw := startServe(t)
+	ctx := context.Background()
+	const say = "hello from a newcomer who types several words"
+
+	ac := anthropic.NewClient(aoption.WithBaseURL(gw), aoption.WithAPIKey("anything"), aoption.WithMaxRetries(0))
+	params := anthropic.MessageNewParams{Model: "echo", MaxTokens: 100, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(say))}}
+	msg, err := ac.Messages.New(ctx, params)
+	if err != nil || msg.Content[0].Text != say || msg.Usage.InputTokens == 0 {
+		t.Errorf("messages: %v %+v", err, msg)
+	}
+	s := ac.Messages.NewStreaming(ctx, params)
+	var acc anthropic.Message
+	events := 0
+	for s.Next() {
+		events++
+		if err := acc.Accumulate(s.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Err() != nil || acc.Content[0].Text != say || events < 7 || acc.Usage.OutputTokens == 0 {
+		t.Errorf("messages stream: %v, %d events, %+v", s.Err(), events, acc)
+	}
+
+	oc := openai.NewClient(ooption.WithBaseURL(gw+"/v1"), ooption.WithAPIKey("anything"), ooption.WithMaxRetries(0))
+	cc, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "echo", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(say)}})
+	if err != nil || cc.Choices[0].Message.Content != say {
+		t.Errorf("chat: %v %+v", err, cc)
+	}
+	cs := oc.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "echo", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(say)}})
+	var cacc openai.ChatCompletionAccumulator
+	for cs.Next() {
+		cacc.AddChunk(cs.Current())
+	}
+	if cs.Err() != nil || cacc.Choices[0].Message.Content != say {
+		t.Errorf("chat stream: %v %+v", cs.Err(), cacc.ChatCompletion)
+	}
+
+	rp := responses.ResponseNewParams{Model: "echo", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(say)}}
+	r, err := oc.Responses.New(ctx, rp)
+	if err != nil || r.OutputText() != say {
+		t.Errorf("responses: %v %+v", err, r)
+	}
+	rs := oc.Responses.NewStreaming(ctx, rp)
+	var done string
+	for rs.Next() {
+		if ev := rs.Current(); ev.Type == "response.completed" {
+			done = ev.Response.OutputText()
+		}
+	}
+	if rs.Err() != nil || done != say {
+		t.Errorf("responses stream: %v %q", rs.Err(), done)
+	}
+
+	gc, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "anything", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: gw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := gc.Models.GenerateContent(ctx, "echo", genai.Text(say), nil)
+	if err != nil || gr.Text() != say {
+		t.Errorf("generate content: %v %+v", err, gr)
+	}
+	var streamed strings.Builder
+	chunks := 0
+	for ch, err := range gc.Models.GenerateContentStream(ctx, "echo", genai.Text(say), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks++
+		streamed.WriteString(ch.Text())
+	}
+	if streamed.String() != say || chunks < 3 {
+		t.Errorf("generate content stream: %d chunks, %q", chunks, streamed.String())
+	}
+	count, err := gc.Models.CountTokens(ctx, "echo", genai.Text(say), nil)
+	if err != nil || count.TotalTokens == 0 {
+		t.Errorf("count tokens: %v %+v", err, count)
+	}
+	page, err := gc.Models.List(ctx, nil)
+	if err != nil || len(page.Items) != 1 || page.Items[0].Name != "models/echo" {
+		t.Errorf("genai model list: %v %+v", err, page.Items)
+	}
+	models, err := ac.Models.List(ctx, anthropic.ModelListParams{})
+	if err != nil || len(models.Data) != 1 || models.Data[0].ID != "echo" {
+		t.Errorf("messages model list: %v %+v", err, models)
+	}
+	omodels, err := oc.Models.List(ctx)
+	if err != nil || len(omodels.Data) != 1 || omodels.Data[0].ID != "echo" {
+		t.Errorf("openai model list: %v %+v", err, omodels)
+	}
+	if _, err := os.Stat("parley-data"); err != nil {
+		t.Errorf("no data directory: %v", err)
+	}
+}
+
+func TestServeRefusesExposureWithoutKeys(t *testing.T) {
+	err := run(context.Background(), []string{"serve", "--listen", "0.0.0.0:0"}, env{stdout: io.Discard, stderr: io.Discard, lookup: noEnv})
+	if err == nil || !strings.Contains(err.Error(), "only listens on a loopback address") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	_ = os.WriteFile(good, []byte("upstreams:\n  - {name: e, dialect: echo}\nmodels:\n  - {name: echo, upstream: e}\n"), 0o600)
+	_ = os.WriteFile(bad, []byte("upstreams:\n  - {name: e, dialect: echoo}\nmodels:\n  - {name: echo, upstream: e}\n"), 0o600)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"config", "check", good}, env{stdout: &out, stderr: io.Discard, lookup: noEnv}); err != nil || !strings.Contains(out.String(), "ok") {
+		t.Errorf("good config: %v %q", err, out.String())
+	}
+	err := run(context.Background(), []string{"config", "check", bad}, env{stdout: io.Discard, stderr: io.Discard, lookup: noEnv})
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:2: upstreams[0].dialect") {
+		t.Errorf("bad config: %v", err)
+	}
+}
+
+func TestTranslateCommand(t *testing.T) {
+	in := `{"model":"claude-sonnet-4-5","max_tokens":100,"system":"Be brief.","messages":[{"role":"user","content":"Say hello."}]}`
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"translate", "--from", "messages", "--to", "generate_content"},
+		env{stdin: strings.NewReader(in), stdout: &out, stderr: &errOut, lookup: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		SystemInstruction struct{ Parts []struct{ Text string } }
+		Contents          []struct{ Parts []struct{ Text string } }
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.SystemInstruction.Parts[0].Text != "Be brief." || got.Contents[0].Parts[0].Text != "Say hello." {
+		t.Errorf("translate: %v %s", err, out.String())
+	}
+	if !strings.Contains(errOut.String(), "POST /v1beta/models/claude-sonnet-4-5:generateContent") {
+		t.Errorf("stderr = %q", errOut.String())
+	}
+	reply := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello."}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,"totalTokenCount":7}}`
+	out.Reset()
+	err = run(context.Background(), []string{"translate", "--from", "generate_content", "--to", "messages", "--response"},
+		env{stdin: strings.NewReader(reply), stdout: &out, stderr: io.Discard, lookup: noEnv})
+	if err != nil || !strings.Contains(out.String(), `"text":"Hello."`) || !strings.Contains(out.String(), `"stop_reason":"end_turn"`) {
+		t.Errorf("translate --response: %v %s", err, out.String())
+	}
+	err = run(context.Background(), []string{"translate", "--from", "klingon", "--to", "messages"}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, lookup: noEnv})
+	if err == nil {
+		t.Error("an unknown dialect was accepted")
+	}
+}
