@@ -1,0 +1,114 @@
+package dispatch
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/responses"
+)
+
+func TestOrderedByWeight(t *testing.T) {
+	routes := []*route{{upstream: "a", weight: 1}, {upstream: "b", weight: 3}, {upstream: "c", weight: 0}}
+	names := func(rs []*route) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.upstream)
+		}
+		return strings.Join(s, ",")
+	}
+	for draw, want := range map[int]string{0: "a,b,c", 1: "b,a,c", 3: "b,a,c"} {
+		if got := names(ordered(routes, func(int) int { return draw })); got != want {
+			t.Errorf("draw %d: %s, want %s", draw, got, want)
+		}
+	}
+	// Over many draws, b comes first about three times as often as a.
+	counts := map[string]int{}
+	for range 4000 {
+		counts[ordered(routes, rand.IntN)[0].upstream]++
+	}
+	if counts["c"] != 0 || counts["b"] < 2700 || counts["b"] > 3300 {
+		t.Errorf("first-route counts %v", counts)
+	}
+}
+
+func TestRetryDecision(t *testing.T) {
+	d := New(&Router{})
+	d.Backoff = func(n int) time.Duration { return time.Duration(n+1) * time.Second }
+	d.MaxRetryWait = 10 * time.Second
+	retryable := &parleyv1.Error{Retry: &parleyv1.RetryAdvice{Retryable: true}}
+	after := func(s int) *parleyv1.Error {
+		return &parleyv1.Error{Retry: &parleyv1.RetryAdvice{Retryable: true, RetryAfter: durationpb.New(time.Duration(s) * time.Second)}}
+	}
+	cases := []struct {
+		name        string
+		e           *parleyv1.Error
+		try, max    int
+		wait        time.Duration
+		again, next bool
+	}{
+		{"not retryable", &parleyv1.Error{}, 0, 2, 0, false, false},
+		{"backoff", retryable, 1, 2, 2 * time.Second, true, false},
+		{"retries spent", retryable, 2, 2, 0, false, true},
+		{"retry-after honoured", after(3), 0, 2, 3 * time.Second, true, false},
+		{"retry-after too long", after(60), 0, 2, 0, false, true},
+	}
+	for _, tc := range cases {
+		wait, again, next := d.retryDecision(tc.e, tc.try, tc.max)
+		if wait != tc.wait || again != tc.again || next != tc.next {
+			t.Errorf("%s: %v %v %v", tc.name, wait, again, next)
+		}
+	}
+}
+
+func TestURLJoin(t *testing.T) {
+	cases := []struct{ base, path, want string }{
+		{"https://api.anthropic.com", "/v1/messages", "https://api.anthropic.com/v1/messages"},
+		{"https://api.openai.com/v1", "/v1/responses", "https://api.openai.com/v1/responses"},
+		{"https://host/openai/v1/", "/v1/chat/completions", "https://host/openai/v1/chat/completions"},
+		{"https://host/proxy", "/v1/messages", "https://host/proxy/v1/messages"},
+	}
+	for _, tc := range cases {
+		b, err := NewHTTPBackend("x", messages.Upstream{}, tc.base, HTTPOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.url(&translate.Outgoing{Path: tc.path}); got != tc.want {
+			t.Errorf("%s + %s = %s, want %s", tc.base, tc.path, got, tc.want)
+		}
+	}
+	b, _ := NewHTTPBackend("x", responses.Upstream{}, "https://host/?tenant=7", HTTPOptions{})
+	if got := b.url(&translate.Outgoing{Path: "/v1/responses", Query: map[string][]string{"alt": {"sse"}}}); got != "https://host/v1/responses?alt=sse&tenant=7" {
+		t.Errorf("query join = %s", got)
+	}
+}
+
+func TestEchoChunks(t *testing.T) {
+	for _, text := range []string{"", "one", "one two three four five six seven", "  spaced   out  words here "} {
+		if got := strings.Join(chunks(text), ""); got != text {
+			t.Errorf("chunks of %q join to %q", text, got)
+		}
+	}
+	if n := len(chunks("one two three four five six seven")); n != 3 {
+		t.Errorf("%d chunks, want 3", n)
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	req := &parleyv1.Request{
+		Instructions: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "12345678"}}}},
+		Messages: []*parleyv1.Message{{Role: parleyv1.Role_ROLE_USER, Parts: []*parleyv1.Part{
+			{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "abcd"}}},
+			{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{}}},
+		}}},
+	}
+	if got := Estimate(req); got != 2+4+1+258 {
+		t.Errorf("Estimate = %d", got)
+	}
+}
