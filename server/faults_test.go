@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/openai/openai-go/v3"
 )
 
 // messagesStream streams the text scenario's request through the messages
@@ -80,6 +82,20 @@ func TestFaults(t *testing.T) {
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "7" {
 			t.Errorf("status %d, Retry-After %q; want 429 and 7", resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	})
+
+	t.Run("no reply headers within the header timeout", func(t *testing.T) {
+		fake.set("text", func(w http.ResponseWriter, r *http.Request, _ int) {
+			select {
+			case <-time.After(5 * time.Second):
+			case <-r.Context().Done():
+			}
+		})
+		res := sdks["chat_completions"](t, g.url, clientKey, "mute", fixture(t, "text", "chat_completions", "request.json"), false)
+		var oe *openai.Error
+		if res.status != http.StatusGatewayTimeout || !errors.As(res.err, &oe) || !strings.Contains(oe.Message, "did not answer in time") {
+			t.Fatalf("status %d, err %v; want 504 saying the upstream did not answer in time", res.status, res.err)
 		}
 	})
 
@@ -197,11 +213,13 @@ func faultGatewayExtra() gwExtra {
 		upstreams: "  - {name: dead, dialect: messages, base_url: \"http://127.0.0.1:1\", api_key: k, max_retries: 1}\n" +
 			"  - {name: patient, dialect: chat_completions, base_url: \"FAKE\", api_key: up-key-chat_completions, max_retries: 2}\n" +
 			"  - {name: plain, dialect: chat_completions, base_url: \"FAKE\", api_key: up-key-chat_completions, max_retries: 0}\n" +
+			"  - {name: mute, dialect: chat_completions, base_url: \"FAKE\", api_key: up-key-chat_completions, max_retries: 0, header_timeout: 200ms}\n" +
 			"  - {name: slow, dialect: chat_completions, base_url: \"FAKE\", api_key: up-key-chat_completions, max_retries: 0, idle_timeout: 300ms}\n",
 		models: "  - {name: retrying, upstream: patient, upstream_model: gpt-4.1}\n" +
 			"  - {name: fallback, routes: [{upstream: dead, weight: 5}, {upstream: patient, upstream_model: gpt-4.1, weight: 1}]}\n" +
 			"  - {name: slow, upstream: slow, upstream_model: gpt-4.1}\n" +
-			"  - {name: plain, upstream: plain, upstream_model: gpt-4.1}\n",
+			"  - {name: plain, upstream: plain, upstream_model: gpt-4.1}\n" +
+			"  - {name: mute, upstream: mute, upstream_model: gpt-4.1}\n",
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +147,21 @@ func TestNewcomer(t *testing.T) {
 	omodels, err := oc.Models.List(ctx)
 	if err != nil || len(omodels.Data) != 1 || omodels.Data[0].ID != "echo" {
 		t.Errorf("openai model list: %v %+v", err, omodels)
+	}
+	resp, err := http.Get(gw + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`parley_requests_total{dialect="generate_content",model="echo",status="200",upstream="echo"} 3`,
+		`parley_time_to_first_token_seconds_count{dialect="messages",model="echo",upstream="echo"} 1`,
+		`parley_tokens_total{dialect="chat_completions",direction="output",model="echo",upstream="echo"}`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 	if _, err := os.Stat("parley-data"); err != nil {
 		t.Errorf("no data directory: %v", err)
