@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/config"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 func env(m map[string]string) func(string) (string, bool) {

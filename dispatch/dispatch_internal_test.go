@@ -10,6 +10,8 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/responses"
 )
