@@ -132,6 +132,11 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		handle(w, r, n)
 		return
 	}
+	if count, ok := countReplies[f.dialect]; ok && isCountPath(r.URL.Path) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, count)
+		return
+	}
 	stream := f.isStream(r, body)
 	if stream && f.dialect == "generate_content" && r.URL.Query().Get("alt") != "sse" {
 		http.Error(w, `{"error":{"code":400,"message":"stream without alt=sse","status":"INVALID_ARGUMENT"}}`, http.StatusBadRequest)
@@ -150,6 +155,18 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeStream(w, fixture(f.t, scenario, f.dialect, "stream.sse"), nil)
+}
+
+// countReplies are each dialect's count-tokens replies, as the services
+// document them; every one says 42.
+var countReplies = map[string]string{
+	"messages":         `{"input_tokens":42}`,
+	"generate_content": `{"totalTokens":42,"promptTokensDetails":[{"modality":"TEXT","tokenCount":42}]}`,
+	"responses":        `{"object":"response.input_tokens","input_tokens":42}`,
+}
+
+func isCountPath(p string) bool {
+	return strings.HasSuffix(p, "/count_tokens") || strings.HasSuffix(p, ":countTokens") || strings.HasSuffix(p, "/input_tokens")
 }
 
 // writeStream sends a recorded stream event by event, flushing each;
