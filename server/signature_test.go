@@ -20,6 +20,7 @@ func TestSignatureRoundTrip(t *testing.T) {
 
 	turn1 := withModel(t, []byte(`{"max_tokens":1024,"tools":[{"name":"get_weather","description":"Weather of a city","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}],"messages":[{"role":"user","content":"Weather in Paris?"}]}`), "via-generate_content", false)
 	resp := post(t, g.url+"/v1/messages", turn1)
+	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	var reply struct {
 		Content    []map[string]any `json:"content"`
@@ -51,9 +52,11 @@ func TestSignatureRoundTrip(t *testing.T) {
 	}
 
 	gc.set("text", nil)
-	if r := post(t, g.url+"/v1/messages", turn2("via-generate_content")); r.StatusCode != 200 {
-		b, _ := io.ReadAll(r.Body)
-		t.Fatalf("turn 2: %d %s", r.StatusCode, b)
+	r2 := post(t, g.url+"/v1/messages", turn2("via-generate_content"))
+	defer r2.Body.Close()
+	if r2.StatusCode != 200 {
+		b, _ := io.ReadAll(r2.Body)
+		t.Fatalf("turn 2: %d %s", r2.StatusCode, b)
 	}
 	got := gc.requests()
 	if len(got) != 1 || !strings.Contains(string(got[0].Body), `"thoughtSignature":"`+sig+`"`) {
@@ -62,9 +65,11 @@ func TestSignatureRoundTrip(t *testing.T) {
 
 	msgs := g.fakes["messages"]
 	msgs.set("text", nil)
-	if r := post(t, g.url+"/v1/messages", turn2("via-messages")); r.StatusCode != 200 {
-		b, _ := io.ReadAll(r.Body)
-		t.Fatalf("turn 2 via messages: %d %s", r.StatusCode, b)
+	r3 := post(t, g.url+"/v1/messages", turn2("via-messages"))
+	defer r3.Body.Close()
+	if r3.StatusCode != 200 {
+		b, _ := io.ReadAll(r3.Body)
+		t.Fatalf("turn 2 via messages: %d %s", r3.StatusCode, b)
 	}
 	if got := msgs.requests(); len(got) != 1 || strings.Contains(string(got[0].Body), sig) {
 		t.Errorf("another service's signature reached the messages upstream:\n%s", got[0].Body)
