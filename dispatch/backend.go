@@ -216,6 +216,16 @@ func (b *HTTPBackend) Generate(ctx context.Context, req *parleyv1.Request, t tra
 		return nil, err
 	}
 	call.Dropped = out.Dropped
+	body, err := b.exchange(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	return b.up.DecodeResponse(t, body)
+}
+
+// exchange sends a request whose reply is one body, and returns that body
+// of a 2xx reply or the decoded error of any other.
+func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]byte, error) {
 	resp, actx, cancel, err := b.send(ctx, out)
 	if err != nil {
 		return nil, err
@@ -225,11 +235,7 @@ func (b *HTTPBackend) Generate(ctx context.Context, req *parleyv1.Request, t tra
 	if !ok(resp.StatusCode) {
 		return nil, b.failure(actx, cancel, resp)
 	}
-	body, err := b.readAll(actx, cancel, resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	return b.up.DecodeResponse(t, body)
+	return b.readAll(actx, cancel, resp.Body)
 }
 
 // Stream implements Backend.
@@ -285,16 +291,7 @@ func (b *HTTPBackend) CountTokens(ctx context.Context, req *parleyv1.Request, t 
 		return nil, err
 	}
 	call.Dropped = out.Dropped
-	resp, actx, cancel, err := b.send(ctx, out)
-	if err != nil {
-		return nil, err
-	}
-	defer cancel(nil)
-	defer resp.Body.Close()
-	if !ok(resp.StatusCode) {
-		return nil, b.failure(actx, cancel, resp)
-	}
-	body, err := b.readAll(actx, cancel, resp.Body)
+	body, err := b.exchange(ctx, out)
 	if err != nil {
 		return nil, err
 	}

@@ -183,11 +183,7 @@ func (x *exchange) whole(req *parleyv1.Request) {
 		return
 	}
 	x.setDropped()
-	x.w.Header().Set("Content-Type", "application/json")
-	x.w.WriteHeader(http.StatusOK)
-	_, _ = x.w.Write(body)
-	x.status = http.StatusOK
-	x.done(nil)
+	x.ok(body)
 }
 
 // streamWriter sends the reply's headers with its first byte, so that an

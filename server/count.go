@@ -51,9 +51,6 @@ func (x *exchange) serveCount(c countClient, in *translate.Incoming) {
 	if n.GetEstimated() {
 		x.w.Header().Set("X-Parley-Estimated", "true")
 	}
-	x.w.Header().Set("Content-Type", "application/json")
-	x.w.WriteHeader(http.StatusOK)
-	_, _ = x.w.Write(body)
-	x.status = http.StatusOK
-	x.done(nil)
+	x.setDropped()
+	x.ok(body)
 }

@@ -29,10 +29,8 @@ func (s *Server) openAIOrMessages(openai, messages http.Handler) http.Handler {
 // listModels lists the models the caller's key may use.
 func (s *Server) listModels(c modelClient) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := s.newExchange(w, r, c)
-		p, err := x.s.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
-		if err != nil {
-			x.fail(err)
+		x, p := s.modelExchange(w, r, c)
+		if p == nil {
 			return
 		}
 		body, err := c.EncodeModels(s.d.Router().Models(p.allows), r.URL.Query())
@@ -47,10 +45,8 @@ func (s *Server) listModels(c modelClient) http.Handler {
 // getModel describes one model.
 func (s *Server) getModel(c modelClient) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := s.newExchange(w, r, c)
-		p, err := x.s.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
-		if err != nil {
-			x.fail(err)
+		x, p := s.modelExchange(w, r, c)
+		if p == nil {
 			return
 		}
 		name := strings.TrimPrefix(r.PathValue("model"), "models/")
@@ -66,6 +62,18 @@ func (s *Server) getModel(c modelClient) http.Handler {
 		}
 		x.ok(body)
 	})
+}
+
+// modelExchange starts a listing request and authenticates it; on failure
+// it has answered, and the principal is nil.
+func (s *Server) modelExchange(w http.ResponseWriter, r *http.Request, c modelClient) (*exchange, *principal) {
+	x := s.newExchange(w, r, c)
+	p, err := s.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
+	if err != nil {
+		x.fail(err)
+		return x, nil
+	}
+	return x, p
 }
 
 func (x *exchange) ok(body []byte) {
