@@ -125,11 +125,12 @@ func (r *Router) Models(allow func(string) bool) []*parleyv1.Model {
 
 // Model returns one listed model by name, or nil.
 func (r *Router) Model(name string, allow func(string) bool) *parleyv1.Model {
-	i := slices.IndexFunc(r.Models(allow), func(m *parleyv1.Model) bool { return m.GetId() == name })
+	models := r.Models(allow)
+	i := slices.IndexFunc(models, func(m *parleyv1.Model) bool { return m.GetId() == name })
 	if i < 0 {
 		return nil
 	}
-	return r.Models(allow)[i]
+	return models[i]
 }
 
 // ordered puts one route drawn by weight first and the others after it
