@@ -220,7 +220,9 @@ type Task struct {
 	// The upstream's id for the task.
 	UpstreamTaskId string `protobuf:"bytes,15,opt,name=upstream_task_id,json=upstreamTaskId,proto3" json:"upstream_task_id,omitempty"`
 	// What was asked for.
-	Input         *TaskInput `protobuf:"bytes,16,opt,name=input,proto3" json:"input,omitempty"`
+	Input *TaskInput `protobuf:"bytes,16,opt,name=input,proto3" json:"input,omitempty"`
+	// Chat model serving the task instead of a music upstream (lyrics only).
+	Model         string `protobuf:"bytes,17,opt,name=model,proto3" json:"model,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -365,6 +367,13 @@ func (x *Task) GetInput() *TaskInput {
 		return x.Input
 	}
 	return nil
+}
+
+func (x *Task) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
 }
 
 // TaskInput is the submitted request of a task.
@@ -1040,7 +1049,7 @@ var File_parley_v1_task_proto protoreflect.FileDescriptor
 
 const file_parley_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x14parley/v1/task.proto\x12\tparley.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x05\n" +
+	"\x14parley/v1/task.proto\x12\tparley.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb4\x05\n" +
 	"\x04Task\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12-\n" +
@@ -1063,7 +1072,8 @@ const file_parley_v1_task_proto_rawDesc = "" +
 	"failReason\x12\x1a\n" +
 	"\bupstream\x18\x0e \x01(\tR\bupstream\x12(\n" +
 	"\x10upstream_task_id\x18\x0f \x01(\tR\x0eupstreamTaskId\x12*\n" +
-	"\x05input\x18\x10 \x01(\v2\x14.parley.v1.TaskInputR\x05input\"\xd5\x01\n" +
+	"\x05input\x18\x10 \x01(\v2\x14.parley.v1.TaskInputR\x05input\x12\x14\n" +
+	"\x05model\x18\x11 \x01(\tR\x05model\"\xd5\x01\n" +
 	"\tTaskInput\x12*\n" +
 	"\x04song\x18\x01 \x01(\v2\x14.parley.v1.SongInputH\x00R\x04song\x120\n" +
 	"\x06lyrics\x18\x02 \x01(\v2\x16.parley.v1.LyricsInputH\x00R\x06lyrics\x120\n" +
