@@ -11,6 +11,7 @@ package config
 import (
 	"fmt"
 	"path"
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -29,6 +30,29 @@ type Config struct {
 	Keys      []Key      `yaml:"keys"`
 	Upstreams []Upstream `yaml:"upstreams"`
 	Models    []Model    `yaml:"models"`
+	// Songgen configures the music task interface.
+	Songgen Songgen `yaml:"songgen"`
+}
+
+// Songgen configures the music task interface under /songgen.
+type Songgen struct {
+	// Upstream names the songgen upstream that serves music tasks; it may
+	// be left out when exactly one upstream has the songgen dialect.
+	Upstream string `yaml:"upstream"`
+	// PollInterval is how often tasks in progress are refreshed.
+	PollInterval Duration `yaml:"poll_interval"`
+	// MaxAge fails a task that has not finished this long after submission.
+	MaxAge Duration `yaml:"max_age"`
+	// LyricsModel, when set, is the chat model that writes lyrics tasks
+	// (through the dispatcher) instead of the music upstream.
+	LyricsModel string `yaml:"lyrics_model"`
+	// NotifySecret, when set, signs notify_hook calls (X-Parley-Signature).
+	NotifySecret string `yaml:"notify_secret"`
+	// AllowPrivateHooks lets notify_hook reach loopback, private,
+	// link-local and metadata addresses.
+	AllowPrivateHooks bool `yaml:"allow_private_hooks"`
+	// ModelVersions are the accepted mv values of a song request.
+	ModelVersions []string `yaml:"model_versions"`
 }
 
 // Limits bound client requests.
@@ -108,7 +132,13 @@ const (
 	DefaultHeaderTimeout  = 120 * time.Second
 	DefaultIdleTimeout    = 300 * time.Second
 	DefaultMaxRetries     = 2
+	DefaultPollInterval   = 5 * time.Second
+	DefaultMaxAge         = 30 * time.Minute
 )
+
+// DefaultModelVersions are the accepted mv values unless configured: the
+// spec's two, and chirp-v4, which its example sends.
+var DefaultModelVersions = []string{"chirp-v3-0", "chirp-v3-5", "chirp-v4"}
 
 // Duration is a time.Duration written as a Go duration ("5s", "2m30s").
 type Duration time.Duration
@@ -168,6 +198,26 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Limits.MaxBodyBytes == 0 {
 		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.Songgen.PollInterval == 0 {
+		c.Songgen.PollInterval = Duration(DefaultPollInterval)
+	}
+	if c.Songgen.MaxAge == 0 {
+		c.Songgen.MaxAge = Duration(DefaultMaxAge)
+	}
+	if len(c.Songgen.ModelVersions) == 0 {
+		c.Songgen.ModelVersions = slices.Clone(DefaultModelVersions)
+	}
+	if c.Songgen.Upstream == "" {
+		var names []string
+		for _, u := range c.Upstreams {
+			if u.Dialect == DialectSonggen {
+				names = append(names, u.Name)
+			}
+		}
+		if len(names) == 1 {
+			c.Songgen.Upstream = names[0]
+		}
 	}
 	for i := range c.Upstreams {
 		u := &c.Upstreams[i]

@@ -165,3 +165,66 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+const music = `upstreams:
+  - name: echo
+    dialect: echo
+  - name: songs
+    dialect: songgen
+    base_url: https://music.example
+    api_key: ${MUSIC_KEY:-m-secret}
+models:
+  - name: echo
+    upstream: echo
+songgen:
+  poll_interval: 2s
+  max_age: 10m
+  lyrics_model: echo
+  notify_secret: ${NOTIFY_SECRET:-hook-secret}
+  allow_private_hooks: true
+  model_versions: [chirp-v4, chirp-v3-5]
+`
+
+func TestParseSonggen(t *testing.T) {
+	c, err := config.Parse("music.yaml", []byte(music), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := c.Songgen
+	if sg.Upstream != "songs" || sg.PollInterval.D() != 2*time.Second || sg.MaxAge.D() != 10*time.Minute ||
+		sg.LyricsModel != "echo" || sg.NotifySecret != "hook-secret" || !sg.AllowPrivateHooks ||
+		strings.Join(sg.ModelVersions, ",") != "chirp-v4,chirp-v3-5" {
+		t.Errorf("songgen = %+v", sg)
+	}
+	d, err := config.Parse("empty.yaml", nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Songgen.PollInterval.D() != config.DefaultPollInterval || d.Songgen.MaxAge.D() != config.DefaultMaxAge ||
+		strings.Join(d.Songgen.ModelVersions, ",") != "chirp-v3-0,chirp-v3-5,chirp-v4" || d.Songgen.Upstream != "" {
+		t.Errorf("songgen defaults = %+v", d.Songgen)
+	}
+	if def := config.Default(env(nil)); def.Songgen.LyricsModel != "echo" {
+		t.Errorf("the embedded defaults do not answer lyrics with echo: %+v", def.Songgen)
+	}
+
+	for _, tc := range []struct{ name, edit, to, want string }{
+		{"unknown key", "  max_age: 10m", "  max_agee: 10m", "music.yaml:13: field max_agee not found"},
+		{"short poll", "poll_interval: 2s", "poll_interval: 10ms", "music.yaml:12: songgen.poll_interval: 10ms is shorter than 100ms"},
+		{"max age under poll", "max_age: 10m", "max_age: 1s", "music.yaml:13: songgen.max_age: 1s is shorter than poll_interval"},
+		{"unknown lyrics model", "lyrics_model: echo", "lyrics_model: bard", `music.yaml:14: songgen.lyrics_model: "bard" is not a configured model`},
+		{"unset secret", "${NOTIFY_SECRET:-hook-secret}", "${NOTIFY_SECRET}", "songgen.notify_secret: environment variable NOTIFY_SECRET is not set"},
+		{"upstream not songgen", "songgen:\n", "songgen:\n  upstream: echo\n", `songgen.upstream: "echo" speaks echo, not songgen`},
+		{"two songgen upstreams", "models:\n", "  - name: more\n    dialect: songgen\n    base_url: https://b.example\nmodels:\n", "songgen.upstream: is required when several upstreams speak songgen (songs, more)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(music, tc.edit) {
+				t.Fatalf("fixture lacks %q", tc.edit)
+			}
+			_, err := config.Parse("music.yaml", []byte(strings.Replace(music, tc.edit, tc.to, 1)), env(nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -14,6 +14,8 @@ func Default(lookup func(string) (string, bool)) *Config {
 	c := &Config{
 		Upstreams: []Upstream{{Name: "echo", Dialect: DialectEcho}},
 		Models:    []Model{{Name: "echo", Upstream: "echo"}},
+		// With no music upstream, lyrics tasks are still answered.
+		Songgen: Songgen{LyricsModel: "echo"},
 	}
 	services := []struct {
 		env, name, dialect, base string

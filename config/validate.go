@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 )
 
 type problem struct{ key, msg string }
@@ -138,7 +139,58 @@ func (c *Config) validate() []problem {
 			}
 		}
 	}
+	ps = append(ps, c.validateSonggen(upstreams)...)
 	return ps
+}
+
+func (c *Config) validateSonggen(upstreams map[string]int) []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, problem{"songgen." + key, fmt.Sprintf(format, args...)})
+	}
+	sg := c.Songgen
+	var songgens []string
+	for _, u := range c.Upstreams {
+		if u.Dialect == DialectSonggen {
+			songgens = append(songgens, u.Name)
+		}
+	}
+	if sg.Upstream == "" && len(songgens) > 1 {
+		add("upstream", "is required when several upstreams speak songgen (%s): name the one that serves music tasks", strings.Join(songgens, ", "))
+	}
+	if sg.Upstream != "" {
+		if i, ok := upstreams[sg.Upstream]; !ok {
+			add("upstream", "%q is not the name of any upstream", sg.Upstream)
+		} else if d := c.Upstreams[i].Dialect; d != DialectSonggen {
+			add("upstream", "%q speaks %s, not songgen", sg.Upstream, d)
+		}
+	}
+	if sg.PollInterval.D() < 100*time.Millisecond {
+		add("poll_interval", "%s is shorter than 100ms", sg.PollInterval.D())
+	}
+	if sg.MaxAge.D() < sg.PollInterval.D() {
+		add("max_age", "%s is shorter than poll_interval (%s)", sg.MaxAge.D(), sg.PollInterval.D())
+	}
+	if sg.LyricsModel != "" && !c.knowsModel(sg.LyricsModel) {
+		add("lyrics_model", "%q is not a configured model", sg.LyricsModel)
+	}
+	for i, v := range sg.ModelVersions {
+		if strings.TrimSpace(v) == "" {
+			add(fmt.Sprintf("model_versions[%d]", i), "is empty")
+		}
+	}
+	return ps
+}
+
+// knowsModel reports whether a model name is served by some model entry,
+// exactly or through a glob.
+func (c *Config) knowsModel(name string) bool {
+	for _, m := range c.Models {
+		if m.Name == name || (IsGlob(m.Name) && MatchGlob(m.Name, name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsLoopback reports whether a listen address only accepts connections
