@@ -12,6 +12,8 @@
 //	POST /v1/chat/completions                                       chat_completions
 //	GET  /v1/models, /v1/models/{model}   messages shape when the request carries
 //	                                      anthropic-version or x-api-key, else OpenAI's
+//	POST /songgen/submit/music, /songgen/submit/lyrics, /songgen/uploads/audio-url,
+//	     /songgen/submit/concat, /songgen/fetch; GET /songgen/fetch/{task_id}  music tasks
 //	GET  /healthz, /metrics
 //
 // Every error before the first byte of a reply is the client dialect's
@@ -30,6 +32,7 @@ import (
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
@@ -45,6 +48,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Registry receives the metrics; nil makes a new one.
 	Registry *prometheus.Registry
+	// Tasks serves the music task interface under /songgen; nil answers
+	// it with upstream_unavailable.
+	Tasks *tasks.Service
 }
 
 // Server serves Parley's HTTP endpoints.
@@ -56,6 +62,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	maxBody int64
+	tasks   *tasks.Service
 }
 
 // New returns a Server with its routes registered.
@@ -76,6 +83,7 @@ func New(o Options) *Server {
 		log:     log,
 		metrics: newMetrics(reg),
 		maxBody: o.Config.Limits.MaxBodyBytes,
+		tasks:   o.Tasks,
 	}
 	msg, gc, rsp, chat := messages.Client{}, generatecontent.Client{}, responses.Client{}, chatcompletions.Client{}
 
@@ -92,6 +100,7 @@ func New(o Options) *Server {
 	s.mux.Handle("GET /v1beta/models/{model}", s.getModel(gc))
 	s.mux.Handle("GET /v1/models", s.openAIOrMessages(s.listModels(chat), s.listModels(msg)))
 	s.mux.Handle("GET /v1/models/{model...}", s.openAIOrMessages(s.getModel(chat), s.getModel(msg)))
+	s.songgenRoutes()
 	return s
 }
 

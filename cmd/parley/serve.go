@@ -10,12 +10,15 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tasks"
 )
 
 func serve(ctx context.Context, args []string, e env) error {
@@ -47,12 +50,23 @@ func serve(ctx context.Context, args []string, e env) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	st, err := store.OpenSQLite(ctx, filepath.Join(cfg.DataDir, "parley.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ts := tasks.FromConfig(cfg, st, d, nil, tasks.Options{Logger: log})
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	worked := make(chan struct{})
+	go func() { defer close(worked); ts.Run(work) }()
+	defer func() { stopWork(); <-worked }()
+
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           server.New(server.Options{Config: cfg, Dispatcher: d, Logger: log}),
+		Handler:           server.New(server.Options{Config: cfg, Dispatcher: d, Logger: log, Tasks: ts}),
 		ReadHeaderTimeout: 10 * time.Second,
 		// No write timeout: streams last as long as the upstream talks.
 		IdleTimeout: 2 * time.Minute,

@@ -1,0 +1,136 @@
+package tasks
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/translate/songgen"
+)
+
+// Callback headers.
+const (
+	HeaderSignature = "X-Parley-Signature"
+	HeaderTaskID    = "X-Parley-Task-Id"
+	HeaderAttempt   = "X-Parley-Delivery-Attempt"
+)
+
+// deliveryPage bounds the deliveries attempted in one round, and
+// deliveryWorkers those attempted at once.
+const (
+	deliveryPage    = 64
+	deliveryWorkers = 4
+)
+
+func (s *Service) notifyLoop(ctx context.Context) {
+	every := min(s.o.PollInterval, time.Second)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		s.Deliver(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.notifyWake:
+		}
+	}
+}
+
+// Deliver attempts every callback that is due, a few at a time.
+func (s *Service) Deliver(ctx context.Context) {
+	due, err := s.o.Store.DueDeliveries(ctx, s.o.Now(), deliveryPage)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("due callbacks could not be read", "error", err)
+		}
+		return
+	}
+	sem := make(chan struct{}, deliveryWorkers)
+	var wg sync.WaitGroup
+	for _, d := range due {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			s.attempt(ctx, d)
+		})
+	}
+	wg.Wait()
+}
+
+// Sign is the X-Parley-Signature value of a callback body.
+func Sign(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// attempt makes one delivery attempt and records its outcome.
+func (s *Service) attempt(ctx context.Context, d *store.Delivery) {
+	t, err := s.o.Store.Task(ctx, d.TaskID)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("the task of a callback could not be read", "task", d.TaskID, "error", err)
+		}
+		return
+	}
+	body, err := songgen.EncodeTask(t)
+	if err != nil {
+		s.log.Error("a callback body could not be encoded", "task", d.TaskID, "error", err)
+		return
+	}
+	d.Attempts++
+	err = s.post(ctx, d, body)
+	if ctx.Err() != nil {
+		// Shutting down: the attempt is repeated after the restart.
+		return
+	}
+	switch {
+	case err == nil:
+		d.State, d.LastError = store.DeliveryDone, ""
+		s.log.Info("callback delivered", "task", d.TaskID, "attempt", d.Attempts)
+	case d.Attempts >= s.o.HookAttempts:
+		d.State, d.LastError = store.DeliveryAbandoned, err.Error()
+		s.log.Warn("callback abandoned", "task", d.TaskID, "attempts", d.Attempts, "error", err)
+	default:
+		d.LastError = err.Error()
+		d.NextAt = s.o.Now().Add(s.o.HookBackoff(d.Attempts - 1))
+		s.log.Info("callback failed; will retry", "task", d.TaskID, "attempt", d.Attempts, "next", d.NextAt, "error", err)
+	}
+	if err := s.o.Store.SaveDelivery(ctx, d); err != nil && ctx.Err() == nil {
+		s.log.Error("a callback's outcome could not be stored", "task", d.TaskID, "error", err)
+	}
+}
+
+func (s *Service) post(ctx context.Context, d *store.Delivery, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Parley")
+	req.Header.Set(HeaderTaskID, d.TaskID)
+	req.Header.Set(HeaderAttempt, strconv.Itoa(d.Attempts))
+	if s.o.NotifySecret != "" {
+		req.Header.Set(HeaderSignature, Sign(s.o.NotifySecret, body))
+	}
+	resp, err := s.hooks.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("the receiver answered %s", resp.Status)
+	}
+	return nil
+}

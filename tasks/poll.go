@@ -1,0 +1,177 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/translate/songgen"
+)
+
+func (s *Service) pollLoop(ctx context.Context) {
+	tick := time.NewTicker(s.o.PollInterval)
+	defer tick.Stop()
+	for {
+		s.Poll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.pollWake:
+		}
+	}
+}
+
+// Poll refreshes every task in progress once: tasks of the music
+// upstream by batch queries, lyrics tasks of a chat model by starting
+// their writing, and any task past the maximum age by failing it.
+func (s *Service) Poll(ctx context.Context) {
+	after := ""
+	for ctx.Err() == nil {
+		page, err := s.o.Store.ActiveTasks(ctx, after, activePage)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("tasks in progress could not be read", "error", err)
+			}
+			return
+		}
+		if len(page) == 0 {
+			return
+		}
+		after = page[len(page)-1].GetId()
+		s.pollPage(ctx, page)
+	}
+}
+
+func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task) {
+	byUpstream := map[string][]*parleyv1.Task{}
+	for _, t := range page {
+		switch {
+		case t.GetModel() != "":
+			if !s.expire(ctx, t) {
+				s.startLyrics(ctx, t)
+			}
+		case s.o.Upstream != nil && t.GetUpstream() == s.o.Upstream.Name():
+			byUpstream[t.GetUpstream()] = append(byUpstream[t.GetUpstream()], t)
+		default:
+			// Its upstream is no longer configured; the age limit ends it.
+			s.expire(ctx, t)
+		}
+	}
+	for _, ts := range byUpstream {
+		ids := make([]string, 0, len(ts))
+		for _, t := range ts {
+			ids = append(ids, t.GetUpstreamTaskId())
+		}
+		ups, err := s.o.Upstream.Fetch(ctx, ids)
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("the music service could not be polled", "upstream", s.o.Upstream.Name(), "tasks", len(ids), "error", err)
+		}
+		got := make(map[string]*songgen.Update, len(ups))
+		for _, u := range ups {
+			got[u.UpstreamID] = u
+		}
+		for _, t := range ts {
+			if u := got[t.GetUpstreamTaskId()]; u != nil {
+				s.apply(ctx, t, u)
+			} else {
+				s.expire(ctx, t)
+			}
+		}
+	}
+}
+
+// apply merges what the upstream reported into a task and stores it when
+// anything changed; a task still in progress past the maximum age fails.
+func (s *Service) apply(ctx context.Context, t *parleyv1.Task, u *songgen.Update) {
+	next := proto.Clone(t).(*parleyv1.Task)
+	if u.Progress > next.GetProgress() {
+		next.Progress = u.Progress
+	}
+	if len(u.Songs) > 0 {
+		next.Songs = u.Songs
+	}
+	if u.Lyrics != nil {
+		next.Lyrics = u.Lyrics
+	}
+	switch u.Status {
+	case parleyv1.TaskStatus_TASK_STATUS_SUCCESS:
+		s.finish(next, parleyv1.TaskStatus_TASK_STATUS_SUCCESS, "")
+	case parleyv1.TaskStatus_TASK_STATUS_FAIL:
+		s.finish(next, parleyv1.TaskStatus_TASK_STATUS_FAIL, failReason(u))
+	default:
+		if s.tooOld(next) {
+			s.finish(next, parleyv1.TaskStatus_TASK_STATUS_FAIL, s.ageReason())
+		}
+	}
+	if proto.Equal(t, next) {
+		return
+	}
+	s.save(ctx, next)
+}
+
+// failReason is the upstream's reason, else the first song error, else a
+// sentence naming the upstream's word.
+func failReason(u *songgen.Update) string {
+	if u.FailReason != "" {
+		return u.FailReason
+	}
+	for _, song := range u.Songs {
+		if m := song.GetMetadata(); m.GetErrorMessage() != "" {
+			return m.GetErrorMessage()
+		}
+	}
+	return fmt.Sprintf("the music service reported %s without a reason", u.Word)
+}
+
+func (s *Service) tooOld(t *parleyv1.Task) bool {
+	return s.o.Now().Sub(t.GetSubmittedAt().AsTime()) > s.o.MaxAge
+}
+
+func (s *Service) ageReason() string {
+	return fmt.Sprintf("the task did not finish within %s of its submission (songgen.max_age)", s.o.MaxAge)
+}
+
+// expire fails a task past the maximum age, and reports whether it did.
+func (s *Service) expire(ctx context.Context, t *parleyv1.Task) bool {
+	if !s.tooOld(t) {
+		return false
+	}
+	next := proto.Clone(t).(*parleyv1.Task)
+	s.finish(next, parleyv1.TaskStatus_TASK_STATUS_FAIL, s.ageReason())
+	s.save(ctx, next)
+	return true
+}
+
+// finish marks a task final.
+func (s *Service) finish(t *parleyv1.Task, status parleyv1.TaskStatus, reason string) {
+	t.Status, t.FailReason, t.Progress = status, reason, 100
+	t.FinishedAt = timestamppb.New(s.o.Now())
+}
+
+// save stores a changed task, with its callback when it has finished.
+func (s *Service) save(ctx context.Context, t *parleyv1.Task) {
+	t.UpdatedAt = timestamppb.New(s.o.Now())
+	var d *store.Delivery
+	final := t.GetStatus() != parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS
+	if final && t.GetNotifyHook() != "" {
+		d = &store.Delivery{TaskID: t.GetId(), URL: t.GetNotifyHook(), State: store.DeliveryPending, NextAt: s.o.Now()}
+	}
+	wrote, err := s.o.Store.UpdateTask(ctx, t, d)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			s.log.Error("a task could not be updated", "task", t.GetId(), "error", err)
+		}
+	case wrote && final:
+		s.log.Info("task finished", "task", t.GetId(), "status", songgen.WireStatus(t.GetStatus()), "upstream", t.GetUpstream(), "model", t.GetModel())
+		if d != nil {
+			wake(s.notifyWake)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package tasks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/config"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/songgen"
+)
+
+// maxUpstreamReply bounds what is read of a music upstream's reply.
+const maxUpstreamReply = 8 << 20
+
+// fetchBatch is how many upstream ids go in one batch query.
+const fetchBatch = 50
+
+// Upstream is a music service speaking the songgen interface.
+type Upstream struct {
+	name    string
+	base    string
+	key     string
+	timeout time.Duration
+	client  *http.Client
+}
+
+// NewUpstream returns the client of a configured songgen upstream.
+// transport, when not nil, carries its requests (tests).
+func NewUpstream(u config.Upstream, transport http.RoundTripper) *Upstream {
+	if transport == nil {
+		transport = &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: u.ConnectTimeout.D(), KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     90 * time.Second,
+			ForceAttemptHTTP2:   true,
+		}
+	}
+	timeout := u.HeaderTimeout.D()
+	if timeout == 0 {
+		timeout = config.DefaultHeaderTimeout
+	}
+	return &Upstream{
+		name:    u.Name,
+		base:    strings.TrimRight(u.BaseURL, "/"),
+		key:     u.APIKey,
+		timeout: timeout,
+		client:  &http.Client{Transport: transport},
+	}
+}
+
+// Name is the configured name of the upstream.
+func (u *Upstream) Name() string { return u.name }
+
+// post sends one request and returns the status, headers and body. A
+// submit is not retried: a music service charges per song, and a submit
+// whose reply was lost may have been accepted.
+func (u *Upstream) post(ctx context.Context, path string, body []byte) (int, http.Header, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if u.key != "" {
+		req.Header.Set("Authorization", "Bearer "+u.key)
+	}
+	resp, err := u.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, u.transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamReply+1))
+	if err != nil {
+		return 0, nil, nil, u.transportError(ctx, err)
+	}
+	if len(data) > maxUpstreamReply {
+		return 0, nil, nil, translate.UpstreamFailed(&parleyv1.Error{
+			Code: parleyv1.Code_CODE_UNKNOWN, Reason: songgen.CodeUpstreamError, HttpStatus: http.StatusBadGateway,
+			Message: fmt.Sprintf("the music service %s sent a reply larger than %d bytes", u.name, maxUpstreamReply),
+		})
+	}
+	return resp.StatusCode, resp.Header, data, nil
+}
+
+func (u *Upstream) transportError(ctx context.Context, err error) error {
+	e := &parleyv1.Error{
+		Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: songgen.CodeUpstreamUnavailable, HttpStatus: http.StatusServiceUnavailable,
+		Message: "the music service " + u.name + " cannot be reached",
+		Retry:   &parleyv1.RetryAdvice{Retryable: true},
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		e.Code, e.Reason, e.HttpStatus = parleyv1.Code_CODE_DEADLINE_EXCEEDED, songgen.CodeUpstreamTimeout, http.StatusGatewayTimeout
+		e.Message = fmt.Sprintf("the music service %s did not answer within %s", u.name, u.timeout)
+	}
+	return &translate.UpstreamError{Err: e, Cause: err}
+}
+
+// Submit relays a task and returns the upstream's id for it.
+func (u *Upstream) Submit(ctx context.Context, in *parleyv1.TaskInput, continueID string) (string, error) {
+	path, body, err := songgen.EncodeSubmit(in, continueID)
+	if err != nil {
+		return "", err
+	}
+	status, h, reply, err := u.post(ctx, path, body)
+	if err != nil {
+		return "", err
+	}
+	return songgen.DecodeSubmitReply(status, h, reply)
+}
+
+// Fetch asks for the state of upstream tasks, in batches.
+func (u *Upstream) Fetch(ctx context.Context, ids []string) ([]*songgen.Update, error) {
+	var out []*songgen.Update
+	for len(ids) > 0 {
+		n := min(len(ids), fetchBatch)
+		body, err := songgen.EncodeFetch(ids[:n])
+		if err != nil {
+			return nil, err
+		}
+		status, h, reply, err := u.post(ctx, songgen.PathFetch, body)
+		if err != nil {
+			return out, err
+		}
+		ups, err := songgen.DecodeFetchReply(status, h, reply)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ups...)
+		ids = ids[n:]
+	}
+	return out, nil
+}
