@@ -89,8 +89,8 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 func splitLyrics(answer, prompt string) (title, text string) {
 	answer = strings.TrimSpace(answer)
 	first, rest, more := strings.Cut(answer, "\n")
-	first = strings.Trim(strings.TrimSpace(first), "#*\"")
-	first = strings.TrimSpace(strings.TrimPrefix(first, "Title:"))
+	first = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(first), "Title:"))
+	first = strings.TrimSpace(strings.Trim(first, "#*\" "))
 	if more && strings.TrimSpace(rest) != "" && first != "" && !strings.HasPrefix(first, "[") {
 		return first, strings.TrimSpace(rest)
 	}

@@ -1,0 +1,64 @@
+package tasks_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tasks"
+	_ "github.com/parleyhq/parley/translate/golden"
+)
+
+func TestBlocked(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1": true, "::1": true, "10.1.2.3": true, "172.31.0.1": true, "192.168.0.1": true,
+		"169.254.169.254": true, "fe80::1": true, "fd00:ec2::254": true, "100.64.0.1": true, "0.0.0.0": true,
+		"::": true, "224.0.0.1": true, "::ffff:10.0.0.1": true, "192.0.2.1": true, "64:ff9b::7f00:1": true,
+		"93.184.215.14": false, "8.8.8.8": false, "2606:4700::1111": false,
+	} {
+		if got := tasks.Blocked(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("Blocked(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestDeliveryGuard checks the second line of defence: a delivery whose
+// address leads to a private address (as after DNS rebinding) is refused
+// when it connects, and nothing reaches the receiver.
+func TestDeliveryGuard(t *testing.T) {
+	var calls atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls.Add(1) }))
+	defer rc.Close()
+	st, err := store.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := timestamppb.Now()
+	task := &parleyv1.Task{Id: "t1", Owner: "a", Action: parleyv1.TaskAction_TASK_ACTION_LYRICS, Status: parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS, SubmittedAt: now, UpdatedAt: now, NotifyHook: rc.URL}
+	if err := st.CreateTask(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	task.Status = parleyv1.TaskStatus_TASK_STATUS_SUCCESS
+	if _, err := st.UpdateTask(t.Context(), task, &store.Delivery{TaskID: "t1", URL: rc.URL, NextAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	svc := tasks.New(tasks.Options{Store: st, HookAttempts: 1})
+	svc.Deliver(t.Context())
+	d, err := st.Delivery(t.Context(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 0 || d.State != store.DeliveryAbandoned || !strings.Contains(d.LastError, "may not connect") {
+		t.Errorf("calls %d, delivery %+v; want the connection refused by the guard", calls.Load(), d)
+	}
+}
