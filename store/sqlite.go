@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -21,6 +22,10 @@ import (
 // is on disk, and survives a crash of the process or of the machine.
 type SQLite struct {
 	db *sql.DB
+	// wmu serialises writes in the process: SQLite takes one writer at a
+	// time, and a writer that finds the lock taken sleeps in its busy
+	// handler for milliseconds, where a mutex hands over in microseconds.
+	wmu sync.Mutex
 }
 
 var _ Tasks = (*SQLite)(nil)
@@ -104,6 +109,8 @@ func (s *SQLite) CreateTask(ctx context.Context, t *parleyv1.Task) error {
 	if err != nil {
 		return err
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks(id, owner, status, updated_at, body) VALUES(?, ?, ?, ?, ?)`,
 		t.GetId(), t.GetOwner(), int(t.GetStatus()), nanos(t), body)
 	var se *sqlite.Error
@@ -174,6 +181,8 @@ func (s *SQLite) UpdateTask(ctx context.Context, t *parleyv1.Task, d *Delivery) 
 	if err != nil {
 		return false, err
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err

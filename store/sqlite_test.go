@@ -17,7 +17,7 @@ import (
 	_ "github.com/parleyhq/parley/translate/golden"
 )
 
-func open(t *testing.T, path string) *store.SQLite {
+func open(t testing.TB, path string) *store.SQLite {
 	t.Helper()
 	s, err := store.OpenSQLite(t.Context(), path)
 	if err != nil {

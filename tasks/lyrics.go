@@ -23,20 +23,22 @@ const lyricsInstructions = "You write song lyrics. Answer with the song's title 
 // background, unless it is already at it or enough are being written.
 func (s *Service) startLyrics(ctx context.Context, t *parleyv1.Task) {
 	s.mu.Lock()
-	if s.inFlight[t.GetId()] || len(s.inFlight) >= lyricsWorkers {
+	if s.stopping || ctx.Err() != nil || s.inFlight[t.GetId()] || len(s.inFlight) >= lyricsWorkers {
 		s.mu.Unlock()
 		return
 	}
 	s.inFlight[t.GetId()] = true
+	s.work.Add(1)
 	s.mu.Unlock()
-	s.work.Go(func() {
+	go func() {
+		defer s.work.Done()
 		defer func() {
 			s.mu.Lock()
 			delete(s.inFlight, t.GetId())
 			s.mu.Unlock()
 		}()
 		s.writeLyrics(ctx, t)
-	})
+	}()
 }
 
 // writeLyrics asks the model and finishes the task. A failure the

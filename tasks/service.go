@@ -101,6 +101,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	inFlight map[string]bool // tasks whose lyrics a model is writing
+	runCtx   context.Context // Run's context, while it runs
+	stopping bool            // Run is waiting for its work to end
 	work     sync.WaitGroup
 }
 
@@ -226,7 +228,13 @@ func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInp
 		if err := s.o.Store.CreateTask(ctx, t); err != nil {
 			return nil, internal("the task could not be stored", err)
 		}
-		wake(s.pollWake)
+		s.mu.Lock()
+		run := s.runCtx
+		s.mu.Unlock()
+		if run != nil {
+			// Start writing now rather than at the next polling round.
+			s.startLyrics(run, t)
+		}
 		return t, nil
 	}
 	if s.o.Upstream == nil {
@@ -300,9 +308,16 @@ func (s *Service) List(ctx context.Context, owner string, ids []string, action p
 // Run polls tasks and delivers callbacks until ctx ends, and returns once
 // all its work has stopped.
 func (s *Service) Run(ctx context.Context) {
+	s.mu.Lock()
+	s.runCtx, s.stopping = ctx, false
+	s.mu.Unlock()
 	var wg sync.WaitGroup
 	wg.Go(func() { s.pollLoop(ctx) })
 	wg.Go(func() { s.notifyLoop(ctx) })
 	wg.Wait()
+	// No lyrics start from here on, so that the wait below is final.
+	s.mu.Lock()
+	s.runCtx, s.stopping = nil, true
+	s.mu.Unlock()
 	s.work.Wait()
 }
