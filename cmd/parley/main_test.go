@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -219,5 +220,55 @@ func TestTranslateCommand(t *testing.T) {
 	err = run(context.Background(), []string{"translate", "--from", "klingon", "--to", "messages"}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, lookup: noEnv})
 	if err == nil {
 		t.Error("an unknown dialect was accepted")
+	}
+}
+
+// TestNewcomerLyrics follows the README's music example on the embedded
+// defaults: a lyrics task is written by the echo model with no music
+// service configured, and stored under the data directory.
+func TestNewcomerLyrics(t *testing.T) {
+	t.Chdir(t.TempDir())
+	gw := startServe(t)
+	post := func(path, body string) map[string]any {
+		resp, err := http.Post(gw+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var env map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+			t.Fatal(err)
+		}
+		env["status"] = resp.StatusCode
+		return env
+	}
+	env := post("/songgen/submit/lyrics", `{"prompt": "Winter Light\n[Verse]\nsnow on the window"}`)
+	id, _ := env["data"].(string)
+	if env["code"] != "success" || id == "" {
+		t.Fatalf("submit: %v", env)
+	}
+	var task map[string]any
+	for range 200 {
+		resp, err := http.Get(gw + "/songgen/fetch/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		_ = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if task = got.Data; task["status"] != "IN_PROGRESS" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	lyrics, _ := task["data"].(map[string]any)
+	if task["status"] != "SUCCESS" || lyrics["title"] != "Winter Light" || !strings.Contains(fmt.Sprint(lyrics["text"]), "snow on the window") {
+		t.Errorf("lyrics task = %v", task)
+	}
+	if env := post("/songgen/submit/music", `{"ai_description_prompt": "rain"}`); env["code"] != "upstream_unavailable" || env["status"] != 503 {
+		t.Errorf("music with no music service: %v", env)
+	}
+	if _, err := os.Stat("parley-data/parley.db"); err != nil {
+		t.Errorf("no task database under the data directory: %v", err)
 	}
 }
