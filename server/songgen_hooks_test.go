@@ -199,6 +199,6 @@ func (g *musicGW) storeDelivery(t testing.TB, dir, id string) (*store.Delivery, 
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	return s.Delivery(t.Context(), id)
 }

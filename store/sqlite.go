@@ -159,7 +159,7 @@ func (s *SQLite) query(ctx context.Context, q string, args ...any) ([]*parleyv1.
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []*parleyv1.Task
 	for rows.Next() {
 		var body []byte
@@ -228,7 +228,7 @@ func (s *SQLite) DueDeliveries(ctx context.Context, now time.Time, limit int) ([
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var out []*Delivery
 	for rows.Next() {
 		d, err := scanDelivery(rows)

@@ -42,7 +42,7 @@ func TestDeliveryGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	now := timestamppb.Now()
 	task := &parleyv1.Task{Id: "t1", Owner: "a", Action: parleyv1.TaskAction_TASK_ACTION_LYRICS, Status: parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS, SubmittedAt: now, UpdatedAt: now, NotifyHook: rc.URL}
 	if err := st.CreateTask(t.Context(), task); err != nil {

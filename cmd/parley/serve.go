@@ -54,7 +54,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	ts := tasks.FromConfig(cfg, st, d, nil, tasks.Options{Logger: log})
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	worked := make(chan struct{})
