@@ -108,7 +108,15 @@ func TestCallbacks(t *testing.T) {
 			if got.TaskID != id || got.Status != tc.status || got.NotifyHook != hook || got.FinishTime != final.FinishTime || string(got.Data) != string(final.Data) {
 				t.Errorf("callback body = %+v\nfetched       = %+v", got, final)
 			}
-			d, err := g.store.Delivery(t.Context(), id)
+			// The outcome is recorded just after the receiver answers.
+			var d *store.Delivery
+			var err error
+			for range 200 {
+				if d, err = g.store.Delivery(t.Context(), id); err == nil && d.State == store.DeliveryDone {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 			if err != nil || d.State != store.DeliveryDone || d.Attempts != 3 {
 				t.Errorf("delivery record = %+v, %v", d, err)
 			}

@@ -264,6 +264,7 @@ func fullTask() *parleyv1.Task {
 		FailReason:     "first upstream attempt failed; retried",
 		Upstream:       "songs",
 		UpstreamTaskId: "up_1",
+		Model:          "echo",
 		Input:          &parleyv1.TaskInput{Kind: &parleyv1.TaskInput_Song{Song: &parleyv1.SongInput{Mode: parleyv1.SongMode_SONG_MODE_CONTINUATION, Prompt: "la la", Title: "Rain", Tags: "pop", ModelVersion: "chirp-v3-5", Instrumental: true, Inspiration: "rain", ContinueTaskId: "task_0", ContinueAt: proto.Float64(30.5), ContinueClipId: "clip_0"}}},
 	}
 }
