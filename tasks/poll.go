@@ -22,7 +22,6 @@ func (s *Service) pollLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		case <-s.pollWake:
 		}
 	}
 }

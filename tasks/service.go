@@ -96,7 +96,6 @@ type Service struct {
 	log   *slog.Logger
 	hooks *http.Client
 
-	pollWake   chan struct{}
 	notifyWake chan struct{}
 
 	mu       sync.Mutex
@@ -162,7 +161,6 @@ func New(o Options) *Service {
 			// guard would refuse, and a receiver should name its own URL.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		pollWake:   make(chan struct{}, 1),
 		notifyWake: make(chan struct{}, 1),
 		inFlight:   map[string]bool{},
 	}
