@@ -35,49 +35,43 @@ const (
 	CodeInternal            = "internal_error"       // 500
 )
 
-// codes maps canonical codes onto an envelope code and HTTP status when the
-// error names no reason of its own.
-var codes = map[parleyv1.Code]struct {
-	code   string
-	status int
-}{
-	parleyv1.Code_CODE_INVALID_ARGUMENT:    {CodeInvalidField, http.StatusBadRequest},
-	parleyv1.Code_CODE_FAILED_PRECONDITION: {CodeInvalidField, http.StatusBadRequest},
-	parleyv1.Code_CODE_OUT_OF_RANGE:        {CodeInvalidField, http.StatusBadRequest},
-	parleyv1.Code_CODE_UNAUTHENTICATED:     {CodeUnauthorized, http.StatusUnauthorized},
-	parleyv1.Code_CODE_PERMISSION_DENIED:   {CodeForbidden, http.StatusForbidden},
-	parleyv1.Code_CODE_NOT_FOUND:           {CodeTaskNotFound, http.StatusNotFound},
-	parleyv1.Code_CODE_RESOURCE_EXHAUSTED:  {CodeRateLimited, http.StatusTooManyRequests},
-	parleyv1.Code_CODE_UNAVAILABLE:         {CodeUpstreamUnavailable, http.StatusServiceUnavailable},
-	parleyv1.Code_CODE_DEADLINE_EXCEEDED:   {CodeUpstreamTimeout, http.StatusGatewayTimeout},
-	parleyv1.Code_CODE_UNIMPLEMENTED:       {CodeNotImplemented, http.StatusNotImplemented},
-	parleyv1.Code_CODE_CANCELED:            {CodeInternal, 499},
-	parleyv1.Code_CODE_UNKNOWN:             {CodeUpstreamError, http.StatusBadGateway},
+// codes names the envelope code of a canonical code when the error names
+// no reason of its own; the HTTP status comes from translate.HTTPStatusOf,
+// the one table every dialect shares.
+var codes = map[parleyv1.Code]string{
+	parleyv1.Code_CODE_INVALID_ARGUMENT:    CodeInvalidField,
+	parleyv1.Code_CODE_FAILED_PRECONDITION: CodeInvalidField,
+	parleyv1.Code_CODE_OUT_OF_RANGE:        CodeInvalidField,
+	parleyv1.Code_CODE_UNAUTHENTICATED:     CodeUnauthorized,
+	parleyv1.Code_CODE_PERMISSION_DENIED:   CodeForbidden,
+	parleyv1.Code_CODE_NOT_FOUND:           CodeTaskNotFound,
+	parleyv1.Code_CODE_RESOURCE_EXHAUSTED:  CodeRateLimited,
+	parleyv1.Code_CODE_UNAVAILABLE:         CodeUpstreamUnavailable,
+	parleyv1.Code_CODE_DEADLINE_EXCEEDED:   CodeUpstreamTimeout,
+	parleyv1.Code_CODE_UNIMPLEMENTED:       CodeNotImplemented,
+	parleyv1.Code_CODE_UNKNOWN:             CodeUpstreamError,
 }
 
 // EncodeError renders a canonical error as this interface's envelope: the
 // reason is the envelope code when it is one of ours, else the table
 // decides; the status is the error's own when it carries one.
 func EncodeError(e *parleyv1.Error) (status int, body []byte) {
-	c, ok := codes[e.GetCode()]
-	if !ok {
-		c.code, c.status = CodeInternal, http.StatusInternalServerError
-	}
-	if e.GetReason() != "" {
-		c.code = e.GetReason()
-	}
-	switch s := int(e.GetHttpStatus()); {
-	case s == http.StatusRequestEntityTooLarge:
-		c.code, c.status = CodeTooLarge, s
-	case s != 0:
-		c.status = s
+	status = translate.HTTPStatusOf(e)
+	code, ok := codes[e.GetCode()]
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		code = CodeTooLarge
+	case e.GetReason() != "":
+		code = e.GetReason()
+	case !ok:
+		code = CodeInternal
 	}
 	msg := e.GetMessage()
 	if msg == "" {
-		msg = http.StatusText(c.status)
+		msg = http.StatusText(status)
 	}
-	body, _ = jsonx.Marshal(Envelope{Code: c.code, Message: msg, Data: null})
-	return c.status, body
+	body, _ = jsonx.Marshal(Envelope{Code: code, Message: msg, Data: null})
+	return status, body
 }
 
 var null = []byte("null")
