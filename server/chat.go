@@ -80,6 +80,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	return body, nil
 }
 
+// setRetryAfter passes on, in whole seconds, the wait an upstream advised.
+func setRetryAfter(h http.Header, e *parleyv1.Error) {
+	if ra := e.GetRetry().GetRetryAfter(); ra != nil && ra.AsDuration() > 0 {
+		h.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(ra.AsDuration().Seconds())), 10))
+	}
+}
+
 // fail renders an error before any byte of the reply: the dialect's status
 // and body, and Retry-After when there is advice.
 func (x *exchange) fail(err error) {
@@ -88,9 +95,7 @@ func (x *exchange) fail(err error) {
 		e.RequestId = x.id
 	}
 	status, body := x.c.EncodeError(e)
-	if ra := e.GetRetry().GetRetryAfter(); ra != nil {
-		x.w.Header().Set("Retry-After", strconv.FormatInt(int64(math.Ceil(ra.AsDuration().Seconds())), 10))
-	}
+	setRetryAfter(x.w.Header(), e)
 	x.w.Header().Set("Content-Type", "application/json")
 	x.w.WriteHeader(status)
 	_, _ = x.w.Write(body)

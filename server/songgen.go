@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -125,9 +124,7 @@ func (s *Server) songgenFail(w http.ResponseWriter, id string, err error) int {
 		e = &parleyv1.Error{Code: parleyv1.Code_CODE_CANCELED, Message: "the request was canceled"}
 	}
 	status, body := songgen.EncodeError(e)
-	if ra := e.GetRetry().GetRetryAfter(); ra != nil && ra.AsDuration() > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt(int64(math.Ceil(ra.AsDuration().Seconds())), 10))
-	}
+	setRetryAfter(w.Header(), e)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
