@@ -66,17 +66,24 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 	}
 	rt := o.Transport
 	if rt == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.DialContext = (&net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-		tr.TLSHandshakeTimeout = o.ConnectTimeout
-		tr.ResponseHeaderTimeout = o.HeaderTimeout
-		tr.MaxIdleConnsPerHost = 64
-		// Ask for bodies as they are: a compressed event stream would be
-		// held back by the decompressor.
-		tr.DisableCompression = true
-		rt = tr
+		rt = NewTransport(o.ConnectTimeout, o.HeaderTimeout)
 	}
 	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt}, opts: o}, nil
+}
+
+// NewTransport is the transport of an upstream: the default one's proxy
+// and TLS settings, the connect timeout for dialling and the TLS
+// handshake, and the header timeout for the reply's status line.
+func NewTransport(connect, header time.Duration) *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = connect
+	tr.ResponseHeaderTimeout = header
+	tr.MaxIdleConnsPerHost = 64
+	// Ask for bodies as they are: a compressed event stream would be
+	// held back by the decompressor.
+	tr.DisableCompression = true
+	return tr
 }
 
 // url joins the base URL and a dialect path. A base URL that already ends

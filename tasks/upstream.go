@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/songgen"
@@ -36,13 +36,7 @@ type Upstream struct {
 // transport, when not nil, carries its requests (tests).
 func NewUpstream(u config.Upstream, transport http.RoundTripper) *Upstream {
 	if transport == nil {
-		transport = &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: u.ConnectTimeout.D(), KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConnsPerHost: 16,
-			IdleConnTimeout:     90 * time.Second,
-			ForceAttemptHTTP2:   true,
-		}
+		transport = dispatch.NewTransport(u.ConnectTimeout.D(), u.HeaderTimeout.D())
 	}
 	timeout := u.HeaderTimeout.D()
 	if timeout == 0 {
