@@ -78,10 +78,16 @@ func (r *Router) Resolve(model string) ([]*route, error) {
 	if e := r.find(model); e != nil {
 		return e.routes, nil
 	}
-	return nil, &translate.StatusError{Err: &parleyv1.Error{
+	return nil, NotServed(model, "model")
+}
+
+// NotServed is the error for a model name no route serves; field names it
+// in the caller's spelling.
+func NotServed(model, field string) error {
+	return &translate.StatusError{Err: &parleyv1.Error{
 		Code:            parleyv1.Code_CODE_NOT_FOUND,
 		Message:         fmt.Sprintf("model %q is not served here", model),
-		FieldViolations: []*parleyv1.FieldViolation{{Field: "model", Description: "unknown model"}},
+		FieldViolations: []*parleyv1.FieldViolation{{Field: field, Description: "unknown model"}},
 	}}
 }
 

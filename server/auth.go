@@ -72,14 +72,14 @@ func (p *principal) allows(model string) bool {
 }
 
 // mayUse is the error for a model the principal may not use.
-func (p *principal) mayUse(model string) error {
+func (p *principal) mayUse(model, field string) error {
 	if p.allows(model) {
 		return nil
 	}
 	return &translate.StatusError{Err: &parleyv1.Error{
 		Code:            parleyv1.Code_CODE_PERMISSION_DENIED,
 		Message:         "this API key may not use the model " + quote(model),
-		FieldViolations: []*parleyv1.FieldViolation{{Field: "model", Description: "not allowed for this key"}},
+		FieldViolations: []*parleyv1.FieldViolation{{Field: field, Description: "not allowed for this key"}},
 	}}
 }
 

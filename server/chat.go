@@ -21,20 +21,28 @@ import (
 
 // exchange is one client request as it goes through the server.
 type exchange struct {
+	meter
 	s      *Server
 	w      http.ResponseWriter
 	r      *http.Request
 	c      translate.Client
-	start  time.Time
-	id     string
-	call   dispatch.Call
 	status int
-	usage  *parleyv1.Usage
-	ttft   time.Duration
 }
 
+// meter is what the log line and the metrics learn of a generation
+// request, whatever its protocol.
+type meter struct {
+	start time.Time
+	id    string
+	call  dispatch.Call
+	usage *parleyv1.Usage
+	ttft  time.Duration
+}
+
+func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
+
 func (s *Server) newExchange(w http.ResponseWriter, r *http.Request, c translate.Client) *exchange {
-	x := &exchange{s: s, w: w, r: r, c: c, start: time.Now(), id: newRequestID()}
+	x := &exchange{meter: newMeter(), s: s, w: w, r: r, c: c}
 	w.Header().Set("X-Request-Id", x.id)
 	return x
 }
@@ -105,7 +113,7 @@ func (x *exchange) fail(err error) {
 
 // done records the request in the log and the metrics.
 func (x *exchange) done(e *parleyv1.Error) {
-	x.s.metrics.observe(x, e)
+	x.s.observe(outcome{dialect: dialectOf(x.c), status: x.status, call: &x.call, elapsed: time.Since(x.start), ttft: x.ttft, usage: x.usage})
 	attrs := []any{
 		"id", x.id, "dialect", dialectOf(x.c), "path", x.r.URL.Path, "status", x.status,
 		"model", x.call.Model, "upstream", x.call.Upstream, "attempts", x.call.Attempts,
@@ -152,16 +160,19 @@ func (x *exchange) serve(in *translate.Incoming) {
 }
 
 // admit checks that the key may use the model and that it is served.
-func (x *exchange) admit(p *principal, model string) error {
+func (x *exchange) admit(p *principal, model string) error { return x.s.admit(p, model, "model") }
+
+// admit checks that the key may use the model and that it is served;
+// field names the model in the caller's spelling.
+func (s *Server) admit(p *principal, model, field string) error {
 	if model == "" {
-		return translate.Invalid("model", "is required")
+		return translate.Invalid(field, "is required")
 	}
-	if err := p.mayUse(model); err != nil {
+	if err := p.mayUse(model, field); err != nil {
 		return err
 	}
-	if !x.s.d.Router().Known(model) {
-		_, err := x.s.d.Router().Resolve(model)
-		return err
+	if !s.d.Router().Known(model) {
+		return dispatch.NotServed(model, field)
 	}
 	return nil
 }
@@ -285,8 +296,8 @@ func (x *exchange) stream(req *parleyv1.Request, sseFormat bool) {
 }
 
 // note keeps what the metrics need of an event: time to first token and
-// the latest usage.
-func (x *exchange) note(ev *parleyv1.StreamEvent) {
+// the latest usage. A start without a response id gets the request's.
+func (x *meter) note(ev *parleyv1.StreamEvent) {
 	switch e := ev.GetEvent().(type) {
 	case *parleyv1.StreamEvent_Start:
 		r := e.Start.GetResponse()
@@ -318,5 +329,3 @@ func mergeUsage(old, u *parleyv1.Usage) *parleyv1.Usage {
 	}
 	return old
 }
-
-func timeSince(x *exchange) float64 { return time.Since(x.start).Seconds() }

@@ -201,16 +201,21 @@ type gateway struct {
 // upstreams and more models, as YAML lines.
 type gwExtra struct {
 	top, upstreams, models string
+	// idle is the fake upstreams' idle_timeout; 2s when empty.
+	idle string
 }
 
 func startGateway(t testing.TB, extra gwExtra) *gateway {
 	g := &gateway{fakes: map[string]*fakeUpstream{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, "keys:\n  - {name: test, key: %s}\n  - {name: narrow, key: sk-narrow-key-0001, models: [\"via-m*\"]}\nupstreams:\n", clientKey)
+	if extra.idle == "" {
+		extra.idle = "2s"
+	}
 	for _, d := range dialectList {
 		g.fakes[d.name] = newFake(t, d.name)
-		fmt.Fprintf(&b, "  - {name: fake-%s, dialect: %s, base_url: %q, api_key: %s, max_retries: 0, idle_timeout: 2s}\n",
-			d.name, d.name, g.fakes[d.name].srv.URL, upstreamKey(d.name))
+		fmt.Fprintf(&b, "  - {name: fake-%s, dialect: %s, base_url: %q, api_key: %s, max_retries: 0, idle_timeout: %s}\n",
+			d.name, d.name, g.fakes[d.name].srv.URL, upstreamKey(d.name), extra.idle)
 	}
 	b.WriteString(extra.upstreams)
 	b.WriteString("models:\n")
@@ -228,10 +233,19 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 		t.Fatal(err)
 	}
 	g.d.Backoff = func(int) time.Duration { return time.Millisecond }
-	srv := httptest.NewServer(server.New(server.Options{Config: cfg, Dispatcher: g.d}))
-	t.Cleanup(srv.Close)
+	srv := startServer(t, server.New(server.Options{Config: cfg, Dispatcher: g.d}))
 	g.url = srv.URL
 	return g
+}
+
+// startServer serves h on a loopback port as parley serve does: HTTP/1.1
+// and cleartext HTTP/2.
+func startServer(t testing.TB, h http.Handler) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.Protocols = server.Protocols()
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 var upstreamModel = map[string]string{

@@ -2,9 +2,11 @@ package server
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
 
@@ -43,28 +45,39 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	return m
 }
 
-func (m *metrics) observe(x *exchange, _ *parleyv1.Error) {
-	model := x.call.Model
-	if model != "" && !x.s.d.Router().Known(model) {
+// outcome is one finished request, as the metrics see it.
+type outcome struct {
+	dialect string
+	status  int
+	call    *dispatch.Call
+	elapsed time.Duration
+	ttft    time.Duration
+	usage   *parleyv1.Usage
+}
+
+func (s *Server) observe(o outcome) {
+	m := s.metrics
+	model := o.call.Model
+	if model != "" && !s.d.Router().Known(model) {
 		// Unknown names are the client's to choose: keep them out of the
 		// label set.
 		model = ""
 	}
-	d := dialectOf(x.c)
-	m.requests.WithLabelValues(d, model, x.call.Upstream, strconv.Itoa(x.status)).Inc()
-	m.duration.WithLabelValues(d, model, x.call.Upstream).Observe(timeSince(x))
-	if x.ttft > 0 {
-		m.ttft.WithLabelValues(d, model, x.call.Upstream).Observe(x.ttft.Seconds())
+	up := o.call.Upstream
+	m.requests.WithLabelValues(o.dialect, model, up, strconv.Itoa(o.status)).Inc()
+	m.duration.WithLabelValues(o.dialect, model, up).Observe(o.elapsed.Seconds())
+	if o.ttft > 0 {
+		m.ttft.WithLabelValues(o.dialect, model, up).Observe(o.ttft.Seconds())
 	}
-	if u := x.usage; u != nil && x.call.Upstream != "" {
+	if u := o.usage; u != nil && up != "" {
 		if u.InputTokens != nil {
-			m.tokens.WithLabelValues(d, model, x.call.Upstream, "input").Add(float64(u.GetInputTokens()))
+			m.tokens.WithLabelValues(o.dialect, model, up, "input").Add(float64(u.GetInputTokens()))
 		}
 		if u.OutputTokens != nil {
-			m.tokens.WithLabelValues(d, model, x.call.Upstream, "output").Add(float64(u.GetOutputTokens()))
+			m.tokens.WithLabelValues(o.dialect, model, up, "output").Add(float64(u.GetOutputTokens()))
 		}
 	}
-	for _, f := range x.call.Failures {
+	for _, f := range o.call.Failures {
 		m.upstreamErrors.WithLabelValues(f.Upstream, f.Err.GetCode().String()).Inc()
 	}
 }

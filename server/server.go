@@ -15,6 +15,9 @@
 //	POST /songgen/submit/music, /songgen/submit/lyrics, /songgen/uploads/audio-url,
 //	     /songgen/submit/concat, /songgen/fetch; GET /songgen/fetch/{task_id}  music tasks
 //	GET  /healthz, /metrics
+//	POST /parley.v1.GenerationService/{Generate,StreamGenerate,CountTokens,ListModels}
+//	     /parley.v1.TaskService/{SubmitTask,GetTask,ListTasks}            Connect, gRPC, gRPC-Web
+//	     /grpc.reflection.v1.ServerReflection/, /grpc.health.v1.Health/  reflection, health
 //
 // Every error before the first byte of a reply is the client dialect's
 // status and JSON body (with Retry-After when the upstream advised one);
@@ -101,7 +104,19 @@ func New(o Options) *Server {
 	s.mux.Handle("GET /v1/models", s.openAIOrMessages(s.listModels(chat), s.listModels(msg)))
 	s.mux.Handle("GET /v1/models/{model...}", s.openAIOrMessages(s.getModel(chat), s.getModel(msg)))
 	s.songgenRoutes()
+	s.connectRoutes()
 	return s
+}
+
+// Protocols are the HTTP versions a Parley listener serves: HTTP/1.1 and
+// cleartext HTTP/2, which gRPC clients need without TLS (and HTTP/2 on a
+// TLS listener).
+func Protocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetHTTP2(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
 }
 
 // ServeHTTP implements http.Handler.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,7 +89,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(ctx) }()
-	srv := httptest.NewServer(server.New(server.Options{Config: cfg, Dispatcher: d, Tasks: svc}))
+	srv := startServer(t, server.New(server.Options{Config: cfg, Dispatcher: d, Tasks: svc}))
 	g.url = srv.URL
 	stopped := false
 	g.stop = func() {

@@ -71,6 +71,9 @@ func serve(ctx context.Context, args []string, e env) error {
 		// No write timeout: streams last as long as the upstream talks.
 		IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx },
+		// HTTP/1.1 and cleartext HTTP/2 on the one port: gRPC clients
+		// reach the Connect services without TLS.
+		Protocols: server.Protocols(),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
