@@ -10,15 +10,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 )
 
-// BenchmarkEndToEnd measures a client → Parley → fake upstream round trip
-// on loopback against the same request sent to the fake directly and
-// through a plain httputil.ReverseProxy, whole and streamed. The fake
-// answers from memory with the recorded chat-completions text scenario.
-// "parley_same" is a chat-completions client on a chat-completions
-// upstream; "parley_cross" a messages client on the same upstream.
-func BenchmarkEndToEnd(b *testing.B) {
+// benchGateway is Parley in front of a fake chat-completions upstream that
+// answers from memory with the recorded text scenario, as the model
+// "bench"; it returns the gateway and the fake.
+func benchGateway(b *testing.B) (*gateway, *httptest.Server) {
 	read := func(name string) []byte {
 		data, err := os.ReadFile(filepath.Join(tableDir, "text", "chat_completions", name))
 		if err != nil {
@@ -36,15 +39,25 @@ func BenchmarkEndToEnd(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(whole)
 	}))
-	defer fake.Close()
-	target, _ := url.Parse(fake.URL)
-	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
-	defer proxy.Close()
-
+	b.Cleanup(fake.Close)
 	g := startGateway(b, gwExtra{
 		upstreams: "  - {name: bench, dialect: chat_completions, base_url: \"" + fake.URL + "\", api_key: up-key-chat_completions}\n",
 		models:    "  - {name: bench, upstream: bench, upstream_model: gpt-4.1}\n",
 	})
+	return g, fake
+}
+
+// BenchmarkEndToEnd measures a client → Parley → fake upstream round trip
+// on loopback against the same request sent to the fake directly and
+// through a plain httputil.ReverseProxy, whole and streamed. The fake
+// answers from memory with the recorded chat-completions text scenario.
+// "parley_same" is a chat-completions client on a chat-completions
+// upstream; "parley_cross" a messages client on the same upstream.
+func BenchmarkEndToEnd(b *testing.B) {
+	g, fake := benchGateway(b)
+	target, _ := url.Parse(fake.URL)
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
+	defer proxy.Close()
 
 	chatReq := func(stream bool) []byte {
 		s := ""
@@ -92,6 +105,89 @@ func BenchmarkEndToEnd(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					do(b, path.url, path.body)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkConnect measures Generate and StreamGenerate through the
+// generated client (Connect protocol with binary protobuf over HTTP/1.1,
+// and gRPC over cleartext HTTP/2) next to the same request through the
+// messages dialect, all served by the fake chat-completions upstream of
+// BenchmarkEndToEnd.
+func BenchmarkConnect(b *testing.B) {
+	g, _ := benchGateway(b)
+	req := &parleyv1.Request{
+		Model:        "bench",
+		Instructions: []*parleyv1.Part{translate.TextPart("Be brief.")},
+		Messages:     []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Say hello."))},
+		Generation:   &parleyv1.GenerationConfig{MaxOutputTokens: proto.Int32(1024)},
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	messagesCall := func(stream bool) func(b *testing.B) {
+		s := ""
+		if stream {
+			s = `,"stream":true`
+		}
+		body := []byte(`{"model":"bench","max_tokens":1024,"system":"Be brief.","messages":[{"role":"user","content":"Say hello."}]` + s + `}`)
+		return func(b *testing.B) {
+			r, _ := http.NewRequest(http.MethodPost, g.url+"/v1/messages", bytes.NewReader(body))
+			r.Header.Set("Authorization", "Bearer "+clientKey)
+			r.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || n == 0 {
+				b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
+			}
+		}
+	}
+	// Like the messages client above, which reads the bytes and no more,
+	// the stream's events are received and not accumulated.
+	rpcCall := func(c rpcClient, stream bool) func(b *testing.B) {
+		if !stream {
+			return func(b *testing.B) {
+				res, err := c.gen.Generate(b.Context(), connect.NewRequest(&parleyv1.GenerateRequest{Request: req}))
+				if err != nil || len(res.Msg.GetResponse().GetCandidates()) == 0 {
+					b.Fatalf("%v %v", res, err)
+				}
+			}
+		}
+		return func(b *testing.B) {
+			st, err := c.gen.StreamGenerate(b.Context(), connect.NewRequest(&parleyv1.StreamGenerateRequest{Request: req}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for st.Receive() {
+				n++
+			}
+			if err := st.Err(); err != nil || n == 0 {
+				b.Fatalf("%d events, %v", n, err)
+			}
+			_ = st.Close()
+		}
+	}
+	for _, mode := range []struct {
+		name   string
+		stream bool
+	}{{"whole", false}, {"stream", true}} {
+		for _, path := range []struct {
+			name string
+			call func(b *testing.B)
+		}{
+			{"messages", messagesCall(mode.stream)},
+			{"connect", rpcCall(newRPC(b, g.url, clientKey, "connect"), mode.stream)},
+			{"grpc", rpcCall(newRPC(b, g.url, clientKey, "grpc"), mode.stream)},
+		} {
+			b.Run(mode.name+"/"+path.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					path.call(b)
 				}
 			})
 		}
