@@ -13,12 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/gen/parley/v1/parleyv1connect"
 
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
@@ -270,5 +274,64 @@ func TestNewcomerLyrics(t *testing.T) {
 	}
 	if _, err := os.Stat("parley-data/parley.db"); err != nil {
 		t.Errorf("no task database under the data directory: %v", err)
+	}
+}
+
+// TestNewcomerGRPC: on the embedded defaults, a gRPC client reaches the
+// Connect services over cleartext HTTP/2 on the same port as the JSON
+// dialects: the echo model answers whole and streamed, and a lyrics task
+// submitted over gRPC finishes.
+func TestNewcomerGRPC(t *testing.T) {
+	t.Chdir(t.TempDir())
+	gw := startServe(t)
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	hc := &http.Client{Transport: &http.Transport{Protocols: p}}
+	defer hc.CloseIdleConnections()
+	gen := parleyv1connect.NewGenerationServiceClient(hc, gw, connect.WithGRPC())
+	const say = "hello over gRPC"
+	req := &parleyv1.Request{Model: "echo", Messages: []*parleyv1.Message{{
+		Role: parleyv1.Role_ROLE_USER, Parts: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: say}}}},
+	}}}
+	res, err := gen.Generate(t.Context(), connect.NewRequest(&parleyv1.GenerateRequest{Request: req}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Msg.GetResponse().GetCandidates()[0].GetParts()[0].GetText().GetText(); got != say {
+		t.Errorf("Generate answered %q", got)
+	}
+	st, err := gen.StreamGenerate(t.Context(), connect.NewRequest(&parleyv1.StreamGenerateRequest{Request: req}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for st.Receive() {
+		text.WriteString(st.Msg().GetEvent().GetPartDelta().GetText())
+	}
+	if err := st.Err(); err != nil || text.String() != say {
+		t.Errorf("StreamGenerate: %q, %v", text.String(), err)
+	}
+	_ = st.Close()
+
+	tasks := parleyv1connect.NewTaskServiceClient(hc, gw, connect.WithGRPC())
+	sub, err := tasks.SubmitTask(t.Context(), connect.NewRequest(&parleyv1.SubmitTaskRequest{
+		Input: &parleyv1.TaskInput{Kind: &parleyv1.TaskInput_Lyrics{Lyrics: &parleyv1.LyricsInput{Prompt: "Winter Light\nsnow"}}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task *parleyv1.Task
+	for range 200 {
+		got, err := tasks.GetTask(t.Context(), connect.NewRequest(&parleyv1.GetTaskRequest{Id: sub.Msg.GetTask().GetId()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task = got.Msg.GetTask(); task.GetStatus() != parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if task.GetStatus() != parleyv1.TaskStatus_TASK_STATUS_SUCCESS || task.GetLyrics().GetTitle() != "Winter Light" {
+		t.Errorf("lyrics task over gRPC: %v", task)
 	}
 }
