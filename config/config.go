@@ -32,6 +32,17 @@ type Config struct {
 	Models    []Model    `yaml:"models"`
 	// Songgen configures the music task interface.
 	Songgen Songgen `yaml:"songgen"`
+	// Responses configures stored responses of the responses dialect.
+	Responses Responses `yaml:"responses"`
+}
+
+// Responses configures the responses kept for GET /v1/responses/{id} and
+// previous_response_id.
+type Responses struct {
+	// Retention is how long a stored response is kept; default 30 days.
+	Retention Duration `yaml:"retention"`
+	// SweepInterval is how often expired responses are deleted.
+	SweepInterval Duration `yaml:"sweep_interval"`
 }
 
 // Songgen configures the music task interface under /songgen.
@@ -111,6 +122,9 @@ type Model struct {
 	// Routes are several routes, picked by weight; the others are the
 	// fallbacks, in order.
 	Routes []Route `yaml:"routes"`
+	// ContextWindow is the model's context window in tokens; 0 when
+	// unknown. The responses dialect's truncation works against it.
+	ContextWindow int64 `yaml:"context_window"`
 }
 
 // Route is one upstream that can serve a model.
@@ -134,6 +148,8 @@ const (
 	DefaultMaxRetries     = 2
 	DefaultPollInterval   = 5 * time.Second
 	DefaultMaxAge         = 30 * time.Minute
+	DefaultRetention      = 30 * 24 * time.Hour
+	DefaultSweepInterval  = time.Hour
 )
 
 // DefaultModelVersions are the accepted mv values unless configured: the
@@ -204,6 +220,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Songgen.MaxAge == 0 {
 		c.Songgen.MaxAge = Duration(DefaultMaxAge)
+	}
+	if c.Responses.Retention == 0 {
+		c.Responses.Retention = Duration(DefaultRetention)
+	}
+	if c.Responses.SweepInterval == 0 {
+		c.Responses.SweepInterval = Duration(DefaultSweepInterval)
 	}
 	if len(c.Songgen.ModelVersions) == 0 {
 		c.Songgen.ModelVersions = slices.Clone(DefaultModelVersions)

@@ -138,6 +138,15 @@ func (c *Config) validate() []problem {
 				add(rat+".weight", "must not be negative")
 			}
 		}
+		if m.ContextWindow < 0 {
+			add(at+".context_window", "must not be negative")
+		}
+	}
+	if c.Responses.Retention.D() < time.Minute {
+		ps = append(ps, problem{"responses.retention", "must be at least 1m"})
+	}
+	if c.Responses.SweepInterval.D() < time.Second {
+		ps = append(ps, problem{"responses.sweep_interval", "must be at least 1s"})
 	}
 	ps = append(ps, c.validateSonggen(upstreams)...)
 	return ps

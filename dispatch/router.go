@@ -34,6 +34,7 @@ type modelEntry struct {
 	name   string
 	glob   bool
 	routes []*route
+	window int64
 }
 
 // Router resolves model names to routes.
@@ -56,7 +57,7 @@ type Upstream struct {
 func NewRouter(models []config.Model, upstreams map[string]Upstream) (*Router, error) {
 	r := &Router{}
 	for _, m := range models {
-		e := modelEntry{name: m.Name, glob: config.IsGlob(m.Name)}
+		e := modelEntry{name: m.Name, glob: config.IsGlob(m.Name), window: m.ContextWindow}
 		for _, cr := range m.RoutesOf() {
 			u, ok := upstreams[cr.Upstream]
 			if !ok {
@@ -111,6 +112,15 @@ func (r *Router) find(model string) *modelEntry {
 // Known reports whether a model name resolves.
 func (r *Router) Known(model string) bool { return r.find(model) != nil }
 
+// ContextWindow is the configured context window of a model in tokens; 0
+// when unknown.
+func (r *Router) ContextWindow(model string) int64 {
+	if e := r.find(model); e != nil {
+		return e.window
+	}
+	return 0
+}
+
 // Models lists the models that have an exact name, in configuration
 // order, keeping those allow accepts. Glob entries cannot be listed: the
 // names they match are the upstream's to know.
@@ -124,7 +134,7 @@ func (r *Router) Models(allow func(string) bool) []*parleyv1.Model {
 		if len(e.routes) == 1 {
 			owner = e.routes[0].upstream
 		}
-		out = append(out, &parleyv1.Model{Id: e.name, DisplayName: e.name, OwnedBy: owner})
+		out = append(out, &parleyv1.Model{Id: e.name, DisplayName: e.name, OwnedBy: owner, InputTokenLimit: e.window})
 	}
 	return out
 }
