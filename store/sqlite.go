@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
@@ -49,6 +47,7 @@ var schema = []string{
 		last_error TEXT NOT NULL
 	);
 	CREATE INDEX deliveries_due ON deliveries(next_at) WHERE state = 0;`,
+	turnsSchema,
 }
 
 // OpenSQLite opens (creating if needed) the database file at path.
@@ -113,8 +112,7 @@ func (s *SQLite) CreateTask(ctx context.Context, t *parleyv1.Task) error {
 	defer s.wmu.Unlock()
 	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks(id, owner, status, updated_at, body) VALUES(?, ?, ?, ?, ?)`,
 		t.GetId(), t.GetOwner(), int(t.GetStatus()), nanos(t), body)
-	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY {
+	if isConstraint(err) {
 		return ErrExists
 	}
 	return err

@@ -1,10 +1,11 @@
 // Package store persists what Parley must not lose across a restart: music
-// tasks and their pending callback deliveries (and, later, stored
-// responses). Tasks is the contract; SQLite, an embedded pure-Go database
-// in a file under data_dir, is the default implementation, and a server
-// database can implement the same interface. The store keeps no business
-// rules: who owns a task and what its states mean belong to the tasks
-// package; the one rule here is that a finished task is final.
+// tasks and their pending callback deliveries, and the stored responses of
+// the responses dialect. Tasks and Responses are the contracts; SQLite, an
+// embedded pure-Go database in a file under data_dir, is the default
+// implementation, and a server database can implement the same interfaces.
+// The store keeps no business rules: who owns a task or a response and
+// what a task's states mean belong to their services; the one rule here is
+// that a finished task is final.
 package store
 
 import (

@@ -1,0 +1,127 @@
+package store_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/store"
+)
+
+func text(role parleyv1.Role, s string) *parleyv1.Message {
+	return &parleyv1.Message{Role: role, Parts: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}}}
+}
+
+// chain builds n responses, each continuing the one before: the input of
+// response i is the whole conversation so far plus a new user turn; the
+// first user turn carries an image of 200 KB.
+func chain(n int, created time.Time) []*parleyv1.StoredResponse {
+	image := &parleyv1.Message{Role: parleyv1.Role_ROLE_USER, Parts: []*parleyv1.Part{
+		{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{MimeType: "image/png", Source: &parleyv1.Media_Data{Data: bytes.Repeat([]byte{7}, 200<<10)}}}},
+		{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "what is this?"}}},
+	}}
+	var out []*parleyv1.StoredResponse
+	history := []*parleyv1.Message{image}
+	prev := ""
+	for i := range n {
+		if i > 0 {
+			history = append(history, text(parleyv1.Role_ROLE_USER, fmt.Sprintf("and then, %d?", i)))
+		}
+		id := "resp_" + string(rune('a'+i))
+		answer := text(parleyv1.Role_ROLE_ASSISTANT, "answer "+id)
+		r := &parleyv1.StoredResponse{
+			Id: id, Owner: "alice", CreatedAt: timestamppb.New(created), PreviousResponseId: prev,
+			Request:   &parleyv1.Request{Model: "m", Instructions: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "be brief " + id}}}}},
+			Input:     append([]*parleyv1.Message(nil), history...),
+			Response:  &parleyv1.Response{Id: id, Model: "m", Candidates: []*parleyv1.Candidate{{Parts: answer.GetParts(), FinishReason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
+			ExpiresAt: timestamppb.New(created.Add(time.Hour)),
+		}
+		out = append(out, r)
+		history = append(history, store.OutputTurn(r.GetResponse()))
+		prev = id
+	}
+	return out
+}
+
+func TestSQLiteResponses(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "parley.db")
+	s := open(t, path)
+	now := time.Unix(1800000000, 0)
+	rs := chain(5, now)
+	for _, r := range rs {
+		if err := s.SaveResponse(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SaveResponse(ctx, rs[0]); !errors.Is(err, store.ErrExists) {
+		t.Errorf("saving an id twice: %v", err)
+	}
+	// Every turn once: 1 image turn + 4 user turns + 5 answers.
+	var turns, imageBytes int
+	if err := s.DB().QueryRow(`SELECT count(*), coalesce(sum(length(body)), 0) FROM turns`).Scan(&turns, &imageBytes); err != nil {
+		t.Fatal(err)
+	}
+	if turns != 10 || imageBytes > 210<<10 {
+		t.Errorf("%d turns of %d bytes stored, want 10 turns holding the 200 KB image once", turns, imageBytes)
+	}
+
+	// Reopened, every response reads back as saved.
+	_ = s.Close()
+	s = open(t, path)
+	for _, r := range rs {
+		got, err := s.Response(ctx, r.GetId(), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(r, got) {
+			t.Errorf("%s read back differently (-saved +read):\n%s", r.GetId(), cmp.Diff(r, got, protocmp.Transform()))
+		}
+	}
+	if _, err := s.Response(ctx, "resp_zz", now); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown id: %v", err)
+	}
+	if _, err := s.Response(ctx, rs[0].GetId(), now.Add(time.Hour)); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an expired response is still read: %v", err)
+	}
+
+	// Deleting the last response keeps the turns the others share.
+	if err := s.DeleteResponse(ctx, rs[4].GetId()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteResponse(ctx, rs[4].GetId()); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleting twice: %v", err)
+	}
+	if _, err := s.Response(ctx, rs[3].GetId(), now); err != nil {
+		t.Errorf("a response before the deleted one: %v", err)
+	}
+	if err := s.DB().QueryRow(`SELECT count(*) FROM turns`).Scan(&turns); err != nil || turns != 8 {
+		t.Errorf("%d turns left after deleting the last response, want 8 (its last question and its answer gone) (%v)", turns, err)
+	}
+
+	// The sweep removes what expired, and every turn with it.
+	later := chain(1, now.Add(2*time.Hour))[0]
+	later.Id = "resp_later"
+	if err := s.SaveResponse(ctx, later); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.SweepResponses(ctx, now.Add(time.Hour))
+	if err != nil || n != 4 {
+		t.Fatalf("swept %d (%v), want the 4 expired", n, err)
+	}
+	if err := s.DB().QueryRow(`SELECT count(*) FROM turns`).Scan(&turns); err != nil || turns != 2 {
+		t.Errorf("%d turns left, want the 2 of the response that has not expired (%v)", turns, err)
+	}
+	if _, err := s.Response(ctx, "resp_later", now.Add(time.Hour)); err != nil {
+		t.Errorf("the unexpired response: %v", err)
+	}
+}
