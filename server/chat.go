@@ -27,6 +27,8 @@ type exchange struct {
 	r      *http.Request
 	c      translate.Client
 	status int
+	// keep follows a responses-dialect request (stored responses).
+	keep *keeper
 }
 
 // meter is what the log line and the metrics learn of a generation
@@ -152,6 +154,12 @@ func (x *exchange) serve(in *translate.Incoming) {
 		x.fail(err)
 		return
 	}
+	if x.c.Dialect() == parleyv1.Dialect_DIALECT_RESPONSES {
+		if x.keep, err = x.s.keepFor(x.r.Context(), p, req); err != nil {
+			x.fail(err)
+			return
+		}
+	}
 	if req.GetStream() {
 		x.stream(req, !in.Stream || in.Query.Get("alt") == "sse")
 		return
@@ -188,6 +196,9 @@ func (x *exchange) whole(req *parleyv1.Request) {
 	if err != nil {
 		x.fail(err)
 		return
+	}
+	if x.keep != nil {
+		x.keep.whole(x.r.Context(), resp)
 	}
 	if resp.GetId() == "" {
 		resp.Id = x.id
@@ -257,6 +268,9 @@ func (x *exchange) stream(req *parleyv1.Request, sseFormat bool) {
 	var failed *parleyv1.Error
 	for ev, err := range x.s.d.Stream(ctx, req, &x.call) {
 		if err == nil {
+			if x.keep != nil {
+				x.keep.event(ctx, ev)
+			}
 			x.note(ev)
 			err = enc.Encode(out, ev)
 			if err != nil && sw.err == nil {

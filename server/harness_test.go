@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/server"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
@@ -195,6 +197,8 @@ type gateway struct {
 	url   string
 	fakes map[string]*fakeUpstream
 	d     *dispatch.Dispatcher
+	// stop closes the server and its store, as a shutdown does.
+	stop func()
 }
 
 // gwExtra is configuration added to the gateway's: top-level keys, more
@@ -203,6 +207,10 @@ type gwExtra struct {
 	top, upstreams, models string
 	// idle is the fake upstreams' idle_timeout; 2s when empty.
 	idle string
+	// dataDir, when set, holds the store of responses.
+	dataDir string
+	// fakes, when set, are the upstreams to use (a restart keeps them).
+	fakes map[string]*fakeUpstream
 }
 
 func startGateway(t testing.TB, extra gwExtra) *gateway {
@@ -213,7 +221,11 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 		extra.idle = "2s"
 	}
 	for _, d := range dialectList {
-		g.fakes[d.name] = newFake(t, d.name)
+		if f := extra.fakes[d.name]; f != nil {
+			g.fakes[d.name] = f
+		} else {
+			g.fakes[d.name] = newFake(t, d.name)
+		}
 		fmt.Fprintf(&b, "  - {name: fake-%s, dialect: %s, base_url: %q, api_key: %s, max_retries: 0, idle_timeout: %s}\n",
 			d.name, d.name, g.fakes[d.name].srv.URL, upstreamKey(d.name), extra.idle)
 	}
@@ -233,8 +245,26 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 		t.Fatal(err)
 	}
 	g.d.Backoff = func(int) time.Duration { return time.Millisecond }
-	srv := startServer(t, server.New(server.Options{Config: cfg, Dispatcher: g.d}))
+	opts := server.Options{Config: cfg, Dispatcher: g.d}
+	var st *store.SQLite
+	if extra.dataDir != "" {
+		if st, err = store.OpenSQLite(context.Background(), filepath.Join(extra.dataDir, "parley.db")); err != nil {
+			t.Fatal(err)
+		}
+		opts.Responses = st
+	}
+	srv := startServer(t, server.New(opts))
 	g.url = srv.URL
+	var once sync.Once
+	g.stop = func() {
+		once.Do(func() {
+			srv.Close()
+			if st != nil {
+				_ = st.Close()
+			}
+		})
+	}
+	t.Cleanup(g.stop)
 	return g
 }
 

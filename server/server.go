@@ -9,6 +9,7 @@
 //	POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens
 //	GET  /v1beta/models, /v1beta/models/{model}                      generate_content
 //	POST /v1/responses, /v1/responses/input_tokens                  responses
+//	GET, DELETE /v1/responses/{id}; GET /v1/responses/{id}/input_items  stored responses
 //	POST /v1/chat/completions                                       chat_completions
 //	GET  /v1/models, /v1/models/{model}   messages shape when the request carries
 //	                                      anthropic-version or x-api-key, else OpenAI's
@@ -35,6 +36,7 @@ import (
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
@@ -54,6 +56,9 @@ type Options struct {
 	// Tasks serves the music task interface under /songgen; nil answers
 	// it with upstream_unavailable.
 	Tasks *tasks.Service
+	// Responses keeps the responses of the responses dialect; nil stores
+	// none (every previous_response_id is then unknown).
+	Responses store.Responses
 }
 
 // Server serves Parley's HTTP endpoints.
@@ -66,6 +71,8 @@ type Server struct {
 	metrics *metrics
 	maxBody int64
 	tasks   *tasks.Service
+	// responses keeps stored responses; nil when none are kept.
+	responses store.Responses
 }
 
 // New returns a Server with its routes registered.
@@ -87,6 +94,8 @@ func New(o Options) *Server {
 		metrics: newMetrics(reg),
 		maxBody: o.Config.Limits.MaxBodyBytes,
 		tasks:   o.Tasks,
+
+		responses: o.Responses,
 	}
 	msg, gc, rsp, chat := messages.Client{}, generatecontent.Client{}, responses.Client{}, chatcompletions.Client{}
 
@@ -97,6 +106,9 @@ func New(o Options) *Server {
 	s.mux.Handle("POST /v1/messages/count_tokens", s.count(msg))
 	s.mux.Handle("POST /v1/responses", s.chat(rsp))
 	s.mux.Handle("POST /v1/responses/input_tokens", s.count(rsp))
+	s.mux.Handle("GET /v1/responses/{id}", s.getResponse(rsp))
+	s.mux.Handle("DELETE /v1/responses/{id}", s.deleteResponse(rsp))
+	s.mux.Handle("GET /v1/responses/{id}/input_items", s.inputItems(rsp))
 	s.mux.Handle("POST /v1/chat/completions", s.chat(chat))
 	s.mux.Handle("POST /v1beta/models/{call}", s.generateContent(gc))
 	s.mux.Handle("GET /v1beta/models", s.listModels(gc))

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,17 +57,19 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	defer func() { _ = st.Close() }()
 	ts := tasks.FromConfig(cfg, st, d, nil, tasks.Options{Logger: log})
+	handler := server.New(server.Options{Config: cfg, Dispatcher: d, Logger: log, Tasks: ts, Responses: st})
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	worked := make(chan struct{})
-	go func() { defer close(worked); ts.Run(work) }()
-	defer func() { stopWork(); <-worked }()
+	var workers sync.WaitGroup
+	workers.Go(func() { ts.Run(work) })
+	workers.Go(func() { handler.SweepResponses(work) })
+	defer func() { stopWork(); workers.Wait() }()
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           server.New(server.Options{Config: cfg, Dispatcher: d, Logger: log, Tasks: ts}),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		// No write timeout: streams last as long as the upstream talks.
 		IdleTimeout: 2 * time.Minute,
