@@ -41,7 +41,8 @@ func (s *Server) connectRoutes() {
 	)
 	s.mux.Handle(parleyv1connect.NewGenerationServiceHandler(generationService{s}, opts))
 	s.mux.Handle(parleyv1connect.NewTaskServiceHandler(taskService{s}, opts))
-	services := []string{parleyv1connect.GenerationServiceName, parleyv1connect.TaskServiceName}
+	s.mux.Handle(parleyv1connect.NewResponseServiceHandler(responseService{s}, opts))
+	services := []string{parleyv1connect.GenerationServiceName, parleyv1connect.TaskServiceName, parleyv1connect.ResponseServiceName}
 	reflector := grpcreflect.NewStaticReflector(services...)
 	s.mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	s.mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
@@ -362,4 +363,29 @@ func (t taskService) ListTasks(ctx context.Context, in *connect.Request[parleyv1
 		shown(task)
 	}
 	return connect.NewResponse(&parleyv1.ListTasksResponse{Tasks: found}), nil
+}
+
+// responseService implements parleyv1connect.ResponseServiceHandler over
+// the responses the responses dialect stored.
+type responseService struct{ s *Server }
+
+func (rs responseService) GetResponse(ctx context.Context, in *connect.Request[parleyv1.GetResponseRequest]) (*connect.Response[parleyv1.GetResponseResponse], error) {
+	if in.Msg.GetId() == "" {
+		return nil, translate.Invalid("id", "is required")
+	}
+	rec, err := rs.s.storedResponse(ctx, rpcOf(ctx).p.name, in.Msg.GetId(), "id")
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&parleyv1.GetResponseResponse{Response: rec}), nil
+}
+
+func (rs responseService) DeleteResponse(ctx context.Context, in *connect.Request[parleyv1.DeleteResponseRequest]) (*connect.Response[parleyv1.DeleteResponseResponse], error) {
+	if in.Msg.GetId() == "" {
+		return nil, translate.Invalid("id", "is required")
+	}
+	if err := rs.s.deleteStored(ctx, rpcOf(ctx).p.name, in.Msg.GetId(), "id"); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&parleyv1.DeleteResponseResponse{Id: in.Msg.GetId()}), nil
 }

@@ -22,8 +22,9 @@ var rpcProtocols = []string{"connect", "grpc", "grpcweb"}
 
 // rpcClient is the generated Connect clients of one protocol with a key.
 type rpcClient struct {
-	gen   parleyv1connect.GenerationServiceClient
-	tasks parleyv1connect.TaskServiceClient
+	gen       parleyv1connect.GenerationServiceClient
+	tasks     parleyv1connect.TaskServiceClient
+	responses parleyv1connect.ResponseServiceClient
 }
 
 // h2cClient speaks only cleartext HTTP/2, as gRPC clients do without TLS.
@@ -48,6 +49,8 @@ func newRPC(t testing.TB, url, key, protocol string) rpcClient {
 	return rpcClient{
 		gen:   parleyv1connect.NewGenerationServiceClient(hc, url, opts...),
 		tasks: parleyv1connect.NewTaskServiceClient(hc, url, opts...),
+
+		responses: parleyv1connect.NewResponseServiceClient(hc, url, opts...),
 	}
 }
 

@@ -277,6 +277,18 @@ func (s *Server) responsesExchange(w http.ResponseWriter, r *http.Request, c tra
 	return x, p
 }
 
+// deleteStored deletes a response of owner.
+func (s *Server) deleteStored(ctx context.Context, owner, id, param string) error {
+	if _, err := s.storedResponse(ctx, owner, id, param); err != nil {
+		return err
+	}
+	if err := s.responses.DeleteResponse(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.log.Error("a stored response could not be deleted", "id", id, "error", err)
+		return translate.Status(parleyv1.Code_CODE_INTERNAL, "the response could not be deleted")
+	}
+	return nil
+}
+
 // getResponse serves GET /v1/responses/{id}: the response as it was
 // returned, with the settings of its request.
 func (s *Server) getResponse(c translate.Client) http.Handler {
@@ -308,13 +320,8 @@ func (s *Server) deleteResponse(c translate.Client) http.Handler {
 			return
 		}
 		id := r.PathValue("id")
-		if _, err := s.storedResponse(r.Context(), p.name, id, ""); err != nil {
+		if err := s.deleteStored(r.Context(), p.name, id, ""); err != nil {
 			x.fail(err)
-			return
-		}
-		if err := s.responses.DeleteResponse(r.Context(), id); err != nil && !errors.Is(err, store.ErrNotFound) {
-			s.log.Error("a stored response could not be deleted", "id", id, "error", err)
-			x.fail(translate.Status(parleyv1.Code_CODE_INTERNAL, "the response could not be deleted"))
 			return
 		}
 		body, err := responses.EncodeDeleted(id)

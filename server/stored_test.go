@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"connectrpc.com/connect"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -454,5 +455,46 @@ func TestStoredTruncation(t *testing.T) {
 	}
 	if len(fake.requests()) != n {
 		t.Errorf("a request over the window reached the upstream")
+	}
+}
+
+// TestConnectResponses: the Response service reads a response stored
+// through the responses dialect, with its whole input, and deletes it, for
+// its owner only, over every protocol.
+func TestConnectResponses(t *testing.T) {
+	g := startGateway(t, gwExtra{dataDir: t.TempDir()})
+	st := &chainState{}
+	runTurns(t, g, newRS(t, g.url, clientKey), dialectList[0], false, st, fiveTurns[:3])
+	for i, protocol := range rpcProtocols {
+		t.Run(protocol, func(t *testing.T) {
+			c := newRPC(t, g.url, clientKey, protocol)
+			res, err := c.responses.GetResponse(t.Context(), connect.NewRequest(&parleyv1.GetResponseRequest{Id: st.ids[2]}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := res.Msg.GetResponse()
+			if rec.GetId() != st.ids[2] || rec.GetPreviousResponseId() != st.ids[1] || rec.GetOwner() != "test" || len(rec.GetInput()) != 5 {
+				t.Errorf("stored response %s after %s by %s with %d input turns", rec.GetId(), rec.GetPreviousResponseId(), rec.GetOwner(), len(rec.GetInput()))
+			}
+			if len(rec.GetResponse().GetCandidates()) == 0 || len(rec.GetResponse().GetCandidates()[0].GetParts()) == 0 {
+				t.Errorf("the stored response has no output: %v", rec.GetResponse())
+			}
+			narrow := newRPC(t, g.url, "sk-narrow-key-0001", protocol)
+			if _, err := narrow.responses.GetResponse(t.Context(), connect.NewRequest(&parleyv1.GetResponseRequest{Id: st.ids[2]})); connect.CodeOf(err) != connect.CodeNotFound {
+				t.Errorf("another key reads it: %v", err)
+			}
+			if _, err := narrow.responses.DeleteResponse(t.Context(), connect.NewRequest(&parleyv1.DeleteResponseRequest{Id: st.ids[i]})); connect.CodeOf(err) != connect.CodeNotFound {
+				t.Errorf("another key deletes it: %v", err)
+			}
+			if _, err := c.responses.DeleteResponse(t.Context(), connect.NewRequest(&parleyv1.DeleteResponseRequest{Id: st.ids[i]})); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.responses.GetResponse(t.Context(), connect.NewRequest(&parleyv1.GetResponseRequest{Id: st.ids[i]})); connect.CodeOf(err) != connect.CodeNotFound {
+				t.Errorf("a deleted response is read: %v", err)
+			}
+			if _, err := c.responses.GetResponse(t.Context(), connect.NewRequest(&parleyv1.GetResponseRequest{})); connect.CodeOf(err) != connect.CodeInvalidArgument {
+				t.Errorf("no id: %v", err)
+			}
+		})
 	}
 }
