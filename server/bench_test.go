@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -191,5 +194,70 @@ func BenchmarkConnect(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkStoredChain measures the 21st turn of a conversation through
+// the responses dialect: continued by previous_response_id from a stored
+// 20-turn chain (rebuilt from the store; with store true it is also
+// saved), next to the same conversation sent whole in the request.
+func BenchmarkStoredChain(b *testing.B) {
+	g, fake := benchGateway(b)
+	_ = fake
+	dir := b.TempDir()
+	g.stop()
+	g = startGateway(b, gwExtra{dataDir: dir,
+		upstreams: "  - {name: bench, dialect: chat_completions, base_url: \"" + fake.URL + "\", api_key: up-key-chat_completions}\n",
+		models:    "  - {name: bench, upstream: bench, upstream_model: gpt-4.1}\n",
+	})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	post := func(b *testing.B, body map[string]any) map[string]any {
+		raw, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/responses", bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer "+clientKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d: %v %v", resp.StatusCode, out, err)
+		}
+		return out
+	}
+	// A 20-turn chain, and the same conversation as input items.
+	var history []any
+	prev := ""
+	for i := range 20 {
+		q := fmt.Sprintf("Question %d: tell me something about the number %d, in two sentences.", i, i)
+		body := map[string]any{"model": "bench", "input": q}
+		if prev != "" {
+			body["previous_response_id"] = prev
+		}
+		out := post(b, body)
+		prev = out["id"].(string)
+		history = append(history, map[string]any{"role": "user", "content": q})
+		for _, it := range out["output"].([]any) {
+			history = append(history, it)
+		}
+	}
+	next := "One more question."
+	whole := append(slices.Clone(history), map[string]any{"role": "user", "content": next})
+	for _, c := range []struct {
+		name string
+		body map[string]any
+	}{
+		{"whole_in_request", map[string]any{"model": "bench", "input": whole, "store": false}},
+		{"chained", map[string]any{"model": "bench", "input": next, "previous_response_id": prev, "store": false}},
+		{"chained_and_stored", map[string]any{"model": "bench", "input": next, "previous_response_id": prev}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				post(b, c.body)
+			}
+		})
 	}
 }
