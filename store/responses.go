@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -117,15 +118,32 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 		}
 		return err
 	}
-	for i := range turns {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO turns(hash, body) VALUES(?, ?) ON CONFLICT(hash) DO NOTHING`, hashes[i], bodies[i]); err != nil {
+	// Many rows to a statement: a statement costs more than a row.
+	for lo := 0; lo < len(turns); lo += rowsPerInsert {
+		hi := min(lo+rowsPerInsert, len(turns))
+		turnArgs := make([]any, 0, 2*(hi-lo))
+		refArgs := make([]any, 0, 3*(hi-lo))
+		for i := lo; i < hi; i++ {
+			turnArgs = append(turnArgs, hashes[i], bodies[i])
+			refArgs = append(refArgs, r.GetId(), i, hashes[i])
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO turns(hash, body) VALUES `+rows(hi-lo, "(?, ?)")+` ON CONFLICT(hash) DO NOTHING`, turnArgs...); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES(?, ?, ?)`, r.GetId(), i, hashes[i]); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES `+rows(hi-lo, "(?, ?, ?)"), refArgs...); err != nil {
 			return err
 		}
 	}
 	return tx.Commit()
+}
+
+// rowsPerInsert bounds the rows of one INSERT, well under SQLite's limit
+// of bound variables.
+const rowsPerInsert = 500
+
+// rows is n copies of a row's placeholders, comma-separated.
+func rows(n int, row string) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 // Response implements Responses.
