@@ -203,10 +203,8 @@ func BenchmarkConnect(b *testing.B) {
 // saved), next to the same conversation sent whole in the request.
 func BenchmarkStoredChain(b *testing.B) {
 	g, fake := benchGateway(b)
-	_ = fake
-	dir := b.TempDir()
 	g.stop()
-	g = startGateway(b, gwExtra{dataDir: dir,
+	g = startGateway(b, gwExtra{dataDir: b.TempDir(),
 		upstreams: "  - {name: bench, dialect: chat_completions, base_url: \"" + fake.URL + "\", api_key: up-key-chat_completions}\n",
 		models:    "  - {name: bench, upstream: bench, upstream_model: gpt-4.1}\n",
 	})
@@ -239,9 +237,7 @@ func BenchmarkStoredChain(b *testing.B) {
 		out := post(b, body)
 		prev = out["id"].(string)
 		history = append(history, map[string]any{"role": "user", "content": q})
-		for _, it := range out["output"].([]any) {
-			history = append(history, it)
-		}
+		history = append(history, out["output"].([]any)...)
 	}
 	next := "One more question."
 	whole := append(slices.Clone(history), map[string]any{"role": "user", "content": next})
