@@ -335,3 +335,34 @@ func TestNewcomerGRPC(t *testing.T) {
 		t.Errorf("lyrics task over gRPC: %v", task)
 	}
 }
+
+// TestNewcomerChain: on the embedded defaults, a responses-style
+// conversation continues by previous_response_id, stored under the data
+// directory, and can be read back, listed and deleted with the SDK.
+func TestNewcomerChain(t *testing.T) {
+	t.Chdir(t.TempDir())
+	gw := startServe(t)
+	ctx := context.Background()
+	oc := openai.NewClient(ooption.WithBaseURL(gw+"/v1"), ooption.WithAPIKey("anything"), ooption.WithMaxRetries(0))
+	first, err := oc.Responses.New(ctx, responses.ResponseNewParams{Model: "echo", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("hello")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := oc.Responses.New(ctx, responses.ResponseNewParams{
+		Model: "echo", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("hello again")},
+		PreviousResponseID: openai.String(first.ID),
+	})
+	if err != nil || second.PreviousResponseID != first.ID || second.OutputText() != "hello again" {
+		t.Fatalf("the second turn: %v %+v", err, second)
+	}
+	items, err := oc.Responses.InputItems.List(ctx, second.ID, responses.InputItemListParams{Order: responses.InputItemListParamsOrderAsc})
+	if err != nil || len(items.Data) != 3 || items.Data[0].Role != "user" || items.Data[1].Role != "assistant" {
+		t.Fatalf("input items of the second turn: %v %+v", err, items)
+	}
+	if err := oc.Responses.Delete(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := oc.Responses.Get(ctx, second.ID, responses.ResponseGetParams{}); err != nil || got.OutputText() != "hello again" {
+		t.Errorf("the second turn after deleting the first: %v", err)
+	}
+}
