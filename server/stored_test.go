@@ -498,3 +498,56 @@ func TestConnectResponses(t *testing.T) {
 		})
 	}
 }
+
+// TestStoredAcrossDialects: one conversation whose turns go to upstreams
+// of different dialects, as a change of model or a fallback does: each
+// upstream gets the whole conversation in its own dialect, and reasoning
+// signatures only where they came from.
+func TestStoredAcrossDialects(t *testing.T) {
+	g := startGateway(t, gwExtra{dataDir: t.TempDir()})
+	c := newRS(t, g.url, clientKey)
+	var users []string
+	own := map[string][]string{}
+	prev := ""
+	for i, b := range []dialect{dialectList[0], dialectList[1], dialectList[3], dialectList[2], dialectList[0]} {
+		fake := g.fakes[b.name]
+		fake.set("reasoning", nil)
+		q := "question " + string(rune('A'+i))
+		users = append(users, q)
+		body := map[string]any{"model": "via-" + b.name, "input": q}
+		if prev != "" {
+			body["previous_response_id"] = prev
+		}
+		r, err := c.create(body, i%2 == 0)
+		if err != nil {
+			t.Fatalf("turn %d via %s: %v", i+1, b.name, err)
+		}
+		prev = r.ID
+		reqs := fake.requests()
+		if len(reqs) != 1 {
+			t.Fatalf("turn %d: the %s upstream got %d requests", i+1, b.name, len(reqs))
+		}
+		up := decodeAt(t, b, reqs[0])
+		if a := askedOf(up); !slices.Equal(a.User, users) {
+			t.Errorf("turn %d via %s: the upstream saw %q, want %q", i+1, b.name, a.User, users)
+		}
+		assistants := 0
+		for _, m := range up.GetMessages() {
+			if m.GetRole() == parleyv1.Role_ROLE_ASSISTANT {
+				assistants++
+			}
+		}
+		if assistants != i {
+			t.Errorf("turn %d via %s: %d earlier answers reached the upstream, want %d", i+1, b.name, assistants, i)
+		}
+		var sent []string
+		for _, m := range up.GetMessages() {
+			sent = append(sent, opaqueValues(m.GetParts())...)
+		}
+		// Only the signatures this dialect's upstream made earlier.
+		if want := own[b.name]; !slices.Equal(sent, want) {
+			t.Errorf("turn %d via %s: the upstream got the signatures %.30q, want its own %.30q", i+1, b.name, sent, want)
+		}
+		own[b.name] = append(own[b.name], opaqueValues(upstreamAnswer(t, "reasoning", b, i%2 == 0).GetCandidates()[0].GetParts())...)
+	}
+}
