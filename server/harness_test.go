@@ -342,13 +342,20 @@ func answerOf(t testing.TB, r *parleyv1.Response) answer {
 // or streamed, read by that dialect's own decoder.
 func expected(t testing.TB, scenario string, d dialect, stream bool) answer {
 	t.Helper()
+	return answerOf(t, upstreamAnswer(t, scenario, d, stream))
+}
+
+// upstreamAnswer is a scenario's answer as the upstream of dialect d
+// gives it, whole or streamed, read by that dialect's decoder.
+func upstreamAnswer(t testing.TB, scenario string, d dialect, stream bool) *parleyv1.Response {
+	t.Helper()
 	tg := translate.Target{Upstream: "fake-" + d.name, Model: upstreamModel[d.name]}
 	if !stream {
 		r, err := d.upstream.DecodeResponse(tg, fixture(t, scenario, d.name, "response.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answerOf(t, r)
+		return r
 	}
 	acc := translate.NewAccumulator()
 	for ev, err := range translate.DecodeStream(d.upstream.Dialect(), bytes.NewReader(fixture(t, scenario, d.name, "stream.sse")), d.upstream.NewStreamDecoder(tg), translate.StreamLimits{}) {
@@ -359,7 +366,7 @@ func expected(t testing.TB, scenario string, d dialect, stream bool) answer {
 			t.Fatal(err)
 		}
 	}
-	return answerOf(t, acc.Response())
+	return acc.Response()
 }
 
 // asked is what a request asks, in terms every dialect can state.

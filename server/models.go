@@ -29,7 +29,7 @@ func (s *Server) openAIOrMessages(openai, messages http.Handler) http.Handler {
 // listModels lists the models the caller's key may use.
 func (s *Server) listModels(c modelClient) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x, p := s.modelExchange(w, r, c)
+		x, p := s.keyedExchange(w, r, c)
 		if p == nil {
 			return
 		}
@@ -45,7 +45,7 @@ func (s *Server) listModels(c modelClient) http.Handler {
 // getModel describes one model.
 func (s *Server) getModel(c modelClient) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x, p := s.modelExchange(w, r, c)
+		x, p := s.keyedExchange(w, r, c)
 		if p == nil {
 			return
 		}
@@ -64,9 +64,10 @@ func (s *Server) getModel(c modelClient) http.Handler {
 	})
 }
 
-// modelExchange starts a listing request and authenticates it; on failure
-// it has answered, and the principal is nil.
-func (s *Server) modelExchange(w http.ResponseWriter, r *http.Request, c modelClient) (*exchange, *principal) {
+// keyedExchange starts a request without a body (a listing, a stored
+// response) and authenticates it; on failure it has answered, and the
+// principal is nil.
+func (s *Server) keyedExchange(w http.ResponseWriter, r *http.Request, c translate.Client) (*exchange, *principal) {
 	x := s.newExchange(w, r, c)
 	p, err := s.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
 	if err != nil {

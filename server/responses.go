@@ -265,18 +265,6 @@ func (s *Server) SweepResponses(ctx context.Context) {
 	}
 }
 
-// responsesExchange starts a stored-response request and authenticates
-// it; on failure it has answered, and the principal is nil.
-func (s *Server) responsesExchange(w http.ResponseWriter, r *http.Request, c translate.Client) (*exchange, *principal) {
-	x := s.newExchange(w, r, c)
-	p, err := s.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
-	if err != nil {
-		x.fail(err)
-		return x, nil
-	}
-	return x, p
-}
-
 // deleteStored deletes a response of owner.
 func (s *Server) deleteStored(ctx context.Context, owner, id, param string) error {
 	if _, err := s.storedResponse(ctx, owner, id, param); err != nil {
@@ -293,7 +281,7 @@ func (s *Server) deleteStored(ctx context.Context, owner, id, param string) erro
 // returned, with the settings of its request.
 func (s *Server) getResponse(c translate.Client) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x, p := s.responsesExchange(w, r, c)
+		x, p := s.keyedExchange(w, r, c)
 		if p == nil {
 			return
 		}
@@ -315,7 +303,7 @@ func (s *Server) getResponse(c translate.Client) http.Handler {
 // deleteResponse serves DELETE /v1/responses/{id}.
 func (s *Server) deleteResponse(c translate.Client) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x, p := s.responsesExchange(w, r, c)
+		x, p := s.keyedExchange(w, r, c)
 		if p == nil {
 			return
 		}
@@ -339,7 +327,7 @@ func (s *Server) deleteResponse(c translate.Client) http.Handler {
 // desc, default desc), after and before (item ids).
 func (s *Server) inputItems(c translate.Client) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x, p := s.responsesExchange(w, r, c)
+		x, p := s.keyedExchange(w, r, c)
 		if p == nil {
 			return
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/translate"
 )
 
 // rsClient is the official responses SDK pointed at the gateway.
@@ -93,30 +92,6 @@ func opaqueValues(parts []*parleyv1.Part) []string {
 		}
 	}
 	return out
-}
-
-// upstreamAnswer is a scenario's answer as the upstream of dialect d
-// gives it, whole or streamed, read by that dialect's decoder.
-func upstreamAnswer(t testing.TB, scenario string, d dialect, stream bool) *parleyv1.Response {
-	t.Helper()
-	tg := translate.Target{Upstream: "fake-" + d.name, Model: upstreamModel[d.name]}
-	if !stream {
-		r, err := d.upstream.DecodeResponse(tg, fixture(t, scenario, d.name, "response.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	acc := translate.NewAccumulator()
-	for ev, err := range translate.DecodeStream(d.upstream.Dialect(), bytes.NewReader(fixture(t, scenario, d.name, "stream.sse")), d.upstream.NewStreamDecoder(tg), translate.StreamLimits{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := acc.Add(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return acc.Response()
 }
 
 // chainTurn is one turn of a stored conversation.
