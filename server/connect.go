@@ -299,10 +299,12 @@ func (t taskService) service() (*tasks.Service, error) {
 	return t.s.tasks, nil
 }
 
-// shown is a task as a caller may see it: without the upstream's own id.
+// shown is a task as a caller may see it: a copy without the upstream's
+// own id (the task itself may be shared with the work that serves it).
 func shown(t *parleyv1.Task) *parleyv1.Task {
-	t.UpstreamTaskId = ""
-	return t
+	c := proto.CloneOf(t)
+	c.UpstreamTaskId = ""
+	return c
 }
 
 func (t taskService) SubmitTask(ctx context.Context, in *connect.Request[parleyv1.SubmitTaskRequest]) (*connect.Response[parleyv1.SubmitTaskResponse], error) {
@@ -359,8 +361,8 @@ func (t taskService) ListTasks(ctx context.Context, in *connect.Request[parleyv1
 	if err != nil {
 		return nil, err
 	}
-	for _, task := range found {
-		shown(task)
+	for i, task := range found {
+		found[i] = shown(task)
 	}
 	return connect.NewResponse(&parleyv1.ListTasksResponse{Tasks: found}), nil
 }
