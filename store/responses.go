@@ -94,11 +94,15 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 		h := sha256.Sum256(b)
 		bodies[i], hashes[i] = b, h[:]
 	}
-	// The record keeps everything but the turns.
-	rec := proto.CloneOf(r)
-	rec.Input = nil
-	if cs := rec.GetResponse().GetCandidates(); len(cs) > 0 && len(cs[0].GetParts()) > 0 {
+	// The record keeps everything but the turns; only the response is
+	// copied (to leave out its output), never the conversation.
+	resp := proto.CloneOf(r.GetResponse())
+	if cs := resp.GetCandidates(); len(cs) > 0 {
 		cs[0].Parts = nil
+	}
+	rec := &parleyv1.StoredResponse{
+		Id: r.GetId(), Owner: r.GetOwner(), CreatedAt: r.GetCreatedAt(), PreviousResponseId: r.GetPreviousResponseId(),
+		Request: r.GetRequest(), Response: resp, ExpiresAt: r.GetExpiresAt(),
 	}
 	body, err := proto.Marshal(rec)
 	if err != nil {

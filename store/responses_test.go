@@ -53,6 +53,11 @@ func chain(n int, created time.Time) []*parleyv1.StoredResponse {
 }
 
 func TestSQLiteResponses(t *testing.T) {
+	// SaveResponse copies the record field by field (to leave out the
+	// conversation): a new field must be copied there, and set below.
+	if n := (&parleyv1.StoredResponse{}).ProtoReflect().Descriptor().Fields().Len(); n != 8 {
+		t.Fatalf("StoredResponse has %d fields: keep the new ones in SaveResponse and in this test's chain", n)
+	}
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "parley.db")
 	s := open(t, path)
