@@ -115,19 +115,24 @@ func (x *exchange) fail(err error) {
 
 // done records the request in the log and the metrics.
 func (x *exchange) done(e *parleyv1.Error) {
-	x.s.observe(outcome{dialect: dialectOf(x.c), status: x.status, call: &x.call, elapsed: time.Since(x.start), ttft: x.ttft, usage: x.usage})
-	attrs := []any{
-		"id", x.id, "dialect", dialectOf(x.c), "path", x.r.URL.Path, "status", x.status,
-		"model", x.call.Model, "upstream", x.call.Upstream, "attempts", x.call.Attempts,
-		"duration", time.Since(x.start).Round(time.Microsecond),
-	}
-	if x.usage != nil {
-		attrs = append(attrs, "input_tokens", x.usage.GetInputTokens(), "output_tokens", x.usage.GetOutputTokens())
+	x.finish(x.s, dialectOf(x.c), x.status, e, "path", x.r.URL.Path)
+}
+
+// finish records a finished request in the metrics and writes its log
+// line; where names the request (path or procedure, and more pairs).
+func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...any) {
+	elapsed := time.Since(m.start)
+	s.observe(outcome{dialect: dialect, status: status, call: &m.call, elapsed: elapsed, ttft: m.ttft, usage: m.usage})
+	attrs := append([]any{"id", m.id, "dialect", dialect}, where...)
+	attrs = append(attrs, "status", status, "model", m.call.Model, "upstream", m.call.Upstream,
+		"attempts", m.call.Attempts, "duration", elapsed.Round(time.Microsecond))
+	if m.usage != nil {
+		attrs = append(attrs, "input_tokens", m.usage.GetInputTokens(), "output_tokens", m.usage.GetOutputTokens())
 	}
 	if e != nil {
 		attrs = append(attrs, "error", e.GetCode().String())
 	}
-	x.s.log.Info("request", attrs...)
+	s.log.Info("request", attrs...)
 }
 
 // chat serves a dialect's generation endpoint.

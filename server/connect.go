@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
@@ -99,22 +98,11 @@ func (g rpcGate) end(r *rpc, err error) *connect.Error {
 		}
 		ce.Meta().Set("X-Request-Id", r.id)
 	}
-	g.s.observe(outcome{dialect: "connect", status: status, call: &r.call, elapsed: time.Since(r.start), ttft: r.ttft, usage: r.usage})
-	attrs := []any{
-		"id", r.id, "dialect", "connect", "procedure", r.procedure, "status", status,
-		"model", r.call.Model, "upstream", r.call.Upstream, "attempts", r.call.Attempts,
-		"duration", time.Since(r.start).Round(time.Microsecond),
-	}
+	where := []any{"procedure", r.procedure}
 	if r.p != nil {
-		attrs = append(attrs, "key", r.p.name)
+		where = append(where, "key", r.p.name)
 	}
-	if r.usage != nil {
-		attrs = append(attrs, "input_tokens", r.usage.GetInputTokens(), "output_tokens", r.usage.GetOutputTokens())
-	}
-	if e != nil {
-		attrs = append(attrs, "error", e.GetCode().String())
-	}
-	g.s.log.Info("request", attrs...)
+	r.finish(g.s, "connect", status, e, where...)
 	if err == nil {
 		return nil
 	}
