@@ -326,8 +326,12 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		return errors.New("chatcompletions: event after the end of the stream")
 	}
 	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !s.started {
-		if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
+		switch e := ev.GetEvent().(type) {
+		case *parleyv1.StreamEvent_KeepAlive:
 			return nil
+		case *parleyv1.StreamEvent_Error:
+			// An upstream may fail before it says anything.
+			return s.Fail(w, e.Error)
 		}
 		return errors.New("chatcompletions: stream event before start")
 	}

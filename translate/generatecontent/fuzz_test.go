@@ -23,6 +23,6 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzStreamDecoder(f *testing.F) {
 	dialecttest.Seeds(f, casesDir, "stream.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		dialecttest.FuzzStream(t, generatecontent.Client{}, generatecontent.Upstream{}, stream)
+		dialecttest.FuzzStream(t, generatecontent.Upstream{}, stream)
 	})
 }

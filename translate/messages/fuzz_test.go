@@ -24,6 +24,6 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzStreamDecoder(f *testing.F) {
 	dialecttest.Seeds(f, casesDir, "stream.sse")
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		dialecttest.FuzzStream(t, messages.Client{}, messages.Upstream{}, stream)
+		dialecttest.FuzzStream(t, messages.Upstream{}, stream)
 	})
 }

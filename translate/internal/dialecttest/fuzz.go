@@ -10,6 +10,10 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/chatcompletions"
+	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/responses"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -50,11 +54,15 @@ func FuzzRequest(t *testing.T, c translate.Client, u translate.Upstream, in *tra
 
 // FuzzStream is the body of a stream-decoder fuzz target: any upstream
 // stream yields well-ordered canonical events (the accumulator accepts
-// them) or an error, and whatever it yields renders for a client.
-func FuzzStream(t *testing.T, c translate.Client, u translate.Upstream, stream []byte) {
+// them) or an error, and whatever it yields renders for a client of every
+// dialect, since the gateway pairs any upstream with any client.
+func FuzzStream(t *testing.T, u translate.Upstream, stream []byte) {
 	acc := translate.NewAccumulator()
 	w := sse.NewWriter(io.Discard)
-	enc := c.NewStreamEncoder(&parleyv1.Request{})
+	encs := make([]translate.StreamEncoder, len(Clients))
+	for i, c := range Clients {
+		encs[i] = c.NewStreamEncoder(&parleyv1.Request{})
+	}
 	dec := u.NewStreamDecoder(translate.Target{})
 	for ev, err := range translate.DecodeStream(u.Dialect(), bytes.NewReader(stream), dec, translate.StreamLimits{MaxFrameBytes: 1 << 16}) {
 		if err != nil {
@@ -63,8 +71,13 @@ func FuzzStream(t *testing.T, c translate.Client, u translate.Upstream, stream [
 		if err := acc.Add(ev); err != nil {
 			t.Fatalf("the decoder yielded an out-of-order stream: %v", err)
 		}
-		if err := enc.Encode(w, ev); err != nil {
-			t.Fatalf("a well-ordered stream failed to encode: %v", err)
+		for i, enc := range encs {
+			if err := enc.Encode(w, ev); err != nil {
+				t.Fatalf("a well-ordered stream failed to encode for a %v client: %v", Clients[i].Dialect(), err)
+			}
 		}
 	}
 }
+
+// Clients holds a client of every dialect.
+var Clients = []translate.Client{messages.Client{}, generatecontent.Client{}, chatcompletions.Client{}, responses.Client{}}
