@@ -176,8 +176,9 @@ func (d *Dispatcher) Generate(ctx context.Context, req *parleyv1.Request, call *
 }
 
 // Stream answers a request as a stream. An error before the first event
-// has been yielded is retried and falls back like Generate's; after it,
-// the error is yielded and the stream ends.
+// has been yielded, also an upstream's in-stream error event sent first,
+// is retried and falls back like Generate's; after it, the error is
+// yielded and the stream ends.
 func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
 		sent, stopped := false, false
@@ -185,6 +186,12 @@ func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Ca
 			for ev, err := range r.backend.Stream(ctx, req, t, call) {
 				if err != nil {
 					return !sent, err
+				}
+				if e := ev.GetError(); e != nil && !sent {
+					// The upstream failed before it said anything: a
+					// failure like a refused request, retried and fallen
+					// back from alike, and a status for the client.
+					return true, translate.UpstreamFailed(e)
 				}
 				sent = true
 				if !yield(ev, nil) {

@@ -59,6 +59,39 @@ func TestFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("an error event before anything else is retried", func(t *testing.T) {
+		fake.set("text", func(w http.ResponseWriter, r *http.Request, n int) {
+			if n == 1 {
+				writeStream(w, []byte("data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"), nil)
+				return
+			}
+			writeStream(w, fixture(t, "text", "chat_completions", "stream.sse"), nil)
+		})
+		text, err := messagesStream(context.Background(), t, g, "retrying")
+		if err != nil || text == "" {
+			t.Fatalf("text %q, err %v", text, err)
+		}
+		if n := len(fake.requests()); n != 2 {
+			t.Errorf("the upstream got %d requests, want 2", n)
+		}
+	})
+
+	t.Run("an error event before anything else is the reply's status", func(t *testing.T) {
+		fake.set("text", func(w http.ResponseWriter, r *http.Request, _ int) {
+			writeStream(w, []byte("data: {\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}\n\n"), nil)
+		})
+		_, err := messagesStream(context.Background(), t, g, "plain")
+		var ae *anthropic.Error
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusTooManyRequests || !strings.Contains(ae.RawJSON(), `"type":"rate_limit_error"`) || !strings.Contains(ae.RawJSON(), "slow down") {
+			t.Fatalf("err %v; want a 429 rate_limit_error saying slow down", err)
+		}
+		res := sdks["chat_completions"](t, g.url, clientKey, "plain", fixture(t, "text", "chat_completions", "request.json"), true)
+		var oe *openai.Error
+		if res.status != http.StatusTooManyRequests || !errors.As(res.err, &oe) || oe.Code != "rate_limit_exceeded" {
+			t.Fatalf("status %d, err %v; want 429 rate_limit_exceeded", res.status, res.err)
+		}
+	})
+
 	t.Run("first route down falls back", func(t *testing.T) {
 		fake.set("text", nil)
 		g.d.Rand = func(int) int { return 0 } // draw the dead route first
