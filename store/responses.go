@@ -108,37 +108,32 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 	if err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, body) VALUES(?, ?, ?, ?, ?)`,
-		r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), len(r.GetInput()), body); err != nil {
-		if isConstraint(err) {
-			return ErrExists
-		}
-		return err
-	}
-	// Many rows to a statement: a statement costs more than a row.
-	for lo := 0; lo < len(turns); lo += rowsPerInsert {
-		hi := min(lo+rowsPerInsert, len(turns))
-		turnArgs := make([]any, 0, 2*(hi-lo))
-		refArgs := make([]any, 0, 3*(hi-lo))
-		for i := lo; i < hi; i++ {
-			turnArgs = append(turnArgs, hashes[i], bodies[i])
-			refArgs = append(refArgs, r.GetId(), i, hashes[i])
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO turns(hash, body) VALUES `+rows(hi-lo, "(?, ?)")+` ON CONFLICT(hash) DO NOTHING`, turnArgs...); err != nil {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, body) VALUES(?, ?, ?, ?, ?)`,
+			r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), len(r.GetInput()), body); err != nil {
+			if isConstraint(err) {
+				return ErrExists
+			}
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES `+rows(hi-lo, "(?, ?, ?)"), refArgs...); err != nil {
-			return err
+		// Many rows to a statement: a statement costs more than a row.
+		for lo := 0; lo < len(turns); lo += rowsPerInsert {
+			hi := min(lo+rowsPerInsert, len(turns))
+			turnArgs := make([]any, 0, 2*(hi-lo))
+			refArgs := make([]any, 0, 3*(hi-lo))
+			for i := lo; i < hi; i++ {
+				turnArgs = append(turnArgs, hashes[i], bodies[i])
+				refArgs = append(refArgs, r.GetId(), i, hashes[i])
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO turns(hash, body) VALUES `+rows(hi-lo, "(?, ?)")+` ON CONFLICT(hash) DO NOTHING`, turnArgs...); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES `+rows(hi-lo, "(?, ?, ?)"), refArgs...); err != nil {
+				return err
+			}
 		}
-	}
-	return tx.Commit()
+		return nil
+	})
 }
 
 // rowsPerInsert bounds the rows of one INSERT, well under SQLite's limit
@@ -201,68 +196,58 @@ func (s *SQLite) Response(ctx context.Context, id string, now time.Time) (*parle
 
 // DeleteResponse implements Responses.
 func (s *SQLite) DeleteResponse(ctx context.Context, id string) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	var hashes [][]byte
-	rows, err := tx.QueryContext(ctx, `SELECT hash FROM response_turns WHERE response_id = ?`, id)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var h []byte
-		if err := rows.Scan(&h); err != nil {
-			_ = rows.Close()
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var hashes [][]byte
+		rows, err := tx.QueryContext(ctx, `SELECT hash FROM response_turns WHERE response_id = ?`, id)
+		if err != nil {
 			return err
 		}
-		hashes = append(hashes, h)
-	}
-	_ = rows.Close()
-	res, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err == nil {
-			err = ErrNotFound
+		for rows.Next() {
+			var h []byte
+			if err := rows.Scan(&h); err != nil {
+				_ = rows.Close()
+				return err
+			}
+			hashes = append(hashes, h)
 		}
-		return err
-	}
-	for _, h := range hashes {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`, h, h); err != nil {
+		_ = rows.Close()
+		res, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE id = ?`, id)
+		if err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				err = ErrNotFound
+			}
+			return err
+		}
+		for _, h := range hashes {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`, h, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // SweepResponses implements Responses.
 func (s *SQLite) SweepResponses(ctx context.Context, now time.Time) (int, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE expires_at <= ?`, now.UnixNano())
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
-	}
-	if n > 0 {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM turns WHERE NOT EXISTS (SELECT 1 FROM response_turns rt WHERE rt.hash = turns.hash)`); err != nil {
-			return 0, err
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE expires_at <= ?`, now.UnixNano())
+		if err != nil {
+			return err
 		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM turns WHERE NOT EXISTS (SELECT 1 FROM response_turns rt WHERE rt.hash = turns.hash)`)
+		return err
+	})
+	if err != nil {
+		return 0, err
 	}
-	return int(n), tx.Commit()
+	return int(n), nil
 }
 
 func isConstraint(err error) bool {

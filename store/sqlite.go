@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -18,12 +19,19 @@ import (
 // SQLite is the embedded store: one database file, written in WAL mode
 // with synchronous=FULL, so that a task whose id was returned to a client
 // is on disk, and survives a crash of the process or of the machine.
+// Writes go through write (commit.go), which commits the writes that
+// arrive together in one transaction.
 type SQLite struct {
 	db *sql.DB
-	// wmu serialises writes in the process: SQLite takes one writer at a
+	// wmu serialises commits in the process: SQLite takes one writer at a
 	// time, and a writer that finds the lock taken sleeps in its busy
 	// handler for milliseconds, where a mutex hands over in microseconds.
 	wmu sync.Mutex
+	// qmu guards queue, the writes waiting for the next commit.
+	qmu   sync.Mutex
+	queue []*writeJob
+	// commits counts committed transactions, for tests.
+	commits atomic.Int64
 }
 
 var _ Tasks = (*SQLite)(nil)
@@ -108,14 +116,14 @@ func (s *SQLite) CreateTask(ctx context.Context, t *parleyv1.Task) error {
 	if err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks(id, owner, status, updated_at, body) VALUES(?, ?, ?, ?, ?)`,
-		t.GetId(), t.GetOwner(), int(t.GetStatus()), nanos(t), body)
-	if isConstraint(err) {
-		return ErrExists
-	}
-	return err
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tasks(id, owner, status, updated_at, body) VALUES(?, ?, ?, ?, ?)`,
+			t.GetId(), t.GetOwner(), int(t.GetStatus()), nanos(t), body)
+		if isConstraint(err) {
+			return ErrExists
+		}
+		return err
+	})
 }
 
 func decodeTask(body []byte) (*parleyv1.Task, error) {
@@ -179,27 +187,25 @@ func (s *SQLite) UpdateTask(ctx context.Context, t *parleyv1.Task, d *Delivery) 
 	if err != nil {
 		return false, err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, updated_at = ?, body = ? WHERE id = ? AND status = ?`,
-		int(t.GetStatus()), nanos(t), body, t.GetId(), int(parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS))
-	if err != nil {
-		return false, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return false, err
-	}
-	if d != nil {
-		if err := saveDelivery(ctx, tx, d); err != nil {
-			return false, err
+	var updated bool
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, updated_at = ?, body = ? WHERE id = ? AND status = ?`,
+			int(t.GetStatus()), nanos(t), body, t.GetId(), int(parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS))
+		if err != nil {
+			return err
 		}
-	}
-	return true, tx.Commit()
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		if d != nil {
+			if err := saveDelivery(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		updated = true
+		return nil
+	})
+	return updated && err == nil, err
 }
 
 type execer interface {
@@ -253,7 +259,7 @@ func scanDelivery(r scanner) (*Delivery, error) {
 
 // SaveDelivery implements Tasks.
 func (s *SQLite) SaveDelivery(ctx context.Context, d *Delivery) error {
-	return saveDelivery(ctx, s.db, d)
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error { return saveDelivery(ctx, tx, d) })
 }
 
 // Delivery implements Tasks.
