@@ -209,19 +209,26 @@ func BenchmarkStoredChain(b *testing.B) {
 		models:    "  - {name: bench, upstream: bench, upstream_model: gpt-4.1}\n",
 	})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	post := func(b *testing.B, body map[string]any) map[string]any {
+	send := func(body map[string]any) (map[string]any, error) {
 		raw, _ := json.Marshal(body)
 		req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/responses", bytes.NewReader(raw))
 		req.Header.Set("Authorization", "Bearer "+clientKey)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
-			b.Fatal(err)
+			return nil, err
 		}
 		defer func() { _ = resp.Body.Close() }()
 		var out map[string]any
 		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatalf("status %d: %v %v", resp.StatusCode, out, err)
+			return nil, fmt.Errorf("status %d: %v %v", resp.StatusCode, out, err)
+		}
+		return out, nil
+	}
+	post := func(b *testing.B, body map[string]any) map[string]any {
+		out, err := send(body)
+		if err != nil {
+			b.Fatal(err)
 		}
 		return out
 	}
@@ -256,4 +263,18 @@ func BenchmarkStoredChain(b *testing.B) {
 			}
 		})
 	}
+	// Sixteen clients continuing the chain at once: their saves share
+	// commits.
+	b.Run("chained_and_stored_x16", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(8)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := send(map[string]any{"model": "bench", "input": next, "previous_response_id": prev}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
 }
