@@ -221,7 +221,7 @@ func BenchmarkStoredChain(b *testing.B) {
 		defer func() { _ = resp.Body.Close() }()
 		var out map[string]any
 		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("status %d: %v %v", resp.StatusCode, out, err)
+			return nil, fmt.Errorf("status %d: %v %w", resp.StatusCode, out, err)
 		}
 		return out, nil
 	}

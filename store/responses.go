@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -38,18 +39,32 @@ type Responses interface {
 var _ Responses = (*SQLite)(nil)
 
 // turnsSchema is the schema step that adds stored responses.
+//
+// A response lists its turns by position. When it continues another
+// response whose turns are the first of its own (as every rebuilt chain
+// does), it names that response as its base and lists only the turns
+// after them: saving the 21st turn of a conversation writes the two new
+// turns, not all 42, and reading follows the bases back. A response that
+// is deleted or has expired while a later one is based on it stays, hidden,
+// until nothing is based on it. A turn's body is kept once per content
+// (its SHA-256) and goes when no response lists it.
 const turnsSchema = `CREATE TABLE responses (
 		id         TEXT PRIMARY KEY,
 		owner      TEXT NOT NULL,
 		expires_at INTEGER NOT NULL,
 		inputs     INTEGER NOT NULL,
+		turns      INTEGER NOT NULL,
+		base       TEXT REFERENCES responses(id),
+		hidden     INTEGER NOT NULL DEFAULT 0,
 		body       BLOB NOT NULL
 	);
 	CREATE INDEX responses_expiry ON responses(expires_at);
+	CREATE INDEX responses_base ON responses(base) WHERE base IS NOT NULL;
 	CREATE TABLE turns (
-		hash BLOB PRIMARY KEY,
+		id   INTEGER PRIMARY KEY,
+		hash BLOB NOT NULL UNIQUE,
 		body BLOB NOT NULL
-	) WITHOUT ROWID;
+	);
 	CREATE TABLE response_turns (
 		response_id TEXT NOT NULL REFERENCES responses(id) ON DELETE CASCADE,
 		position    INTEGER NOT NULL,
@@ -57,6 +72,30 @@ const turnsSchema = `CREATE TABLE responses (
 		PRIMARY KEY (response_id, position)
 	) WITHOUT ROWID;
 	CREATE INDEX response_turns_hash ON response_turns(hash);`
+
+// chainTurns lists a response's turns in position order: its own and
+// those of its bases. The statement's one parameter is the response id;
+// it selects what follows "SELECT" and the alias rt (response_turns).
+// CROSS JOIN fixes the order of the loops: from the few responses of the
+// chain to their turns, never a scan of every response's turns.
+func chainTurns(what string) string {
+	return `WITH RECURSIVE chain(id, base) AS (
+			SELECT id, base FROM responses WHERE id = ?
+			UNION ALL
+			SELECT r.id, r.base FROM responses r JOIN chain c ON r.id = c.base)
+		SELECT ` + what + ` FROM chain CROSS JOIN response_turns rt ON rt.response_id = chain.id`
+}
+
+var (
+	// readTurns reads the positions and bodies of a response's turns.
+	readTurns = chainTurns("rt.position, t.body") + ` CROSS JOIN turns t ON t.hash = rt.hash`
+	// chainHashes reads the positions and hashes of a response's turns.
+	chainHashes = chainTurns("rt.position, rt.hash")
+	// readResponse reads a visible response's record.
+	readResponse = `SELECT inputs, turns, body FROM responses WHERE id = ? AND expires_at > ? AND hidden = 0`
+	// respTurns reads a response's own turn count.
+	respTurns = `SELECT turns FROM responses WHERE id = ?`
+)
 
 var deterministic = proto.MarshalOptions{Deterministic: true}
 
@@ -109,15 +148,26 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 		return err
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, body) VALUES(?, ?, ?, ?, ?)`,
-			r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), len(r.GetInput()), body); err != nil {
+		var base any // NULL unless the previous response's turns lead this one's
+		from := 0
+		if prev := r.GetPreviousResponseId(); prev != "" {
+			n, err := s.leads(ctx, tx, prev, hashes)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				base, from = prev, n
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, turns, base, body) VALUES(?, ?, ?, ?, ?, ?, ?)`,
+			r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), len(r.GetInput()), len(turns), base, body); err != nil {
 			if isConstraint(err) {
 				return ErrExists
 			}
 			return err
 		}
 		// Many rows to a statement: a statement costs more than a row.
-		for lo := 0; lo < len(turns); lo += rowsPerInsert {
+		for lo := from; lo < len(turns); lo += rowsPerInsert {
 			hi := min(lo+rowsPerInsert, len(turns))
 			turnArgs := make([]any, 0, 2*(hi-lo))
 			refArgs := make([]any, 0, 3*(hi-lo))
@@ -136,6 +186,44 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 	})
 }
 
+// leads returns how many turns the stored response prev has when they are
+// the first of hashes, else 0 (prev gone, or a conversation that does not
+// continue it word for word).
+func (s *SQLite) leads(ctx context.Context, tx *sql.Tx, prev string, hashes [][]byte) (int, error) {
+	var n int
+	err := tx.StmtContext(ctx, s.stmts.respTurns).QueryRowContext(ctx, prev).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) || n == 0 || n > len(hashes) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	rows, err := tx.StmtContext(ctx, s.stmts.chainHashes).QueryContext(ctx, prev)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = rows.Close() }()
+	seen, matched := make([]bool, n), 0
+	for rows.Next() {
+		var (
+			pos int
+			h   []byte
+		)
+		if err := rows.Scan(&pos, &h); err != nil {
+			return 0, err
+		}
+		if pos < 0 || pos >= n || seen[pos] || !bytes.Equal(h, hashes[pos]) {
+			return 0, rows.Err()
+		}
+		seen[pos] = true
+		matched++
+	}
+	if err := rows.Err(); err != nil || matched != n {
+		return 0, err
+	}
+	return n, nil
+}
+
 // rowsPerInsert bounds the rows of one INSERT, well under SQLite's limit
 // of bound variables.
 const rowsPerInsert = 500
@@ -148,10 +236,10 @@ func rows(n int, row string) string {
 // Response implements Responses.
 func (s *SQLite) Response(ctx context.Context, id string, now time.Time) (*parleyv1.StoredResponse, error) {
 	var (
-		body   []byte
-		inputs int
+		body          []byte
+		inputs, count int
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT inputs, body FROM responses WHERE id = ? AND expires_at > ?`, id, now.UnixNano()).Scan(&inputs, &body)
+	err := s.stmts.response.QueryRowContext(ctx, id, now.UnixNano()).Scan(&inputs, &count, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -162,29 +250,38 @@ func (s *SQLite) Response(ctx context.Context, id string, now time.Time) (*parle
 	if err := proto.Unmarshal(body, r); err != nil {
 		return nil, fmt.Errorf("store: a stored response cannot be read: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.body FROM response_turns rt JOIN turns t ON t.hash = rt.hash
-		WHERE rt.response_id = ? ORDER BY rt.position`, id)
+	rows, err := s.stmts.readTurns.QueryContext(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = rows.Close() }()
-	var turns []*parleyv1.Message
+	// Placed by position rather than sorted by the database: the turns of
+	// a chain come base by base.
+	turns := make([]*parleyv1.Message, count)
+	got := 0
 	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
+		var (
+			pos int
+			b   []byte
+		)
+		if err := rows.Scan(&pos, &b); err != nil {
 			return nil, err
+		}
+		if pos < 0 || pos >= count || turns[pos] != nil {
+			return nil, fmt.Errorf("store: response %s lists turn %d twice or out of its %d", id, pos, count)
 		}
 		m := &parleyv1.Message{}
 		if err := proto.Unmarshal(b, m); err != nil {
 			return nil, fmt.Errorf("store: a stored turn cannot be read: %w", err)
 		}
-		turns = append(turns, m)
+		turns[pos] = m
+		got++
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(turns) < inputs {
-		return nil, fmt.Errorf("store: response %s has %d of its %d input turns", id, len(turns), inputs)
+	if got != count || count < inputs {
+		return nil, fmt.Errorf("store: response %s has %d of its %d turns", id, got, count)
 	}
 	if len(turns) > inputs {
 		// The last turn is the output of the first candidate.
@@ -197,32 +294,21 @@ func (s *SQLite) Response(ctx context.Context, id string, now time.Time) (*parle
 // DeleteResponse implements Responses.
 func (s *SQLite) DeleteResponse(ctx context.Context, id string) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var hashes [][]byte
-		rows, err := tx.QueryContext(ctx, `SELECT hash FROM response_turns WHERE response_id = ?`, id)
+		var base sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT base FROM responses WHERE id = ? AND hidden = 0`, id).Scan(&base)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var h []byte
-			if err := rows.Scan(&h); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			hashes = append(hashes, h)
-		}
-		_ = rows.Close()
-		res, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE id = ?`, id)
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err == nil {
-				err = ErrNotFound
-			}
-			return err
-		}
-		for _, h := range hashes {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`, h, h); err != nil {
+		// Remove it, and the hidden bases it alone held, unless a later
+		// response is based on it.
+		for next := id; next != ""; {
+			if next, err = drop(ctx, tx, next); err != nil {
 				return err
 			}
 		}
@@ -230,11 +316,58 @@ func (s *SQLite) DeleteResponse(ctx context.Context, id string) error {
 	})
 }
 
+// drop removes a hidden response that nothing is based on, with the turns
+// no other response lists, and returns its base when that base is hidden
+// too (and may be droppable now); else it removes nothing and returns "".
+func drop(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+	var (
+		base   sql.NullString
+		hidden bool
+	)
+	err := tx.QueryRowContext(ctx, `SELECT base, hidden != 0 AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id)
+		FROM responses r WHERE id = ?`, id).Scan(&base, &hidden)
+	if err != nil || !hidden {
+		return "", err
+	}
+	var hashes [][]byte
+	rows, err := tx.QueryContext(ctx, `SELECT hash FROM response_turns WHERE response_id = ?`, id)
+	if err != nil {
+		return "", err
+	}
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			_ = rows.Close()
+			return "", err
+		}
+		hashes = append(hashes, h)
+	}
+	_ = rows.Close()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE id = ?`, id); err != nil {
+		return "", err
+	}
+	for _, h := range hashes {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`, h, h); err != nil {
+			return "", err
+		}
+	}
+	return base.String, nil
+}
+
 // SweepResponses implements Responses.
 func (s *SQLite) SweepResponses(ctx context.Context, now time.Time) (int, error) {
 	var n int64
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE expires_at <= ?`, now.UnixNano())
+		if _, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE expires_at <= ? AND hidden = 0`, now.UnixNano()); err != nil {
+			return err
+		}
+		// Every hidden response goes but those a visible one is based on,
+		// directly or through other hidden ones.
+		res, err := tx.ExecContext(ctx, `WITH RECURSIVE kept(id) AS (
+				SELECT id FROM responses WHERE hidden = 0
+				UNION
+				SELECT r.base FROM responses r JOIN kept k ON r.id = k.id WHERE r.base IS NOT NULL)
+			DELETE FROM responses WHERE hidden != 0 AND id NOT IN kept`)
 		if err != nil {
 			return err
 		}

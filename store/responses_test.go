@@ -79,6 +79,11 @@ func TestSQLiteResponses(t *testing.T) {
 	if turns != 10 || imageBytes > 210<<10 {
 		t.Errorf("%d turns of %d bytes stored, want 10 turns holding the 200 KB image once", turns, imageBytes)
 	}
+	// Each response lists only the turns after those of the response it
+	// continues: 2 each, not 2+4+6+8+10.
+	if refs := count(t, s, `SELECT count(*) FROM response_turns`); refs != 10 {
+		t.Errorf("%d turn references for 5 chained responses, want 10", refs)
+	}
 
 	// Reopened, every response reads back as saved.
 	_ = s.Close()
@@ -128,5 +133,109 @@ func TestSQLiteResponses(t *testing.T) {
 	}
 	if _, err := s.Response(ctx, "resp_later", now.Add(time.Hour)); err != nil {
 		t.Errorf("the unexpired response: %v", err)
+	}
+}
+
+func count(t *testing.T, s *store.SQLite, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.DB().QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A response that later ones continue can be deleted or expire: it is not
+// readable any more, the later ones still read whole, and its turns go
+// with the last response that needs them.
+func TestSQLiteResponseBases(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, filepath.Join(t.TempDir(), "parley.db"))
+	now := time.Unix(1800000000, 0)
+	rs := chain(6, now)
+	for i, r := range rs {
+		r.ExpiresAt = timestamppb.New(now.Add(time.Duration(i+1) * time.Hour)) // the first goes first
+		if err := s.SaveResponse(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := func(i int, at time.Time) {
+		t.Helper()
+		got, err := s.Response(ctx, rs[i].GetId(), at)
+		if err != nil {
+			t.Fatalf("%s: %v", rs[i].GetId(), err)
+		}
+		if !proto.Equal(rs[i], got) {
+			t.Errorf("%s read back differently (-saved +read):\n%s", rs[i].GetId(), cmp.Diff(rs[i], got, protocmp.Transform()))
+		}
+	}
+
+	// Deleting the third hides it; the fourth still holds its turns.
+	if err := s.DeleteResponse(ctx, rs[2].GetId()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Response(ctx, rs[2].GetId(), now); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a deleted response is read: %v", err)
+	}
+	if err := s.DeleteResponse(ctx, rs[2].GetId()); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleting it twice: %v", err)
+	}
+	whole(3, now)
+	whole(5, now)
+
+	// A later response may still be based on the hidden one (a client
+	// that read it before it went); a conversation that does not start
+	// with the previous response's turns lists all of its own.
+	branch := chain(4, now)[3]
+	branch.Id, branch.PreviousResponseId = "resp_branch", rs[2].GetId()
+	if err := s.SaveResponse(ctx, branch); err != nil {
+		t.Fatal(err)
+	}
+	other := proto.CloneOf(rs[1])
+	other.Id, other.PreviousResponseId = "resp_other", rs[3].GetId()
+	if err := s.SaveResponse(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM response_turns WHERE response_id = 'resp_other'`); n != len(other.GetInput())+1 {
+		t.Errorf("a response that does not continue its previous one lists %d turns, want all %d", n, len(other.GetInput())+1)
+	}
+	for _, id := range []string{"resp_branch", "resp_other"} {
+		if _, err := s.Response(ctx, id, now); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+	if err := s.DeleteResponse(ctx, "resp_branch"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteResponse(ctx, "resp_other"); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first two expire; the sweep keeps them, hidden, for the rest.
+	later := now.Add(2*time.Hour + time.Minute)
+	if n, err := s.SweepResponses(ctx, later); err != nil || n != 0 {
+		t.Fatalf("swept %d (%v), want none: every hidden response is a base", n, err)
+	}
+	for _, i := range []int{0, 1} {
+		if _, err := s.Response(ctx, rs[i].GetId(), later); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("expired %s: %v", rs[i].GetId(), err)
+		}
+	}
+	whole(5, later)
+
+	// Deleting the last three leaves nothing needed: everything goes,
+	// at once or at the next sweep.
+	for _, i := range []int{5, 4, 3} {
+		if err := s.DeleteResponse(ctx, rs[i].GetId()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.SweepResponses(ctx, later); err != nil || n != 0 {
+		t.Errorf("swept %d (%v), want 0: a deletion drops the hidden bases it alone held", n, err)
+	}
+	for table, want := range map[string]int{"responses": 0, "response_turns": 0, "turns": 0} {
+		if n := count(t, s, `SELECT count(*) FROM `+table); n != want {
+			t.Errorf("%d rows left in %s, want %d", n, table, want)
+		}
 	}
 }

@@ -32,6 +32,11 @@ type SQLite struct {
 	queue []*writeJob
 	// commits counts committed transactions, for tests.
 	commits atomic.Int64
+	// stmts are the statements of every stored-response request, parsed
+	// once rather than per call.
+	stmts struct {
+		response, readTurns, respTurns, chainHashes *sql.Stmt
+	}
 }
 
 var _ Tasks = (*SQLite)(nil)
@@ -74,7 +79,29 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
+	if err := s.prepare(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
 	return s, nil
+}
+
+func (s *SQLite) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		q    string
+	}{
+		{&s.stmts.response, readResponse},
+		{&s.stmts.readTurns, readTurns},
+		{&s.stmts.respTurns, respTurns},
+		{&s.stmts.chainHashes, chainHashes},
+	} {
+		var err error
+		if *p.stmt, err = s.db.PrepareContext(ctx, p.q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *SQLite) migrate(ctx context.Context) error {
