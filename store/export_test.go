@@ -16,3 +16,11 @@ func (s *SQLite) Queued() int {
 	defer s.qmu.Unlock()
 	return len(s.queue)
 }
+
+// SetSweepBatch sets how many responses one sweep transaction takes on,
+// until restore.
+func SetSweepBatch(n int) (restore func()) {
+	old := sweepBatch
+	sweepBatch = n
+	return func() { sweepBatch = old }
+}

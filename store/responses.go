@@ -60,6 +60,7 @@ const turnsSchema = `CREATE TABLE responses (
 	);
 	CREATE INDEX responses_expiry ON responses(expires_at);
 	CREATE INDEX responses_base ON responses(base) WHERE base IS NOT NULL;
+	CREATE INDEX responses_hidden ON responses(id) WHERE hidden != 0;
 	CREATE TABLE turns (
 		id   INTEGER PRIMARY KEY,
 		hash BLOB NOT NULL UNIQUE,
@@ -93,6 +94,15 @@ var (
 	chainHashes = chainTurns("rt.position, rt.hash")
 	// readResponse reads a visible response's record.
 	readResponse = `SELECT inputs, turns, body FROM responses WHERE id = ? AND expires_at > ? AND hidden = 0`
+	// dropCheck reads a response's base and whether it may be dropped:
+	// hidden, and nothing based on it.
+	dropCheck = `SELECT base, hidden != 0 AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id)
+		FROM responses r WHERE id = ?`
+	// dropTurn deletes a turn no response lists any more.
+	dropTurn = `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`
+	// hiddenLeaves lists up to ? hidden responses nothing is based on.
+	hiddenLeaves = `SELECT id FROM responses r WHERE hidden != 0
+		AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id) LIMIT ?`
 	// respTurns reads a response's own turn count.
 	respTurns = `SELECT turns FROM responses WHERE id = ?`
 )
@@ -307,80 +317,120 @@ func (s *SQLite) DeleteResponse(ctx context.Context, id string) error {
 		}
 		// Remove it, and the hidden bases it alone held, unless a later
 		// response is based on it.
-		for next := id; next != ""; {
-			if next, err = drop(ctx, tx, next); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err = dropChain(ctx, tx, id)
+		return err
 	})
 }
 
 // drop removes a hidden response that nothing is based on, with the turns
-// no other response lists, and returns its base when that base is hidden
-// too (and may be droppable now); else it removes nothing and returns "".
-func drop(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+// no other response lists, and returns its base (which may be droppable
+// now); it reports whether it removed anything.
+func drop(ctx context.Context, tx *sql.Tx, id string) (base string, dropped bool, err error) {
 	var (
-		base   sql.NullString
-		hidden bool
+		b  sql.NullString
+		ok bool
 	)
-	err := tx.QueryRowContext(ctx, `SELECT base, hidden != 0 AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id)
-		FROM responses r WHERE id = ?`, id).Scan(&base, &hidden)
-	if err != nil || !hidden {
-		return "", err
+	err = tx.QueryRowContext(ctx, dropCheck, id).Scan(&b, &ok)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !ok {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
 	}
 	var hashes [][]byte
 	rows, err := tx.QueryContext(ctx, `SELECT hash FROM response_turns WHERE response_id = ?`, id)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	for rows.Next() {
 		var h []byte
 		if err := rows.Scan(&h); err != nil {
 			_ = rows.Close()
-			return "", err
+			return "", false, err
 		}
 		hashes = append(hashes, h)
 	}
 	_ = rows.Close()
 	if _, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE id = ?`, id); err != nil {
-		return "", err
+		return "", false, err
 	}
 	for _, h := range hashes {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`, h, h); err != nil {
-			return "", err
+		if _, err := tx.ExecContext(ctx, dropTurn, h, h); err != nil {
+			return "", false, err
 		}
 	}
-	return base.String, nil
+	return b.String, true, nil
 }
 
-// SweepResponses implements Responses.
-func (s *SQLite) SweepResponses(ctx context.Context, now time.Time) (int, error) {
-	var n int64
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE expires_at <= ? AND hidden = 0`, now.UnixNano()); err != nil {
-			return err
+// dropChain drops a hidden response and then each hidden base it alone
+// held, and returns how many it dropped.
+func dropChain(ctx context.Context, tx *sql.Tx, id string) (int, error) {
+	n := 0
+	for id != "" {
+		next, dropped, err := drop(ctx, tx, id)
+		if err != nil || !dropped {
+			return n, err
 		}
-		// Every hidden response goes but those a visible one is based on,
-		// directly or through other hidden ones.
-		res, err := tx.ExecContext(ctx, `WITH RECURSIVE kept(id) AS (
-				SELECT id FROM responses WHERE hidden = 0
-				UNION
-				SELECT r.base FROM responses r JOIN kept k ON r.id = k.id WHERE r.base IS NOT NULL)
-			DELETE FROM responses WHERE hidden != 0 AND id NOT IN kept`)
-		if err != nil {
-			return err
-		}
-		if n, err = res.RowsAffected(); err != nil || n == 0 {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM turns WHERE NOT EXISTS (SELECT 1 FROM response_turns rt WHERE rt.hash = turns.hash)`)
-		return err
-	})
-	if err != nil {
-		return 0, err
+		n++
+		id = next
 	}
-	return int(n), nil
+	return n, nil
+}
+
+// sweepBatch bounds the responses one sweep transaction hides or starts
+// dropping from, so that other writes wait for it only briefly.
+var sweepBatch = 500
+
+// SweepResponses implements Responses. Expired responses are hidden, then
+// every hidden response that nothing is based on is dropped, with the
+// hidden bases it alone held: the work is the responses that go, not the
+// responses kept.
+func (s *SQLite) SweepResponses(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		var hid, dropped int64
+		err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE id IN
+				(SELECT id FROM responses WHERE expires_at <= ? AND hidden = 0 LIMIT ?)`, now.UnixNano(), sweepBatch)
+			if err != nil {
+				return err
+			}
+			if hid, err = res.RowsAffected(); err != nil {
+				return err
+			}
+			rows, err := tx.QueryContext(ctx, hiddenLeaves, sweepBatch)
+			if err != nil {
+				return err
+			}
+			var leaves []string
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					_ = rows.Close()
+					return err
+				}
+				leaves = append(leaves, id)
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			for _, id := range leaves {
+				n, err := dropChain(ctx, tx, id)
+				if err != nil {
+					return err
+				}
+				dropped += int64(n)
+			}
+			return nil
+		})
+		if err != nil {
+			return total, err
+		}
+		total += int(dropped)
+		if hid == 0 && dropped == 0 {
+			return total, nil
+		}
+	}
 }
 
 func isConstraint(err error) bool {
