@@ -23,14 +23,7 @@ func lineUp(t *testing.T, s *store.SQLite, n int, write func(i int) error) []err
 	for i := range n {
 		wg.Go(func() { errs[i] = write(i) })
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Queued() < n {
-		if time.Now().After(deadline) {
-			release()
-			t.Fatalf("only %d of %d writes queued", s.Queued(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitQueued(t, s, n, release)
 	release()
 	wg.Wait()
 	return errs
@@ -131,4 +124,48 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("%d commits, want 1 (the failed write commits nothing)", n)
 		}
 	})
+}
+
+// A response whose previous one is deleted between the save's check of
+// their turns and its write is stored whole, not on a base that is gone.
+func TestSaveAfterItsBaseWent(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, filepath.Join(t.TempDir(), "parley.db"))
+	now := time.Unix(1700000000, 0)
+	rs := chain(2, now)
+	if err := s.SaveResponse(ctx, rs[0]); err != nil {
+		t.Fatal(err)
+	}
+	release := s.HoldCommits()
+	var wg sync.WaitGroup
+	var delErr, saveErr error
+	wg.Go(func() { delErr = s.DeleteResponse(ctx, rs[0].GetId()) })
+	waitQueued(t, s, 1, release)
+	wg.Go(func() { saveErr = s.SaveResponse(ctx, rs[1]) })
+	waitQueued(t, s, 2, release)
+	release()
+	wg.Wait()
+	if delErr != nil || saveErr != nil {
+		t.Fatalf("delete: %v, save: %v", delErr, saveErr)
+	}
+	got, err := s.Response(ctx, rs[1].GetId(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.GetInput()) != len(rs[1].GetInput()) {
+		t.Errorf("%d input turns read back, want %d", len(got.GetInput()), len(rs[1].GetInput()))
+	}
+	if _, err := s.Response(ctx, rs[0].GetId(), now); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the deleted response: %v", err)
+	}
+}
+
+func waitQueued(t *testing.T, s *store.SQLite, n int, release func()) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); s.Queued() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			release()
+			t.Fatalf("only %d of %d writes queued", s.Queued(), n)
+		}
+	}
 }
