@@ -304,15 +304,14 @@ func (s *SQLite) Response(ctx context.Context, id string, now time.Time) (*parle
 // DeleteResponse implements Responses.
 func (s *SQLite) DeleteResponse(ctx context.Context, id string) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var base sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT base FROM responses WHERE id = ? AND hidden = 0`, id).Scan(&base)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
+		res, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE id = ? AND hidden = 0`, id)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE id = ?`, id); err != nil {
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				err = ErrNotFound
+			}
 			return err
 		}
 		// Remove it, and the hidden bases it alone held, unless a later
