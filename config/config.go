@@ -80,18 +80,15 @@ type Key struct {
 	Models []string `yaml:"models"`
 }
 
-// Dialect names, as the config spells them.
+// The upstream kinds that configuration itself gives a meaning to. Every
+// other dialect name comes from the list of dialects Parley speaks (package
+// dialects), which Parse is given.
 const (
-	DialectMessages        = "messages"
-	DialectGenerateContent = "generate_content"
-	DialectResponses       = "responses"
-	DialectChatCompletions = "chat_completions"
-	DialectSonggen         = "songgen"
-	DialectEcho            = "echo"
+	// DialectSonggen is the music service behind music tasks.
+	DialectSonggen = "songgen"
+	// DialectEcho is the built-in model that answers with the last message.
+	DialectEcho = "echo"
 )
-
-// Dialects lists every upstream dialect the config accepts.
-var Dialects = []string{DialectMessages, DialectGenerateContent, DialectResponses, DialectChatCompletions, DialectSonggen, DialectEcho}
 
 // Upstream is one service Parley forwards to.
 type Upstream struct {

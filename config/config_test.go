@@ -7,9 +7,13 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
 )
+
+// names are the dialects upstreams may name.
+var names = dialects.All().Names()
 
 func env(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
@@ -49,7 +53,7 @@ models:
 func TestParseFull(t *testing.T) {
 	c, err := config.Parse("parley.yaml", []byte(full), env(map[string]string{
 		"TEAM_A_KEY": "sk-team-a-0123456789", "ANTHROPIC_API_KEY": "sk-ant-secret", "GEMINI_API_KEY": "g-secret",
-	}))
+	}), names)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +82,7 @@ func TestParseFull(t *testing.T) {
 }
 
 func TestParseEmptyIsDefaults(t *testing.T) {
-	c, err := config.Parse("empty.yaml", nil, env(nil))
+	c, err := config.Parse("empty.yaml", nil, env(nil), names)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +122,7 @@ func TestParseErrors(t *testing.T) {
 				}
 				src = strings.Replace(src, tc.edit, tc.from, 1)
 			}
-			_, err := config.Parse("parley.yaml", []byte(src), env(secrets))
+			_, err := config.Parse("parley.yaml", []byte(src), env(secrets), names)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -186,7 +190,7 @@ songgen:
 `
 
 func TestParseSonggen(t *testing.T) {
-	c, err := config.Parse("music.yaml", []byte(music), env(nil))
+	c, err := config.Parse("music.yaml", []byte(music), env(nil), names)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +200,7 @@ func TestParseSonggen(t *testing.T) {
 		strings.Join(sg.ModelVersions, ",") != "chirp-v4,chirp-v3-5" {
 		t.Errorf("songgen = %+v", sg)
 	}
-	d, err := config.Parse("empty.yaml", nil, env(nil))
+	d, err := config.Parse("empty.yaml", nil, env(nil), names)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +225,7 @@ func TestParseSonggen(t *testing.T) {
 			if !strings.Contains(music, tc.edit) {
 				t.Fatalf("fixture lacks %q", tc.edit)
 			}
-			_, err := config.Parse("music.yaml", []byte(strings.Replace(music, tc.edit, tc.to, 1)), env(nil))
+			_, err := config.Parse("music.yaml", []byte(strings.Replace(music, tc.edit, tc.to, 1)), env(nil), names)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v\nwant it to contain %q", err, tc.want)
 			}

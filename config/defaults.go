@@ -21,9 +21,9 @@ func Default(lookup func(string) (string, bool)) *Config {
 		env, name, dialect, base string
 		models                   []string
 	}{
-		{"ANTHROPIC_API_KEY", "anthropic", DialectMessages, "https://api.anthropic.com", []string{"claude-*"}},
-		{"GEMINI_API_KEY", "gemini", DialectGenerateContent, "https://generativelanguage.googleapis.com", []string{"gemini-*", "gemma-*"}},
-		{"OPENAI_API_KEY", "openai", DialectResponses, "https://api.openai.com", []string{"gpt-*", "o1*", "o3*", "o4*", "chatgpt-*", "codex-*"}},
+		{"ANTHROPIC_API_KEY", "anthropic", "messages", "https://api.anthropic.com", []string{"claude-*"}},
+		{"GEMINI_API_KEY", "gemini", "generate_content", "https://generativelanguage.googleapis.com", []string{"gemini-*", "gemma-*"}},
+		{"OPENAI_API_KEY", "openai", "responses", "https://api.openai.com", []string{"gpt-*", "o1*", "o3*", "o4*", "chatgpt-*", "codex-*"}},
 	}
 	for _, s := range services {
 		key, ok := lookup(s.env)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,19 +48,10 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Load reads and checks the configuration file at path, expanding ${VAR}
-// from the process environment.
-func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(path, data, os.LookupEnv)
-}
-
 // Parse reads and checks a configuration. name labels errors; lookup
-// resolves ${VAR}.
-func Parse(name string, data []byte, lookup func(string) (string, bool)) (*Config, error) {
+// resolves ${VAR}; dialects are the names of the dialects Parley speaks
+// (dialects.All().Names()), which upstreams may name beside echo.
+func Parse(name string, data []byte, lookup func(string) (string, bool), dialects []string) (*Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -80,7 +71,7 @@ func Parse(name string, data []byte, lookup func(string) (string, bool)) (*Confi
 		return nil, errs
 	}
 	c.applyDefaults()
-	for _, p := range c.validate() {
+	for _, p := range c.validate(append(slices.Clone(dialects), DialectEcho)) {
 		errs = append(errs, &Error{File: name, Line: at(p.key), Key: p.key, Message: p.msg})
 	}
 	if len(errs) > 0 {

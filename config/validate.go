@@ -13,8 +13,9 @@ import (
 type problem struct{ key, msg string }
 
 // validate checks the meaning of a configuration whose shape is already
-// right. It never quotes a key or an api_key.
-func (c *Config) validate() []problem {
+// right. dialects are the dialect names an upstream may speak. It never
+// quotes a key or an api_key.
+func (c *Config) validate(dialects []string) []problem {
 	var ps []problem
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
@@ -68,11 +69,11 @@ func (c *Config) validate() []problem {
 		} else {
 			upstreams[u.Name] = i
 		}
-		if !slices.Contains(Dialects, u.Dialect) {
+		if !slices.Contains(dialects, u.Dialect) {
 			if u.Dialect == "" {
-				add(at+".dialect", "is required: one of %s", strings.Join(Dialects, ", "))
+				add(at+".dialect", "is required: one of %s", strings.Join(dialects, ", "))
 			} else {
-				add(at+".dialect", "%q is not one of %s", u.Dialect, strings.Join(Dialects, ", "))
+				add(at+".dialect", "%q is not one of %s", u.Dialect, strings.Join(dialects, ", "))
 			}
 		}
 		if u.Dialect != DialectEcho {

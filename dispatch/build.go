@@ -5,20 +5,9 @@ import (
 	"net/http"
 
 	"github.com/parleyhq/parley/config"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/chatcompletions"
-	"github.com/parleyhq/parley/translate/generatecontent"
-	"github.com/parleyhq/parley/translate/messages"
-	"github.com/parleyhq/parley/translate/responses"
 )
-
-// UpstreamDialects are the chat dialects an HTTP upstream may speak.
-var UpstreamDialects = map[string]translate.Upstream{
-	config.DialectMessages:        messages.Upstream{},
-	config.DialectGenerateContent: generatecontent.Upstream{},
-	config.DialectResponses:       responses.Upstream{},
-	config.DialectChatCompletions: chatcompletions.Upstream{},
-}
 
 // BuildOptions adjust FromConfig.
 type BuildOptions struct {
@@ -28,23 +17,27 @@ type BuildOptions struct {
 	Echo Echo
 }
 
-// FromConfig builds the dispatcher for a validated configuration.
-// Upstreams of the songgen dialect are not chat backends and are skipped.
-func FromConfig(c *config.Config, o BuildOptions) (*Dispatcher, error) {
+// FromConfig builds the dispatcher for a validated configuration over the
+// dialects Parley speaks (dialects.All, wired in by the command, so that
+// this package names none). An upstream whose dialect has no chat codec
+// (the music service) is not a chat backend and is skipped.
+func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispatcher, error) {
 	ups := map[string]Upstream{}
 	for _, u := range c.Upstreams {
 		var be Backend
-		switch u.Dialect {
-		case config.DialectEcho:
+		dialect := parleyv1.Dialect_DIALECT_CANONICAL
+		if u.Dialect == config.DialectEcho {
 			be = o.Echo
-		case config.DialectSonggen:
-			continue
-		default:
-			d, ok := UpstreamDialects[u.Dialect]
-			if !ok {
+		} else {
+			d := ds.Named(u.Dialect)
+			if d == nil {
 				return nil, fmt.Errorf("upstream %s: unknown dialect %q", u.Name, u.Dialect)
 			}
-			hb, err := NewHTTPBackend(u.Name, d, u.BaseURL, HTTPOptions{
+			if d.Upstream == nil {
+				continue
+			}
+			dialect = d.Enum
+			hb, err := NewHTTPBackend(u.Name, d.Upstream, u.BaseURL, HTTPOptions{
 				ConnectTimeout: u.ConnectTimeout.D(),
 				HeaderTimeout:  u.HeaderTimeout.D(),
 				IdleTimeout:    u.IdleTimeout.D(),
@@ -59,7 +52,7 @@ func FromConfig(c *config.Config, o BuildOptions) (*Dispatcher, error) {
 		if u.MaxRetries != nil {
 			retries = *u.MaxRetries
 		}
-		ups[u.Name] = Upstream{Name: u.Name, Dialect: DialectOf(u.Dialect), Backend: be, APIKey: u.APIKey, MaxRetries: retries}
+		ups[u.Name] = Upstream{Name: u.Name, Dialect: dialect, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
 	}
 	r, err := NewRouter(c.Models, ups)
 	if err != nil {

@@ -3,7 +3,6 @@ package dispatch
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -178,23 +177,4 @@ func ordered(routes []*route, pick func(int) int) []*route {
 		}
 	}
 	return out
-}
-
-// DialectOf maps a config dialect name to the canonical dialect.
-func DialectOf(name string) parleyv1.Dialect {
-	switch strings.ToLower(name) {
-	case config.DialectMessages:
-		return parleyv1.Dialect_DIALECT_MESSAGES
-	case config.DialectGenerateContent:
-		return parleyv1.Dialect_DIALECT_GENERATE_CONTENT
-	case config.DialectResponses:
-		return parleyv1.Dialect_DIALECT_RESPONSES
-	case config.DialectChatCompletions:
-		return parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS
-	case config.DialectSonggen:
-		return parleyv1.Dialect_DIALECT_SONGGEN
-	case config.DialectEcho:
-		return parleyv1.Dialect_DIALECT_CANONICAL
-	}
-	return parleyv1.Dialect_DIALECT_UNSPECIFIED
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -25,10 +26,10 @@ type exchange struct {
 	s      *Server
 	w      http.ResponseWriter
 	r      *http.Request
-	c      translate.Client
+	c      *clientDialect
 	status int
-	// keep follows a responses-dialect request (stored responses).
-	keep *keeper
+	// turn follows a request of a stateful dialect (stored responses).
+	turn *stored.Turn
 }
 
 // meter is what the log line and the metrics learn of a generation
@@ -43,7 +44,7 @@ type meter struct {
 
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
 
-func (s *Server) newExchange(w http.ResponseWriter, r *http.Request, c translate.Client) *exchange {
+func (s *Server) newExchange(w http.ResponseWriter, r *http.Request, c *clientDialect) *exchange {
 	x := &exchange{meter: newMeter(), s: s, w: w, r: r, c: c}
 	w.Header().Set("X-Request-Id", x.id)
 	return x
@@ -115,7 +116,7 @@ func (x *exchange) fail(err error) {
 
 // done records the request in the log and the metrics.
 func (x *exchange) done(e *parleyv1.Error) {
-	x.finish(x.s, dialectOf(x.c), x.status, e, "path", x.r.URL.Path)
+	x.finish(x.s, x.c.label, x.status, e, "path", x.r.URL.Path)
 }
 
 // finish records a finished request in the metrics and writes its log
@@ -135,14 +136,7 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	s.log.Info("request", attrs...)
 }
 
-// chat serves a dialect's generation endpoint.
-func (s *Server) chat(c translate.Client) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := s.newExchange(w, r, c)
-		x.serve(&translate.Incoming{})
-	})
-}
-
+// serve answers a generation request, whole or streamed.
 func (x *exchange) serve(in *translate.Incoming) {
 	p, err := x.incoming(in)
 	if err != nil {
@@ -159,14 +153,14 @@ func (x *exchange) serve(in *translate.Incoming) {
 		x.fail(err)
 		return
 	}
-	if x.c.Dialect() == parleyv1.Dialect_DIALECT_RESPONSES {
-		if x.keep, err = x.s.keepFor(x.r.Context(), p, req); err != nil {
+	if x.c.stored != nil {
+		if x.turn, err = x.s.stored.Begin(x.r.Context(), x.c.stored, p.name, req); err != nil {
 			x.fail(err)
 			return
 		}
 	}
 	if req.GetStream() {
-		x.stream(req, !in.Stream || in.Query.Get("alt") == "sse")
+		x.stream(req, x.c.framing(in))
 		return
 	}
 	x.whole(req)
@@ -202,8 +196,8 @@ func (x *exchange) whole(req *parleyv1.Request) {
 		x.fail(err)
 		return
 	}
-	if x.keep != nil {
-		x.keep.whole(x.r.Context(), resp)
+	if x.turn != nil {
+		x.turn.Finish(x.r.Context(), resp)
 	}
 	if resp.GetId() == "" {
 		resp.Id = x.id
@@ -257,13 +251,12 @@ func (sw *streamWriter) flush() {
 	}
 }
 
-// stream relays a stream event by event, flushing each. sseFormat is false
-// for a content-generation client that did not ask for ?alt=sse: it gets
-// the JSON array that service sends then.
-func (x *exchange) stream(req *parleyv1.Request, sseFormat bool) {
+// stream relays a stream event by event, flushing each, framed as the
+// dialect says.
+func (x *exchange) stream(req *parleyv1.Request, framing translate.Framing) {
 	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
 	out := sse.NewWriter(sw)
-	if !sseFormat {
+	if framing == translate.FramingJSONArray {
 		sw.ctype = "application/json"
 		out = sse.NewJSONArrayWriter(sw)
 	}
@@ -273,8 +266,8 @@ func (x *exchange) stream(req *parleyv1.Request, sseFormat bool) {
 	var failed *parleyv1.Error
 	for ev, err := range x.s.d.Stream(ctx, req, &x.call) {
 		if err == nil {
-			if x.keep != nil {
-				x.keep.event(ctx, ev)
+			if x.turn != nil {
+				x.turn.Observe(ctx, ev)
 			}
 			x.note(ev)
 			err = enc.Encode(out, ev)

@@ -356,14 +356,22 @@ func (t taskService) ListTasks(ctx context.Context, in *connect.Request[parleyv1
 }
 
 // responseService implements parleyv1connect.ResponseServiceHandler over
-// the responses the responses dialect stored.
+// the responses stateful dialects stored; failures read as that dialect's.
 type responseService struct{ s *Server }
+
+// client is the stateful dialect whose errors the service reports, or nil.
+func (rs responseService) client() translate.StoredClient {
+	if rs.s.stateful == nil {
+		return nil
+	}
+	return rs.s.stateful.stored
+}
 
 func (rs responseService) GetResponse(ctx context.Context, in *connect.Request[parleyv1.GetResponseRequest]) (*connect.Response[parleyv1.GetResponseResponse], error) {
 	if in.Msg.GetId() == "" {
 		return nil, translate.Invalid("id", "is required")
 	}
-	rec, err := rs.s.storedResponse(ctx, rpcOf(ctx).p.name, in.Msg.GetId(), "id")
+	rec, err := rs.s.stored.Get(ctx, rs.client(), rpcOf(ctx).p.name, in.Msg.GetId(), "id")
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +382,7 @@ func (rs responseService) DeleteResponse(ctx context.Context, in *connect.Reques
 	if in.Msg.GetId() == "" {
 		return nil, translate.Invalid("id", "is required")
 	}
-	if err := rs.s.deleteStored(ctx, rpcOf(ctx).p.name, in.Msg.GetId(), "id"); err != nil {
+	if err := rs.s.stored.Delete(ctx, rs.client(), rpcOf(ctx).p.name, in.Msg.GetId(), "id"); err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&parleyv1.DeleteResponseResponse{Id: in.Msg.GetId()}), nil

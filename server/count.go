@@ -1,33 +1,19 @@
 package server
 
 import (
-	"net/http"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 )
 
-// countClient is a dialect with a count-tokens endpoint.
-type countClient interface {
-	translate.Client
-	translate.CountClient
-}
-
-// count serves a dialect's count-tokens endpoint: the upstream counts
+// serveCount serves a dialect's count-tokens endpoint: the upstream counts
 // where its dialect can, else Parley estimates (dispatch.Estimate).
-func (s *Server) count(c countClient) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.newExchange(w, r, c).serveCount(c, &translate.Incoming{})
-	})
-}
-
-func (x *exchange) serveCount(c countClient, in *translate.Incoming) {
+func (x *exchange) serveCount(in *translate.Incoming) {
 	p, err := x.incoming(in)
 	if err != nil {
 		x.fail(err)
 		return
 	}
-	req, err := c.DecodeCountRequest(in)
+	req, err := x.c.count.DecodeCountRequest(in)
 	if err != nil {
 		x.fail(err)
 		return
@@ -42,7 +28,7 @@ func (x *exchange) serveCount(c countClient, in *translate.Incoming) {
 		x.fail(err)
 		return
 	}
-	body, err := c.EncodeCount(n)
+	body, err := x.c.count.EncodeCount(n)
 	if err != nil {
 		x.fail(err)
 		return

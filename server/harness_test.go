@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
@@ -236,22 +238,25 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 	}
 	b.WriteString(extra.models)
 	b.WriteString(extra.top)
-	cfg, err := config.Parse("e2e.yaml", []byte(b.String()), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse("e2e.yaml", []byte(b.String()), func(string) (string, bool) { return "", false }, dialects.All().Names())
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.d, err = dispatch.FromConfig(cfg, dispatch.BuildOptions{})
+	g.d, err = dispatch.FromConfig(cfg, dialects.All(), dispatch.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.d.Backoff = func(int) time.Duration { return time.Millisecond }
-	opts := server.Options{Config: cfg, Dispatcher: g.d}
+	opts := server.Options{Config: cfg, Dispatcher: g.d, Dialects: dialects.All()}
 	var st *store.SQLite
 	if extra.dataDir != "" {
 		if st, err = store.OpenSQLite(context.Background(), filepath.Join(extra.dataDir, "parley.db")); err != nil {
 			t.Fatal(err)
 		}
-		opts.Responses = st
+		opts.Stored = stored.New(stored.Options{
+			Store: st, Retention: cfg.Responses.Retention.D(), SweepInterval: cfg.Responses.SweepInterval.D(),
+			Window: g.d.Router().ContextWindow,
+		})
 	}
 	srv := startServer(t, server.New(opts))
 	g.url = srv.URL

@@ -1,9 +1,13 @@
 // Package server is Parley's HTTP front: it routes each client dialect's
 // endpoints to the dispatcher and renders results and errors in the
-// caller's own dialect. It never translates fields itself; the dialect
-// packages under translate do.
+// caller's own dialect. It names no dialect: each dialect's descriptor
+// (translate.Dialect, listed in package dialects and handed in by the
+// command) gives its endpoints and the operation each serves, and the
+// server serves every operation the same way through the dialect's codecs.
+// It never translates fields itself; stored responses are package
+// stored's, music tasks package tasks'.
 //
-// Endpoints:
+// Endpoints (as the dialects declare them today):
 //
 //	POST /v1/messages, /v1/messages/count_tokens                    messages
 //	POST /v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens
@@ -36,19 +40,17 @@ import (
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
-	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/chatcompletions"
-	"github.com/parleyhq/parley/translate/generatecontent"
-	"github.com/parleyhq/parley/translate/messages"
-	"github.com/parleyhq/parley/translate/responses"
 )
 
 // Options configure a Server.
 type Options struct {
 	Config     *config.Config
 	Dispatcher *dispatch.Dispatcher
+	// Dialects are the dialects clients may speak (dialects.All).
+	Dialects translate.Dialects
 	// Logger receives one line per request; nil discards.
 	Logger *slog.Logger
 	// Registry receives the metrics; nil makes a new one.
@@ -56,9 +58,10 @@ type Options struct {
 	// Tasks serves the music task interface under /songgen; nil answers
 	// it with upstream_unavailable.
 	Tasks *tasks.Service
-	// Responses keeps the responses of the responses dialect; nil stores
-	// none (every previous_response_id is then unknown).
-	Responses store.Responses
+	// Stored keeps the responses of stateful dialects; nil keeps none
+	// (every stored id is then unknown), truncating against the
+	// dispatcher's context windows all the same.
+	Stored *stored.Service
 }
 
 // Server serves Parley's HTTP endpoints.
@@ -71,8 +74,10 @@ type Server struct {
 	metrics *metrics
 	maxBody int64
 	tasks   *tasks.Service
-	// responses keeps stored responses; nil when none are kept.
-	responses store.Responses
+	stored  *stored.Service
+	// stateful is the first stateful client dialect, whose errors the
+	// Connect Response service uses; nil when there is none.
+	stateful *clientDialect
 }
 
 // New returns a Server with its routes registered.
@@ -85,6 +90,10 @@ func New(o Options) *Server {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
+	st := o.Stored
+	if st == nil {
+		st = stored.New(stored.Options{Window: o.Dispatcher.Router().ContextWindow, Logger: log})
+	}
 	s := &Server{
 		mux:     http.NewServeMux(),
 		cfg:     o.Config,
@@ -94,27 +103,11 @@ func New(o Options) *Server {
 		metrics: newMetrics(reg),
 		maxBody: o.Config.Limits.MaxBodyBytes,
 		tasks:   o.Tasks,
-
-		responses: o.Responses,
+		stored:  st,
 	}
-	msg, gc, rsp, chat := messages.Client{}, generatecontent.Client{}, responses.Client{}, chatcompletions.Client{}
-
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-
-	s.mux.Handle("POST /v1/messages", s.chat(msg))
-	s.mux.Handle("POST /v1/messages/count_tokens", s.count(msg))
-	s.mux.Handle("POST /v1/responses", s.chat(rsp))
-	s.mux.Handle("POST /v1/responses/input_tokens", s.count(rsp))
-	s.mux.Handle("GET /v1/responses/{id}", s.getResponse(rsp))
-	s.mux.Handle("DELETE /v1/responses/{id}", s.deleteResponse(rsp))
-	s.mux.Handle("GET /v1/responses/{id}/input_items", s.inputItems(rsp))
-	s.mux.Handle("POST /v1/chat/completions", s.chat(chat))
-	s.mux.Handle("POST /v1beta/models/{call}", s.generateContent(gc))
-	s.mux.Handle("GET /v1beta/models", s.listModels(gc))
-	s.mux.Handle("GET /v1beta/models/{model}", s.getModel(gc))
-	s.mux.Handle("GET /v1/models", s.openAIOrMessages(s.listModels(chat), s.listModels(msg)))
-	s.mux.Handle("GET /v1/models/{model...}", s.openAIOrMessages(s.getModel(chat), s.getModel(msg)))
+	s.dialectRoutes(o.Dialects)
 	s.songgenRoutes()
 	s.connectRoutes()
 	return s
@@ -140,6 +133,3 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok\n"))
 }
-
-// dialectOf is the metrics label of a client.
-func dialectOf(c translate.Client) string { return translate.DialectName(c.Dialect()) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
 	// Every test binary knows -update, so go test ./... -update works.
@@ -15,11 +16,11 @@ import (
 
 func TestHealthz(t *testing.T) {
 	cfg := config.Default(func(string) (string, bool) { return "", false })
-	d, err := dispatch.FromConfig(cfg, dispatch.BuildOptions{})
+	d, err := dispatch.FromConfig(cfg, dialects.All(), dispatch.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(server.New(server.Options{Config: cfg, Dispatcher: d}))
+	ts := httptest.NewServer(server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All()}))
 	defer ts.Close()
 	resp, err := http.Get(ts.URL + "/healthz")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/store"
@@ -66,7 +67,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	if o.secret != "" {
 		fmt.Fprintf(&b, "  notify_secret: %s\n", o.secret)
 	}
-	cfg, err := config.Parse("music.yaml", []byte(b.String()), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse("music.yaml", []byte(b.String()), func(string) (string, bool) { return "", false }, dialects.All().Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	if o.maxAge > 0 {
 		cfg.Songgen.MaxAge = config.Duration(o.maxAge)
 	}
-	d, err := dispatch.FromConfig(cfg, dispatch.BuildOptions{})
+	d, err := dispatch.FromConfig(cfg, dialects.All(), dispatch.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(ctx) }()
-	srv := startServer(t, server.New(server.Options{Config: cfg, Dispatcher: d, Tasks: svc}))
+	srv := startServer(t, server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All(), Tasks: svc}))
 	g.url = srv.URL
 	stopped := false
 	g.stop = func() {

@@ -154,8 +154,8 @@ func runTurns(t *testing.T, g *gateway, c rsClient, b dialect, stream bool, st *
 		if !strings.HasPrefix(r.ID, "resp_") || len(r.ID) != 53 || slices.Contains(st.ids, r.ID) {
 			t.Errorf("turn %d: the id %q is not a new Parley response id", n, r.ID)
 		}
-		if r.PreviousResponseID != prev || stored(t, r) != "true" {
-			t.Errorf("turn %d: previous_response_id %q (want %q), store %s", n, r.PreviousResponseID, prev, stored(t, r))
+		if r.PreviousResponseID != prev || storeMember(t, r) != "true" {
+			t.Errorf("turn %d: previous_response_id %q (want %q), store %s", n, r.PreviousResponseID, prev, storeMember(t, r))
 		}
 		// Readable the moment the reply has ended, streamed or not.
 		got, err := c.c.Responses.Get(context.Background(), r.ID, responses.ResponseGetParams{})
@@ -332,8 +332,8 @@ func TestStoredAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored(t, r) != "false" {
-		t.Errorf("store false shown as %s", stored(t, r))
+	if storeMember(t, r) != "false" {
+		t.Errorf("store false shown as %s", storeMember(t, r))
 	}
 	if _, err := c.c.Responses.Get(ctx, r.ID, responses.ResponseGetParams{}); !is404(err, "not_found") {
 		t.Errorf("a response made with store false is read: %v", err)
@@ -360,8 +360,8 @@ func TestStoredAccess(t *testing.T) {
 	}
 }
 
-// stored is the response object's store member as sent.
-func stored(t testing.TB, r *responses.Response) string {
+// storeMember is the response object's store member as sent.
+func storeMember(t testing.TB, r *responses.Response) string {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(r.RawJSON()), &m); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 )
 
 // Responses stores the responses of the responses dialect. A chain of
@@ -114,20 +115,10 @@ var deterministic = proto.MarshalOptions{Deterministic: true}
 // a later request's rebuilt history holds it, so both share one row.
 func turnsOf(r *parleyv1.StoredResponse) []*parleyv1.Message {
 	turns := append([]*parleyv1.Message(nil), r.GetInput()...)
-	if out := OutputTurn(r.GetResponse()); out != nil {
+	if out := translate.OutputTurn(r.GetResponse()); out != nil {
 		turns = append(turns, out)
 	}
 	return turns
-}
-
-// OutputTurn is a response's output as an assistant turn of a later
-// conversation: the parts of its first candidate; nil when it has none.
-func OutputTurn(resp *parleyv1.Response) *parleyv1.Message {
-	cs := resp.GetCandidates()
-	if len(cs) == 0 || len(cs[0].GetParts()) == 0 {
-		return nil
-	}
-	return &parleyv1.Message{Role: parleyv1.Role_ROLE_ASSISTANT, Parts: cs[0].GetParts()}
 }
 
 // SaveResponse implements Responses.

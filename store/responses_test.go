@@ -15,6 +15,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/translate"
 )
 
 func text(role parleyv1.Role, s string) *parleyv1.Message {
@@ -46,7 +47,7 @@ func chain(n int, created time.Time) []*parleyv1.StoredResponse {
 			ExpiresAt: timestamppb.New(created.Add(time.Hour)),
 		}
 		out = append(out, r)
-		history = append(history, store.OutputTurn(r.GetResponse()))
+		history = append(history, translate.OutputTurn(r.GetResponse()))
 		prev = id
 	}
 	return out

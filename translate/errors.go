@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -231,23 +232,18 @@ func CodeForHTTPStatus(status int) parleyv1.Code {
 	return parleyv1.Code_CODE_UNKNOWN
 }
 
-// DialectName is a dialect's name as configuration spells it.
+// DialectName is a dialect's name as configuration spells it: its
+// canonical enum name in lower case, so that no list of names is kept
+// beside the proto's.
 func DialectName(d parleyv1.Dialect) string {
-	switch d {
-	case parleyv1.Dialect_DIALECT_MESSAGES:
-		return "messages"
-	case parleyv1.Dialect_DIALECT_GENERATE_CONTENT:
-		return "generate_content"
-	case parleyv1.Dialect_DIALECT_RESPONSES:
-		return "responses"
-	case parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS:
-		return "chat_completions"
-	case parleyv1.Dialect_DIALECT_SONGGEN:
-		return "songgen"
-	case parleyv1.Dialect_DIALECT_CANONICAL:
-		return "canonical"
+	if d == parleyv1.Dialect_DIALECT_UNSPECIFIED {
+		return "unknown"
 	}
-	return "unknown"
+	name, ok := parleyv1.Dialect_name[int32(d)]
+	if !ok {
+		return "unknown"
+	}
+	return strings.ToLower(strings.TrimPrefix(name, "DIALECT_"))
 }
 
 // RetryAdviceFor says whether a request that failed with status may be

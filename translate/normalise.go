@@ -143,3 +143,15 @@ func placeToolResults(msgs []*parleyv1.Message) []*parleyv1.Message {
 	}
 	return out
 }
+
+// OutputTurn is a response's output as an assistant turn of a later
+// conversation: the parts of its first candidate; nil when it has none.
+// It is how a continued response's output joins the conversation, and how
+// a stored one is laid out.
+func OutputTurn(resp *parleyv1.Response) *parleyv1.Message {
+	cs := resp.GetCandidates()
+	if len(cs) == 0 || len(cs[0].GetParts()) == 0 {
+		return nil
+	}
+	return &parleyv1.Message{Role: parleyv1.Role_ROLE_ASSISTANT, Parts: cs[0].GetParts()}
+}

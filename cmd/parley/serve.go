@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
 )
 
@@ -41,7 +43,8 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	d, err := dispatch.FromConfig(cfg, dispatch.BuildOptions{})
+	ds := dialects.All()
+	d, err := dispatch.FromConfig(cfg, ds, dispatch.BuildOptions{})
 	if err != nil {
 		return err
 	}
@@ -57,11 +60,15 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	defer func() { _ = st.Close() }()
 	ts := tasks.FromConfig(cfg, st, d, nil, tasks.Options{Logger: log})
-	handler := server.New(server.Options{Config: cfg, Dispatcher: d, Logger: log, Tasks: ts, Responses: st})
+	sv := stored.New(stored.Options{
+		Store: st, Retention: cfg.Responses.Retention.D(), SweepInterval: cfg.Responses.SweepInterval.D(),
+		Window: d.Router().ContextWindow, Logger: log,
+	})
+	handler := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: ds, Logger: log, Tasks: ts, Stored: sv})
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
 	workers.Go(func() { ts.Run(work) })
-	workers.Go(func() { handler.SweepResponses(work) })
+	workers.Go(func() { sv.Sweep(work) })
 	defer func() { stopWork(); workers.Wait() }()
 
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -106,7 +113,7 @@ func loadConfig(file string, e env) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return config.Parse(file, data, e.lookup)
+	return config.Parse(file, data, e.lookup, dialects.All().Names())
 }
 
 func configCmd(args []string, e env) error {

@@ -6,36 +6,24 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/parleyhq/parley/dialects"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/chatcompletions"
-	"github.com/parleyhq/parley/translate/generatecontent"
-	"github.com/parleyhq/parley/translate/messages"
-	"github.com/parleyhq/parley/translate/responses"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
-type dialectPair struct {
-	client   translate.Client
-	upstream translate.Upstream
-}
-
-var dialects = map[string]dialectPair{
-	"messages":         {messages.Client{}, messages.Upstream{}},
-	"generate_content": {generatecontent.Client{}, generatecontent.Upstream{}},
-	"responses":        {responses.Client{}, responses.Upstream{}},
-	"chat_completions": {chatcompletions.Client{}, chatcompletions.Upstream{}},
+// chatDialects are the dialects with both a client and an upstream side:
+// the ones a translation can go from and to.
+func chatDialects() translate.Dialects {
+	return slices.DeleteFunc(dialects.All(), func(d *translate.Dialect) bool { return d.Client == nil || d.Upstream == nil })
 }
 
 func dialectNames() string {
-	var names []string
-	for n := range dialects {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := chatDialects().Names()
+	slices.Sort(names)
 	return strings.Join(names, ", ")
 }
 
@@ -54,9 +42,8 @@ func translateCmd(args []string, e env) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	src, ok1 := dialects[*from]
-	dst, ok2 := dialects[*to]
-	if !ok1 || !ok2 {
+	src, dst := chatDialects().Named(*from), chatDialects().Named(*to)
+	if src == nil || dst == nil {
 		return fmt.Errorf("--from and --to must each be one of %s", dialectNames())
 	}
 	body, err := io.ReadAll(io.LimitReader(e.stdin, 256<<20))
@@ -66,9 +53,9 @@ func translateCmd(args []string, e env) error {
 	req := &parleyv1.Request{Model: *model}
 	switch {
 	case *response && *stream:
-		enc := dst.client.NewStreamEncoder(req)
+		enc := dst.Client.NewStreamEncoder(req)
 		w := sse.NewWriter(e.stdout)
-		for ev, err := range translate.DecodeStream(src.upstream.Dialect(), strings.NewReader(string(body)), src.upstream.NewStreamDecoder(translate.Target{Upstream: *from}), translate.StreamLimits{}) {
+		for ev, err := range translate.DecodeStream(src.Upstream.Dialect(), strings.NewReader(string(body)), src.Upstream.NewStreamDecoder(translate.Target{Upstream: *from}), translate.StreamLimits{}) {
 			if err != nil {
 				return err
 			}
@@ -78,11 +65,11 @@ func translateCmd(args []string, e env) error {
 		}
 		return nil
 	case *response:
-		resp, err := src.upstream.DecodeResponse(translate.Target{Upstream: *from}, body)
+		resp, err := src.Upstream.DecodeResponse(translate.Target{Upstream: *from}, body)
 		if err != nil {
 			return err
 		}
-		out, err := dst.client.EncodeResponse(req, resp)
+		out, err := dst.Client.EncodeResponse(req, resp)
 		if err != nil {
 			return err
 		}
@@ -94,7 +81,7 @@ func translateCmd(args []string, e env) error {
 	if *model != "" {
 		in.Model = "models/" + *model
 	}
-	creq, err := src.client.DecodeRequest(in)
+	creq, err := src.Client.DecodeRequest(in)
 	if err != nil {
 		return err
 	}
@@ -102,7 +89,7 @@ func translateCmd(args []string, e env) error {
 	if *model != "" {
 		m = *model
 	}
-	out, err := dst.upstream.EncodeRequest(creq, translate.Target{Upstream: *to, Model: m})
+	out, err := dst.Upstream.EncodeRequest(creq, translate.Target{Upstream: *to, Model: m})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+// clientDialect is a dialect as the server serves it, with what every
+// request would otherwise look up worked out once at start.
+type clientDialect struct {
+	translate.Client
+	d *translate.Dialect
+	// label names the dialect in metrics and logs.
+	label string
+	// The optional sides, nil where the dialect lacks them.
+	count  translate.CountClient
+	models translate.ModelClient
+	stored translate.StoredClient
+}
+
+func newClientDialect(d *translate.Dialect) *clientDialect {
+	c := &clientDialect{Client: d.Client, d: d, label: d.Name()}
+	c.count, _ = d.Client.(translate.CountClient)
+	c.models, _ = d.Client.(translate.ModelClient)
+	c.stored, _ = d.Client.(translate.StoredClient)
+	return c
+}
+
+// framing is how a stream answering in is put on the wire.
+func (c *clientDialect) framing(in *translate.Incoming) translate.Framing {
+	if c.d.Framing == nil {
+		return translate.FramingSSE
+	}
+	return c.d.Framing(in)
+}
+
+// dialectRoutes registers every client endpoint of every dialect. A
+// pattern that several dialects share goes to the first whose Claims
+// accepts the request, else to the one without Claims.
+func (s *Server) dialectRoutes(ds translate.Dialects) {
+	type claim struct {
+		claims func(http.Header) bool
+		h      http.Handler
+	}
+	shared := map[string][]claim{}
+	var patterns []string
+	for _, d := range ds.Clients() {
+		c := newClientDialect(d)
+		if s.stateful == nil && c.stored != nil {
+			s.stateful = c
+		}
+		for _, rt := range d.Routes {
+			if _, seen := shared[rt.Pattern]; !seen {
+				patterns = append(patterns, rt.Pattern)
+			}
+			shared[rt.Pattern] = append(shared[rt.Pattern], claim{rt.Claims, s.endpoint(c, rt)})
+		}
+	}
+	for _, p := range patterns {
+		cs := shared[p]
+		if len(cs) == 1 {
+			s.mux.Handle(p, cs[0].h)
+			continue
+		}
+		s.mux.Handle(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var rest http.Handler = http.NotFoundHandler()
+			for _, c := range cs {
+				switch {
+				case c.claims == nil:
+					rest = c.h
+				case c.claims(r.Header):
+					c.h.ServeHTTP(w, r)
+					return
+				}
+			}
+			rest.ServeHTTP(w, r)
+		}))
+	}
+}
+
+// endpoint serves one route of a dialect.
+func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := s.newExchange(w, r, c)
+		in := &translate.Incoming{}
+		op := rt.Op
+		if rt.Resolve != nil {
+			var err error
+			if op, err = rt.Resolve(r, in); err != nil {
+				x.fail(err)
+				return
+			}
+		}
+		switch {
+		case op == translate.OpGenerate:
+			x.serve(in)
+		case op == translate.OpCount && c.count != nil:
+			x.serveCount(in)
+		case op == translate.OpListModels && c.models != nil:
+			x.listModels()
+		case op == translate.OpGetModel && c.models != nil:
+			x.getModel()
+		case op == translate.OpGetStored && c.stored != nil:
+			x.getStored()
+		case op == translate.OpDeleteStored && c.stored != nil:
+			x.deleteStored()
+		case op == translate.OpListStoredInput && c.stored != nil:
+			x.listStoredInput()
+		default:
+			x.fail(translate.Status(parleyv1.Code_CODE_NOT_FOUND, "%s %s is not served here", r.Method, r.URL.Path))
+		}
+	})
+}
+
+// authenticated authenticates a request without a body (a listing, a
+// stored response); on failure it has answered, and the principal is nil.
+func (x *exchange) authenticated() *principal {
+	p, err := x.s.keys.authenticate(x.c.APIKey(&translate.Incoming{Header: x.r.Header, Query: x.r.URL.Query()}))
+	if err != nil {
+		x.fail(err)
+		return nil
+	}
+	return p
+}
+
+// listModels lists the models the caller's key may use.
+func (x *exchange) listModels() {
+	p := x.authenticated()
+	if p == nil {
+		return
+	}
+	body, err := x.c.models.EncodeModels(x.s.d.Router().Models(p.allows), x.r.URL.Query())
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.ok(body)
+}
+
+// getModel describes one model.
+func (x *exchange) getModel() {
+	p := x.authenticated()
+	if p == nil {
+		return
+	}
+	name := strings.TrimPrefix(x.r.PathValue("model"), "models/")
+	m := x.s.d.Router().Model(name, p.allows)
+	if m == nil {
+		x.fail(translate.Status(parleyv1.Code_CODE_NOT_FOUND, "model %q is not served here", name))
+		return
+	}
+	body, err := x.c.models.EncodeModel(m)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.ok(body)
+}
+
+// getStored returns a stored response as it was returned, with the
+// settings of its request.
+func (x *exchange) getStored() {
+	p := x.authenticated()
+	if p == nil {
+		return
+	}
+	rec, err := x.s.stored.Get(x.r.Context(), x.c.stored, p.name, x.r.PathValue("id"), "")
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.call.Model = rec.GetRequest().GetModel()
+	body, err := x.c.EncodeResponse(rec.GetRequest(), rec.GetResponse())
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.ok(body)
+}
+
+// deleteStored deletes a stored response.
+func (x *exchange) deleteStored() {
+	p := x.authenticated()
+	if p == nil {
+		return
+	}
+	id := x.r.PathValue("id")
+	if err := x.s.stored.Delete(x.r.Context(), x.c.stored, p.name, id, ""); err != nil {
+		x.fail(err)
+		return
+	}
+	body, err := x.c.stored.EncodeDeleted(id)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.ok(body)
+}
+
+// listStoredInput pages through the whole input of a stored response,
+// with the dialect's paging parameters.
+func (x *exchange) listStoredInput() {
+	p := x.authenticated()
+	if p == nil {
+		return
+	}
+	rec, err := x.s.stored.Get(x.r.Context(), x.c.stored, p.name, x.r.PathValue("id"), "")
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	body, err := x.c.stored.EncodeInputItems(rec.GetInput(), rec.GetId(), x.r.URL.Query())
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.ok(body)
+}
+
+func (x *exchange) ok(body []byte) {
+	x.w.Header().Set("Content-Type", "application/json")
+	x.w.WriteHeader(http.StatusOK)
+	_, _ = x.w.Write(body)
+	x.status = http.StatusOK
+	x.done(nil)
+}
