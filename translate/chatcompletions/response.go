@@ -1,7 +1,6 @@
 package chatcompletions
 
 import (
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,49 +14,9 @@ import (
 	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
-// finishReasons maps this dialect's finish words.
-var finishReasons = map[string]parleyv1.FinishReason{
-	"stop":           parleyv1.FinishReason_FINISH_REASON_STOP,
-	"length":         parleyv1.FinishReason_FINISH_REASON_MAX_TOKENS,
-	"tool_calls":     parleyv1.FinishReason_FINISH_REASON_TOOL_USE,
-	"function_call":  parleyv1.FinishReason_FINISH_REASON_TOOL_USE,
-	"content_filter": parleyv1.FinishReason_FINISH_REASON_SAFETY,
-}
-
-func finishReason(word string) (parleyv1.FinishReason, string) {
-	if r, ok := finishReasons[word]; ok {
-		if word == "function_call" {
-			return r, word
-		}
-		return r, ""
-	}
-	return parleyv1.FinishReason_FINISH_REASON_OTHER, word
-}
-
-// finishWord is the word a client of this dialect sees: a turn that ends
-// in tool calls is tool_calls whatever the upstream said; safety stops of
-// every kind are content_filter; limits are length; the rest stop.
-func finishWord(reason parleyv1.FinishReason, message string, calls bool, origin parleyv1.Dialect) string {
-	switch translate.ToolUseFinish(reason, calls) {
-	case parleyv1.FinishReason_FINISH_REASON_TOOL_USE:
-		if calls {
-			return "tool_calls"
-		}
-		return "stop"
-	case parleyv1.FinishReason_FINISH_REASON_MAX_TOKENS, parleyv1.FinishReason_FINISH_REASON_CONTEXT_WINDOW_EXCEEDED:
-		return "length"
-	case parleyv1.FinishReason_FINISH_REASON_SAFETY, parleyv1.FinishReason_FINISH_REASON_RECITATION,
-		parleyv1.FinishReason_FINISH_REASON_BLOCKLIST, parleyv1.FinishReason_FINISH_REASON_PROHIBITED_CONTENT,
-		parleyv1.FinishReason_FINISH_REASON_SPII, parleyv1.FinishReason_FINISH_REASON_IMAGE_SAFETY,
-		parleyv1.FinishReason_FINISH_REASON_REFUSAL:
-		return "content_filter"
-	case parleyv1.FinishReason_FINISH_REASON_OTHER:
-		if origin == D && message != "" {
-			return message
-		}
-	}
-	return "stop"
-}
+// The response walk, both ways: an upstream's reply into a canonical
+// response (DecodeResponse), and a canonical response into a client's
+// reply (EncodeResponse), choice by choice.
 
 // DecodeResponse implements translate.Upstream.
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
@@ -144,119 +103,6 @@ func decodeChoice(c *Choice, t translate.Target) *parleyv1.Candidate {
 	jsonx.Keep(&cand.Extensions, D, "message", m.Unknown)
 	_ = t
 	return cand
-}
-
-func canonicalLogprobs(l *Logprobs) *parleyv1.Logprobs {
-	out := &parleyv1.Logprobs{}
-	for _, tl := range l.Content {
-		out.Chosen = append(out.Chosen, tokenLogprob(tl))
-		top := &parleyv1.TopLogprobs{}
-		for _, alt := range tl.TopLogprobs {
-			top.Candidates = append(top.Candidates, tokenLogprob(alt))
-		}
-		out.Top = append(out.Top, top)
-	}
-	for _, tl := range l.Refusal {
-		out.Refusal = append(out.Refusal, tokenLogprob(tl))
-	}
-	return out
-}
-
-func tokenLogprob(tl TokenLogprob) *parleyv1.TokenLogprob {
-	t := &parleyv1.TokenLogprob{Token: tl.Token, Logprob: tl.Logprob}
-	var bs []int
-	if len(tl.Bytes) > 0 && jsonx.Unmarshal(tl.Bytes, &bs) == nil {
-		t.Bytes = make([]byte, len(bs))
-		for i, b := range bs {
-			t.Bytes[i] = byte(b)
-		}
-	}
-	return t
-}
-
-func wireLogprobs(l *parleyv1.Logprobs) *Logprobs {
-	if l == nil {
-		return nil
-	}
-	out := &Logprobs{}
-	for i, c := range l.GetChosen() {
-		tl := wireToken(c)
-		if i < len(l.GetTop()) {
-			tl.TopLogprobs = []TokenLogprob{}
-			for _, alt := range l.GetTop()[i].GetCandidates() {
-				tl.TopLogprobs = append(tl.TopLogprobs, wireToken(alt))
-			}
-		}
-		out.Content = append(out.Content, tl)
-	}
-	for _, r := range l.GetRefusal() {
-		out.Refusal = append(out.Refusal, wireToken(r))
-	}
-	return out
-}
-
-func wireToken(t *parleyv1.TokenLogprob) TokenLogprob {
-	tl := TokenLogprob{Token: t.GetToken(), Logprob: t.GetLogprob(), Bytes: jsontext.Value("null")}
-	if t.GetBytes() != nil {
-		bs := make([]int, len(t.GetBytes()))
-		for i, b := range t.GetBytes() {
-			bs[i] = int(b)
-		}
-		tl.Bytes, _ = jsonx.Marshal(bs)
-	}
-	return tl
-}
-
-func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
-	out := &parleyv1.Usage{InputTokens: &u.PromptTokens, OutputTokens: &u.CompletionTokens, TotalTokens: &u.TotalTokens}
-	if d := u.PromptTokensDetails; d != nil {
-		out.CacheReadTokens = d.CachedTokens
-		if d.AudioTokens != nil {
-			out.InputDetails = append(out.InputDetails, &parleyv1.ModalityTokens{Modality: parleyv1.Modality_MODALITY_AUDIO, Tokens: *d.AudioTokens})
-		}
-		jsonx.Keep(ext, D, "usage/prompt_tokens_details", d.Unknown)
-	}
-	if d := u.CompletionTokensDetails; d != nil {
-		out.ReasoningTokens = d.ReasoningTokens
-		out.AcceptedPredictionTokens, out.RejectedPredictionTokens = d.AcceptedPredictionTokens, d.RejectedPredictionTokens
-		if d.AudioTokens != nil {
-			out.OutputDetails = append(out.OutputDetails, &parleyv1.ModalityTokens{Modality: parleyv1.Modality_MODALITY_AUDIO, Tokens: *d.AudioTokens})
-		}
-		jsonx.Keep(ext, D, "usage/completion_tokens_details", d.Unknown)
-	}
-	jsonx.Keep(ext, D, "usage", u.Unknown)
-	return out
-}
-
-func modality(list []*parleyv1.ModalityTokens, m parleyv1.Modality) *int64 {
-	for _, x := range list {
-		if x.GetModality() == m {
-			v := x.GetTokens()
-			return &v
-		}
-	}
-	return nil
-}
-
-func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *Usage {
-	if u == nil {
-		return nil
-	}
-	w := &Usage{PromptTokens: u.GetInputTokens(), CompletionTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, D, "usage")}
-	if u.TotalTokens == nil {
-		w.TotalTokens = w.PromptTokens + w.CompletionTokens
-	}
-	audioIn := modality(u.GetInputDetails(), parleyv1.Modality_MODALITY_AUDIO)
-	if u.CacheReadTokens != nil || audioIn != nil {
-		w.PromptTokensDetails = &PromptDetails{CachedTokens: u.CacheReadTokens, AudioTokens: audioIn, Unknown: jsonx.Take(ext, D, "usage/prompt_tokens_details")}
-	}
-	audioOut := modality(u.GetOutputDetails(), parleyv1.Modality_MODALITY_AUDIO)
-	if u.ReasoningTokens != nil || audioOut != nil || u.AcceptedPredictionTokens != nil || u.RejectedPredictionTokens != nil {
-		w.CompletionTokensDetails = &OutputDetails{ReasoningTokens: u.ReasoningTokens, AudioTokens: audioOut,
-			AcceptedPredictionTokens: u.AcceptedPredictionTokens, RejectedPredictionTokens: u.RejectedPredictionTokens,
-			Unknown: jsonx.Take(ext, D, "usage/completion_tokens_details")}
-	}
-	return w
 }
 
 // EncodeResponse implements translate.Client.
@@ -393,12 +239,4 @@ func wireAnnotation(a *parleyv1.Annotation, offset int64) (Annotation, bool) {
 	}
 	u := &URLCitation{URL: a.GetUrl(), Title: a.GetTitle(), StartIndex: a.GetStartIndex() + offset, EndIndex: a.GetEndIndex() + offset}
 	return Annotation{Type: "url_citation", URLCitation: u}, true
-}
-
-// EncodeError implements translate.Client.
-func (Client) EncodeError(e *parleyv1.Error) (int, []byte) { return openai.EncodeError(e) }
-
-// DecodeError implements translate.Upstream.
-func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
-	return openai.DecodeError(D, status, header, body)
 }

@@ -139,3 +139,18 @@ func retryAdvice(status int, h http.Header) *parleyv1.RetryAdvice {
 	}
 	return ra
 }
+
+// decodeError turns a JSON error into this dialect's field-path message.
+func decodeError(err error) error {
+	segs, what := jsonx.Path(err)
+	return &translate.InputError{Field: jsonx.DottedPath(segs), Message: what, Err: err}
+}
+
+func decodeErrorAt(err error, path string) error {
+	segs, what := jsonx.Path(err)
+	field := path
+	if len(segs) > 0 {
+		field += "." + jsonx.DottedPath(segs)
+	}
+	return &translate.InputError{Field: field, Message: what, Err: err}
+}

@@ -11,49 +11,9 @@ import (
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
-// stopReasons maps the dialect's stop reasons to canonical finish reasons.
-var stopReasons = map[string]parleyv1.FinishReason{
-	"end_turn":                      parleyv1.FinishReason_FINISH_REASON_STOP,
-	"max_tokens":                    parleyv1.FinishReason_FINISH_REASON_MAX_TOKENS,
-	"stop_sequence":                 parleyv1.FinishReason_FINISH_REASON_STOP_SEQUENCE,
-	"tool_use":                      parleyv1.FinishReason_FINISH_REASON_TOOL_USE,
-	"pause_turn":                    parleyv1.FinishReason_FINISH_REASON_PAUSE_TURN,
-	"refusal":                       parleyv1.FinishReason_FINISH_REASON_REFUSAL,
-	"model_context_window_exceeded": parleyv1.FinishReason_FINISH_REASON_CONTEXT_WINDOW_EXCEEDED,
-}
-
-// stopReason maps a canonical finish reason to the dialect's stop reason.
-// Safety stops of other services become "refusal", the dialect's word for
-// an answer withheld on safety grounds; reasons with no counterpart
-// (malformed or unexpected tool calls, unsupported language) end the turn.
-func stopReason(r parleyv1.FinishReason, hasToolCalls bool) string {
-	r = translate.ToolUseFinish(r, hasToolCalls)
-	switch r {
-	case parleyv1.FinishReason_FINISH_REASON_MAX_TOKENS:
-		return "max_tokens"
-	case parleyv1.FinishReason_FINISH_REASON_STOP_SEQUENCE:
-		return "stop_sequence"
-	case parleyv1.FinishReason_FINISH_REASON_TOOL_USE:
-		return "tool_use"
-	case parleyv1.FinishReason_FINISH_REASON_PAUSE_TURN:
-		return "pause_turn"
-	case parleyv1.FinishReason_FINISH_REASON_REFUSAL, parleyv1.FinishReason_FINISH_REASON_SAFETY,
-		parleyv1.FinishReason_FINISH_REASON_RECITATION, parleyv1.FinishReason_FINISH_REASON_BLOCKLIST,
-		parleyv1.FinishReason_FINISH_REASON_PROHIBITED_CONTENT, parleyv1.FinishReason_FINISH_REASON_SPII,
-		parleyv1.FinishReason_FINISH_REASON_IMAGE_SAFETY:
-		return "refusal"
-	case parleyv1.FinishReason_FINISH_REASON_CONTEXT_WINDOW_EXCEEDED:
-		return "model_context_window_exceeded"
-	}
-	return "end_turn"
-}
-
-func finishReason(s string) (parleyv1.FinishReason, string) {
-	if r, ok := stopReasons[s]; ok {
-		return r, ""
-	}
-	return parleyv1.FinishReason_FINISH_REASON_OTHER, s
-}
+// The response walk, both ways: an upstream's reply into a canonical
+// response (DecodeResponse), and a canonical response into a client's
+// reply (EncodeResponse).
 
 // DecodeResponse implements translate.Upstream.
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
@@ -91,95 +51,12 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	return resp, nil
 }
 
-// responseDecoder decodes the blocks of an upstream reply. Opaque values
-// are stamped with the upstream that made them.
-type responseDecoder struct {
-	t translate.Target
-}
-
-func (d responseDecoder) block(b *Block) (*parleyv1.Part, error) {
-	dec := decoder{}
-	p, err := dec.block(b, "")
-	if err != nil {
-		return nil, err
-	}
-	if p.Signature != nil {
-		p.Signature = translate.Stamp(p.Signature.GetValue(), D, d.t)
-	}
-	if r := p.GetReasoning(); r != nil && r.EncryptedContent != nil {
-		r.EncryptedContent = translate.Stamp(r.EncryptedContent.GetValue(), D, d.t)
-	}
-	return p, nil
-}
-
-func serviceTier(s string, ext **parleyv1.Extensions) parleyv1.ServiceTier {
-	switch s {
-	case "":
-		return parleyv1.ServiceTier_SERVICE_TIER_UNSPECIFIED
-	case "standard":
-		return parleyv1.ServiceTier_SERVICE_TIER_DEFAULT
-	case "priority":
-		return parleyv1.ServiceTier_SERVICE_TIER_PRIORITY
-	}
-	jsonx.KeepValue(ext, D, "usage/service_tier", jsontext.Value(quote(s)))
-	return parleyv1.ServiceTier_SERVICE_TIER_UNSPECIFIED
-}
-
-// wireServiceTier spells a canonical tier; a tier word with no canonical
-// value travels in the extension bag instead.
-func wireServiceTier(resp *parleyv1.Response) string {
-	switch resp.GetServiceTier() {
-	case parleyv1.ServiceTier_SERVICE_TIER_DEFAULT:
-		return "standard"
-	case parleyv1.ServiceTier_SERVICE_TIER_PRIORITY:
-		return "priority"
-	}
-	return ""
-}
-
-// canonicalUsage converts the dialect's usage, whose input_tokens leave out
-// the cached tokens, to canonical usage, whose input_tokens hold them.
-func canonicalUsage(u *Usage) *parleyv1.Usage {
-	out := &parleyv1.Usage{
-		CacheReadTokens:     u.CacheReadInputTokens,
-		CacheCreationTokens: u.CacheCreationInputTokens,
-		OutputTokens:        u.OutputTokens,
-	}
-	if u.InputTokens != nil {
-		out.InputTokens = ptr(*u.InputTokens + deref(u.CacheReadInputTokens) + deref(u.CacheCreationInputTokens))
-	}
-	if cc := u.CacheCreation; cc != nil {
-		out.CacheCreation_5MTokens, out.CacheCreation_1HTokens = cc.Ephemeral5m, cc.Ephemeral1h
-	}
-	if st := u.ServerToolUse; st != nil {
-		out.WebSearchRequests = st.WebSearchRequests
-	}
-	if od := u.OutputTokensDetails; od != nil {
-		out.ReasoningTokens = od.ThinkingTokens
-	}
-	return out
-}
-
-// wireUsage converts canonical usage back. Counts the dialect always
-// reports are always written, as 0 when unknown.
-func wireUsage(u *parleyv1.Usage) *Usage {
-	cacheRead, cacheWrite := u.GetCacheReadTokens(), u.GetCacheCreationTokens()
-	out := &Usage{
-		InputTokens:              ptr(max(u.GetInputTokens()-cacheRead-cacheWrite, 0)),
-		OutputTokens:             ptr(u.GetOutputTokens()),
-		CacheCreationInputTokens: ptr(cacheWrite),
-		CacheReadInputTokens:     ptr(cacheRead),
-	}
-	if u.CacheCreation_5MTokens != nil || u.CacheCreation_1HTokens != nil {
-		out.CacheCreation = &CacheCreation{Ephemeral5m: ptr(u.GetCacheCreation_5MTokens()), Ephemeral1h: ptr(u.GetCacheCreation_1HTokens())}
-	}
-	if u.WebSearchRequests != nil {
-		out.ServerToolUse = &ServerToolUse{WebSearchRequests: u.WebSearchRequests}
-	}
-	if u.ReasoningTokens != nil {
-		out.OutputTokensDetails = &OutputTokensDetails{ThinkingTokens: u.ReasoningTokens}
-	}
-	return out
+// upstreamMark is the extension bag of a decoded response: it names this
+// dialect as the one that made the response, so that a client of the same
+// dialect gets its members back as they came, even when there are no
+// members to carry.
+func upstreamMark() *parleyv1.Extensions {
+	return &parleyv1.Extensions{Dialect: D}
 }
 
 // EncodeResponse implements translate.Client.
@@ -327,89 +204,4 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 	// Media in an answer (generated images) and item references have no
 	// place in this dialect's answers and are left out.
 	return out, nil
-}
-
-// reasoningText is the text of a thinking block: the reasoning text, or its
-// summaries when that is all the service gave.
-func reasoningText(r *parleyv1.Reasoning) string {
-	if r.GetText() != "" || len(r.GetSummary()) == 0 {
-		return r.GetText()
-	}
-	return strings.Join(r.GetSummary(), "\n\n")
-}
-
-// reasoningSignature is the signature field of a thinking block: the
-// block's signature, or the encrypted content another dialect gave.
-func reasoningSignature(p *parleyv1.Part) string {
-	if sig := p.GetSignature(); sig != nil {
-		return translate.SealOpaque(sig, D, translate.SealAsIs)
-	}
-	if enc := p.GetReasoning().GetEncryptedContent(); enc != nil {
-		return translate.SealOpaque(enc, D, translate.SealEncrypted)
-	}
-	return ""
-}
-
-func carrierBlock(sig *parleyv1.Opaque, kind translate.SealKind) Block {
-	return Block{Type: "thinking", Thinking: ptr(""), Signature: ptr(translate.SealOpaque(sig, D, kind))}
-}
-
-// toolInput is a tool call's arguments as the input object the dialect
-// requires. Arguments that are not a JSON object (a model's malformed
-// output) are passed as a string member, so that the tool sees them and
-// can report the problem, instead of the whole reply failing.
-func toolInput(args string) jsontext.Value {
-	args = strings.TrimSpace(args)
-	if args == "" {
-		return jsontext.Value("{}")
-	}
-	if v := jsontext.Value(args); v.IsValid() && v.Kind() == '{' {
-		return v
-	}
-	raw, _ := jsonx.Marshal(map[string]string{"_raw_arguments": args})
-	return raw
-}
-
-func clientCitations(p *parleyv1.Part, same bool) jsontext.Value {
-	if same {
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "citations"); ok {
-			return v
-		}
-	}
-	anns := p.GetText().GetAnnotations()
-	if len(anns) == 0 {
-		return nil
-	}
-	out := make([]Citation, 0, len(anns))
-	for _, a := range anns {
-		c, ok := wireCitation(a)
-		if !ok && a.GetKind() == parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION {
-			// A web citation of another service: shown to the client, and
-			// left out again if it comes back toward this dialect.
-			c, ok = Citation{Type: "web_search_result_location", CitedText: a.GetCitedText(), URL: ptr(a.GetUrl()), Title: ptr(a.GetTitle()), EncryptedIndex: ptr("")}, true
-		}
-		if ok {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	raw, _ := jsonx.Marshal(out)
-	return raw
-}
-
-// upstreamMark is the extension bag of a decoded response: it names this
-// dialect as the one that made the response, so that a client of the same
-// dialect gets its members back as they came, even when there are no
-// members to carry.
-func upstreamMark() *parleyv1.Extensions {
-	return &parleyv1.Extensions{Dialect: D}
-}
-
-// promptBlocked says whether the upstream refused the prompt itself; with
-// no candidate to say how the turn ended, this dialect calls that a
-// refusal.
-func promptBlocked(pf *parleyv1.PromptFeedback) bool {
-	return pf.GetBlockReason() != parleyv1.BlockReason_BLOCK_REASON_UNSPECIFIED
 }

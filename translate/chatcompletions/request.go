@@ -1,0 +1,173 @@
+package chatcompletions
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/openai"
+)
+
+// The request walk, both ways: a client's request into a canonical request
+// (DecodeRequest), and a canonical request into an upstream's request
+// (EncodeRequest). Messages are in turns.go; tools, media and settings
+// each have their own file.
+
+// D is this package's dialect.
+const D = parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS
+
+// Client is the chat-completions dialect as clients speak it.
+type Client struct{}
+
+var _ translate.Client = Client{}
+
+// Dialect implements translate.Client.
+func (Client) Dialect() parleyv1.Dialect { return D }
+
+// APIKey implements translate.Client: clients send Authorization: Bearer.
+func (Client) APIKey(in *translate.Incoming) string { return translate.BearerToken(in.Header) }
+
+// Path is where requests of this dialect go, below the upstream's base URL.
+const Path = "/v1/chat/completions"
+
+// Upstream is the chat-completions dialect as services speak it.
+type Upstream struct{}
+
+var _ translate.Upstream = Upstream{}
+
+// Dialect implements translate.Upstream.
+func (Upstream) Dialect() parleyv1.Dialect { return D }
+
+// DecodeRequest implements translate.Client.
+func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
+	var w Request
+	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+		return nil, openai.InputError(err)
+	}
+	return decodeRequest(&w)
+}
+
+func decodeRequest(w *Request) (*parleyv1.Request, error) {
+	if w.Model == "" {
+		return nil, translate.Invalid("model", "is required")
+	}
+	if len(w.Messages) == 0 {
+		return nil, translate.Invalid("messages", "must hold at least one message")
+	}
+	req := &parleyv1.Request{Model: w.Model, Stream: w.Stream != nil && *w.Stream, Metadata: w.Metadata}
+	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	if req.Extensions == nil {
+		req.Extensions = &parleyv1.Extensions{Dialect: D}
+	}
+	names := map[string]string{}
+	for i := range w.Messages {
+		m, err := decodeMessage(&w.Messages[i], i, names)
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	if err := decodeTools(req, w); err != nil {
+		return nil, err
+	}
+	if err := decodeSettings(req, w); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+type encoder struct {
+	req  *parleyv1.Request
+	t    translate.Target
+	same bool // the client spoke this dialect
+	// dropped lists canonical fields the request asked for that this
+	// dialect cannot carry.
+	dropped []string
+}
+
+// EncodeRequest implements translate.Upstream.
+func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
+	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	w, err := e.request()
+	if err != nil {
+		return nil, err
+	}
+	body, err := jsonx.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	if t.APIKey != "" {
+		h.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	if req.GetStream() {
+		h.Set("Accept", "text/event-stream")
+	}
+	dropped := append(translate.CacheHintPaths(req), e.dropped...)
+	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: h, Body: body, Stream: req.GetStream(), Dropped: dropped}, nil
+}
+
+func (e *encoder) request() (*Request, error) {
+	req := e.req
+	w := &Request{Model: e.t.Model, Unknown: e.take(req.GetExtensions(), "")}
+	if w.Model == "" {
+		w.Model = req.GetModel()
+	}
+	if len(req.GetInstructions()) > 0 {
+		w.Messages = append(w.Messages, Message{Role: "system", Content: &Content{String: true, Text: joinText(req.GetInstructions())}})
+	}
+	msgs := req.GetMessages()
+	if !e.same {
+		msgs = dropEmptyText(msgs)
+	}
+	for i, m := range msgs {
+		out, err := e.message(m, "messages["+strconv.Itoa(i)+"]")
+		if err != nil {
+			return nil, err
+		}
+		w.Messages = append(w.Messages, out...)
+	}
+	if err := e.tools(w); err != nil {
+		return nil, err
+	}
+	e.settings(w)
+	return w, nil
+}
+
+func joinText(parts []*parleyv1.Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if t := p.GetText(); t != nil {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(t.GetText())
+		}
+	}
+	return b.String()
+}
+
+func int32p(v int64) *int32 {
+	if v > 1<<31-1 {
+		v = 1<<31 - 1
+	}
+	x := int32(v)
+	return &x
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func quote(s string) jsontext.Value {
+	b, _ := jsonx.Marshal(s)
+	return b
+}

@@ -1,0 +1,248 @@
+package chatcompletions
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/openai"
+)
+
+// Tools, both ways: function tools, web_search_options, tool_choice and
+// parallel_tool_calls, and tool results as tool messages toward an
+// upstream. Tool calls ride in assistant messages (turns.go).
+
+func decodeTools(req *parleyv1.Request, w *Request) error {
+	for i := range w.Tools {
+		wt := &w.Tools[i]
+		field := openai.Path("tools", strconv.Itoa(i))
+		t := &parleyv1.Tool{}
+		switch wt.Type {
+		case "function":
+			f := wt.Function
+			if f == nil || f.Name == "" {
+				return translate.Invalid(field+".function.name", "is required")
+			}
+			ft := &parleyv1.FunctionTool{Name: f.Name, Description: deref(f.Description), Parameters: string(f.Parameters), Strict: f.Strict}
+			t.Kind = &parleyv1.Tool_Function{Function: ft}
+			jsonx.Keep(&t.Extensions, D, "function", f.Unknown)
+			if f.Description != nil && *f.Description == "" {
+				jsonx.KeepValue(&t.Extensions, D, "function/description", jsontext.Value(`""`))
+			}
+			jsonx.Keep(&t.Extensions, D, "", wt.Unknown)
+		default:
+			raw, err := jsonx.Marshal(wt)
+			if err != nil {
+				return translate.Invalid(field, "%v", err)
+			}
+			jsonx.KeepValue(&t.Extensions, D, extTool, raw)
+		}
+		req.Tools = append(req.Tools, t)
+	}
+	if ws := w.WebSearchOptions; ws != nil {
+		t := &parleyv1.WebSearchTool{}
+		switch ws.SearchContextSize {
+		case "low":
+			t.ContextSize = parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_LOW
+		case "medium":
+			t.ContextSize = parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_MEDIUM
+		case "high":
+			t.ContextSize = parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_HIGH
+		case "":
+		default:
+			return translate.Invalid("web_search_options.search_context_size", "must be low, medium or high")
+		}
+		tool := &parleyv1.Tool{Kind: &parleyv1.Tool_WebSearch{WebSearch: t}}
+		if loc := ws.UserLocation; loc != nil {
+			if a := loc.Approximate; a != nil {
+				t.UserLocation = &parleyv1.UserLocation{City: a.City, Country: a.Country, Region: a.Region, Timezone: a.Timezone}
+				jsonx.Keep(&tool.Extensions, D, "user_location/approximate", a.Unknown)
+			}
+			jsonx.Keep(&tool.Extensions, D, "user_location", loc.Unknown)
+		}
+		jsonx.Keep(&tool.Extensions, D, "", ws.Unknown)
+		jsonx.KeepValue(&tool.Extensions, D, extWebSearch, jsontext.Value("true"))
+		req.Tools = append(req.Tools, tool)
+	}
+	if tc := w.ToolChoice; tc != nil {
+		c := &parleyv1.ToolChoice{}
+		switch {
+		case tc.Mode == "auto":
+			c.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO
+		case tc.Mode == "none":
+			c.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE
+		case tc.Mode == "required":
+			c.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED
+		case tc.Mode != "":
+			return translate.Invalid("tool_choice", "must be none, auto, required or an object; got %q", tc.Mode)
+		case tc.Type == "function":
+			if tc.Function == nil || tc.Function.Name == "" {
+				return translate.Invalid("tool_choice.function.name", "is required")
+			}
+			c.Mode, c.Name = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, tc.Function.Name
+		case tc.Type == "allowed_tools":
+			at := tc.AllowedTools
+			if at == nil {
+				return translate.Invalid("tool_choice.allowed_tools", "is required")
+			}
+			switch at.Mode {
+			case "auto":
+				c.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO
+			case "required":
+				c.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED
+			default:
+				return translate.Invalid("tool_choice.allowed_tools.mode", "must be auto or required")
+			}
+			for _, t := range at.Tools {
+				if t.Function != nil {
+					c.AllowedNames = append(c.AllowedNames, t.Function.Name)
+				}
+			}
+			jsonx.KeepValue(&req.Extensions, D, extAllowedMode, jsontext.Value("true"))
+		default:
+			return translate.Invalid("tool_choice.type", "must be function or allowed_tools; got %q", tc.Type)
+		}
+		req.ToolChoice = c
+	}
+	if w.ParallelToolCalls != nil {
+		if req.ToolChoice == nil {
+			req.ToolChoice = &parleyv1.ToolChoice{}
+		}
+		req.ToolChoice.ParallelCalls = w.ParallelToolCalls
+	}
+	return nil
+}
+
+func (e *encoder) tools(w *Request) error {
+	for i, t := range e.req.GetTools() {
+		field := "tools[" + strconv.Itoa(i) + "]"
+		switch k := t.GetKind().(type) {
+		case *parleyv1.Tool_Function:
+			f := k.Function
+			fd := &FunctionDef{Name: f.GetName(), Strict: f.Strict, Unknown: e.take(t.GetExtensions(), "function")}
+			if f.GetDescription() != "" || e.has(t.GetExtensions(), "function/description") {
+				d := f.GetDescription()
+				fd.Description = &d
+			}
+			delete(fd.Unknown, "description")
+			if f.GetParameters() != "" {
+				fd.Parameters = jsontext.Value(f.GetParameters())
+			} else if !e.same {
+				fd.Parameters = jsontext.Value(`{"type":"object","properties":{}}`)
+			}
+			w.Tools = append(w.Tools, Tool{Type: "function", Function: fd, Unknown: e.take(t.GetExtensions(), "")})
+		case *parleyv1.Tool_WebSearch:
+			ws := &WebSearchOptions{Unknown: e.take(t.GetExtensions(), "")}
+			switch k.WebSearch.GetContextSize() {
+			case parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_LOW:
+				ws.SearchContextSize = "low"
+			case parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_MEDIUM:
+				ws.SearchContextSize = "medium"
+			case parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_HIGH:
+				ws.SearchContextSize = "high"
+			}
+			if l := k.WebSearch.GetUserLocation(); l != nil {
+				ws.UserLocation = &WebSearchLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location"),
+					Approximate: &Approximate{City: l.GetCity(), Country: l.GetCountry(), Region: l.GetRegion(), Timezone: l.GetTimezone(), Unknown: e.take(t.GetExtensions(), "user_location/approximate")}}
+			}
+			if len(k.WebSearch.GetAllowedDomains()) > 0 || len(k.WebSearch.GetBlockedDomains()) > 0 {
+				e.dropped = append(e.dropped, field+".web_search.allowed_domains")
+			}
+			w.WebSearchOptions = ws
+		case nil:
+			if v, ok := jsonx.Value(t.GetExtensions(), D, extTool); ok {
+				var raw Tool
+				if err := jsonx.Unmarshal(v, &raw); err != nil {
+					return err
+				}
+				w.Tools = append(w.Tools, raw)
+			}
+		default:
+			return translate.Unsupported(D, field, "the chat-completions style has functions and web search only")
+		}
+	}
+	tc := e.req.GetToolChoice()
+	if tc == nil {
+		return nil
+	}
+	if tc.ParallelCalls != nil && (len(w.Tools) > 0 || e.same) {
+		w.ParallelToolCalls = tc.ParallelCalls
+	}
+	mode := ""
+	switch tc.GetMode() {
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
+		mode = "auto"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
+		mode = "none"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+		mode = "required"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+		if tc.GetName() == "" {
+			return translate.Unsupported(D, "tool_choice.kind", "the chat-completions style can force a function only")
+		}
+		w.ToolChoice = &ToolChoice{Type: "function", Function: &NamedFunc{Name: tc.GetName()}}
+		return nil
+	default:
+		return nil
+	}
+	switch names := tc.GetAllowedNames(); {
+	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), extAllowedMode):
+		w.ToolChoice = &ToolChoice{Type: "function", Function: &NamedFunc{Name: names[0]}}
+	case len(names) > 0:
+		at := &AllowedTools{Mode: mode}
+		if mode == "none" {
+			at.Mode = "auto"
+		}
+		for _, n := range names {
+			at.Tools = append(at.Tools, Tool{Type: "function", Function: &FunctionDef{Name: n}})
+		}
+		w.ToolChoice = &ToolChoice{Type: "allowed_tools", AllowedTools: at}
+	default:
+		w.ToolChoice = &ToolChoice{Mode: mode}
+	}
+	return nil
+}
+
+func (e *encoder) toolResult(r *parleyv1.ToolResult, field string) (Message, error) {
+	tm := Message{Role: "tool", ToolCallID: r.GetCallId()}
+	var parts []ContentPart
+	for _, p := range r.GetContent() {
+		switch k := p.GetKind().(type) {
+		case *parleyv1.Part_Text:
+			parts = append(parts, ContentPart{Type: "text", Text: &k.Text.Text, Unknown: e.take(p.GetExtensions(), "")})
+		case *parleyv1.Part_Media:
+			// Tool messages take text alone.
+			text := "[" + mediaNoun(k.Media) + " omitted: a tool message of this dialect holds text only]"
+			parts = append(parts, ContentPart{Type: "text", Text: &text})
+		}
+	}
+	if r.GetIsError() && !e.same {
+		if len(parts) > 0 && parts[0].Text != nil {
+			s := "Error: " + *parts[0].Text
+			parts[0].Text = &s
+		} else {
+			s := "Error"
+			parts = []ContentPart{{Type: "text", Text: &s}}
+		}
+	}
+	if e.same {
+		tm.Content = &Content{Parts: parts}
+		if len(parts) == 1 && parts[0].Type == "text" && len(parts[0].Unknown) == 0 {
+			tm.Content = &Content{String: true, Text: *parts[0].Text}
+		}
+		return tm, nil
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(*p.Text)
+	}
+	tm.Content = &Content{String: true, Text: b.String()}
+	return tm, nil
+}

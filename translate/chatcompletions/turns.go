@@ -1,0 +1,274 @@
+package chatcompletions
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/openai"
+)
+
+// Messages, both ways: roles, the form of the content (null, a string or
+// parts), the tool calls of assistant messages and tool messages,
+// reasoning_content and refusals. Content parts are in media.go; tool
+// results toward an upstream in tools.go.
+
+var roles = map[string]parleyv1.Role{
+	"system":    parleyv1.Role_ROLE_SYSTEM,
+	"developer": parleyv1.Role_ROLE_DEVELOPER,
+	"user":      parleyv1.Role_ROLE_USER,
+	"assistant": parleyv1.Role_ROLE_ASSISTANT,
+	"tool":      parleyv1.Role_ROLE_TOOL,
+}
+
+func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Message, error) {
+	field := openai.Path("messages", strconv.Itoa(i))
+	role, ok := roles[wm.Role]
+	if !ok {
+		if wm.Role == "function" {
+			return nil, translate.Invalid(field+".role", "the function role is deprecated; send tool results with role tool and tool_call_id")
+		}
+		return nil, translate.Invalid(field+".role", "must be one of system, developer, user, assistant, tool; got %q", wm.Role)
+	}
+	m := &parleyv1.Message{Role: role, Name: wm.Name}
+	jsonx.Keep(&m.Extensions, D, "", wm.Unknown)
+	switch role {
+	case parleyv1.Role_ROLE_TOOL:
+		if wm.ToolCallID == "" {
+			return nil, translate.Invalid(field+".tool_call_id", "is required in a tool message")
+		}
+		content, err := decodeContent(m, wm.Content, field, false)
+		if err != nil {
+			return nil, err
+		}
+		m.Parts = []*parleyv1.Part{{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{
+			CallId: wm.ToolCallID, Name: names[wm.ToolCallID], Content: content,
+		}}}}
+		return m, nil
+	case parleyv1.Role_ROLE_ASSISTANT:
+		if wm.ReasoningContent != nil {
+			m.Parts = append(m.Parts, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: *wm.ReasoningContent}}})
+		}
+		content, err := decodeContent(m, wm.Content, field, true)
+		if err != nil {
+			return nil, err
+		}
+		m.Parts = append(m.Parts, content...)
+		if wm.Refusal != nil {
+			m.Parts = append(m.Parts, &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: *wm.Refusal}}})
+		}
+		for j := range wm.ToolCalls {
+			tc := &wm.ToolCalls[j]
+			f := field + ".tool_calls." + "[" + strconv.Itoa(j) + "]"
+			if tc.Function.Name == "" {
+				return nil, translate.Invalid(f+".function.name", "is required")
+			}
+			p := translate.CallPart(tc.ID, tc.Function.Name, tc.Function.Arguments)
+			if tc.Type != "" && tc.Type != "function" {
+				jsonx.KeepValue(&p.Extensions, D, extCallType, quote(tc.Type))
+			}
+			jsonx.Keep(&p.Extensions, D, "", tc.Unknown)
+			jsonx.Keep(&p.Extensions, D, "function", tc.Function.Unknown)
+			names[tc.ID] = tc.Function.Name
+			m.Parts = append(m.Parts, p)
+		}
+		return m, nil
+	}
+	if wm.Content == nil {
+		return nil, translate.Invalid(field+".content", "is required")
+	}
+	content, err := decodeContent(m, wm.Content, field, false)
+	if err != nil {
+		return nil, err
+	}
+	m.Parts = content
+	return m, nil
+}
+
+// decodeContent reads a message's content; the form (string, parts or
+// null) is noted on the message.
+func decodeContent(m *parleyv1.Message, c *Content, field string, assistant bool) ([]*parleyv1.Part, error) {
+	switch {
+	case c == nil:
+		return nil, nil
+	case c.Null:
+		jsonx.KeepValue(&m.Extensions, D, extNull, jsontext.Value("true"))
+		return nil, nil
+	case c.String:
+		jsonx.KeepValue(&m.Extensions, D, extString, jsontext.Value("true"))
+		return []*parleyv1.Part{translate.TextPart(c.Text)}, nil
+	}
+	parts := make([]*parleyv1.Part, 0, len(c.Parts))
+	for j := range c.Parts {
+		p, err := decodePart(&c.Parts[j], field+".content.["+strconv.Itoa(j)+"]", assistant)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// dropEmptyText leaves out empty text parts, and turns left empty, of a
+// client of another dialect.
+func dropEmptyText(msgs []*parleyv1.Message) []*parleyv1.Message {
+	out := make([]*parleyv1.Message, 0, len(msgs))
+	for _, m := range msgs {
+		keep := m.GetParts()[:0:0]
+		for _, p := range m.GetParts() {
+			if t := p.GetText(); t != nil && t.GetText() == "" {
+				continue
+			}
+			keep = append(keep, p)
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		if len(keep) != len(m.GetParts()) {
+			m = &parleyv1.Message{Role: m.GetRole(), Parts: keep, Name: m.GetName(), Extensions: m.GetExtensions()}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var roleWords = map[parleyv1.Role]string{
+	parleyv1.Role_ROLE_SYSTEM:    "system",
+	parleyv1.Role_ROLE_DEVELOPER: "developer",
+	parleyv1.Role_ROLE_USER:      "user",
+	parleyv1.Role_ROLE_ASSISTANT: "assistant",
+	parleyv1.Role_ROLE_TOOL:      "tool",
+}
+
+// message renders one canonical turn as one or more chat messages: tool
+// results become tool messages (placed first, right after the assistant
+// turn that called), the rest of the turn one message.
+func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) {
+	role, ok := roleWords[m.GetRole()]
+	if !ok {
+		role = "user"
+	}
+	var out []Message
+	main := Message{Role: role, Name: m.GetName(), Unknown: e.take(m.GetExtensions(), "")}
+	var parts []ContentPart
+	var reasoning, refusal strings.Builder
+	hasReasoning, hasRefusal := false, false
+	for j, p := range m.GetParts() {
+		pf := field + ".parts[" + strconv.Itoa(j) + "]"
+		switch k := p.GetKind().(type) {
+		case *parleyv1.Part_Text:
+			parts = append(parts, ContentPart{Type: "text", Text: &k.Text.Text, Unknown: e.take(p.GetExtensions(), "")})
+		case *parleyv1.Part_Media:
+			cp, err := e.media(k.Media, p, pf)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, cp)
+		case *parleyv1.Part_ToolCall:
+			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: k.ToolCall.GetName(), Arguments: k.ToolCall.GetArguments()},
+				Unknown: e.take(p.GetExtensions(), "")}
+			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
+			if v, ok := jsonx.Value(p.GetExtensions(), D, extCallType); ok && e.same {
+				_ = jsonx.Unmarshal(v, &tc.Type)
+			}
+			if tc.Function.Arguments == "" {
+				tc.Function.Arguments = "{}"
+			}
+			main.ToolCalls = append(main.ToolCalls, tc)
+		case *parleyv1.Part_ToolResult:
+			tm, err := e.toolResult(k.ToolResult, pf)
+			if err != nil {
+				return nil, err
+			}
+			if m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same {
+				tm.Unknown = main.Unknown
+				tm.Content.String = jsonx.Has(m.GetExtensions(), D, extString)
+			}
+			out = append(out, tm)
+		case *parleyv1.Part_Reasoning:
+			// Reasoning text goes back only to a service of this dialect
+			// from a client of this dialect: the client put it there.
+			// Services that never sent it reject it.
+			if e.same {
+				hasReasoning = true
+				reasoning.WriteString(k.Reasoning.GetText())
+			}
+		case *parleyv1.Part_Refusal:
+			if e.has(p.GetExtensions(), extRefusalPart) {
+				parts = append(parts, ContentPart{Type: "refusal", Refusal: &k.Refusal.Text})
+				continue
+			}
+			hasRefusal = true
+			refusal.WriteString(k.Refusal.GetText())
+		case *parleyv1.Part_ExecutableCode:
+			text := "```python\n" + k.ExecutableCode.GetCode() + "\n```"
+			parts = append(parts, ContentPart{Type: "text", Text: &text})
+		case *parleyv1.Part_CodeExecutionResult:
+			text := k.CodeExecutionResult.GetOutput()
+			parts = append(parts, ContentPart{Type: "text", Text: &text})
+		case *parleyv1.Part_HostedToolCall, *parleyv1.Part_HostedToolResult:
+			// Provider-run tool steps only the provider that ran them can
+			// read again.
+		case *parleyv1.Part_ItemReference:
+			return nil, translate.Unsupported(D, pf+".item_reference", "an item reference needs the stored response it points to")
+		}
+	}
+	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
+		return out, nil
+	}
+	if hasReasoning {
+		s := reasoning.String()
+		main.ReasoningContent = &s
+	}
+	if hasRefusal {
+		s := refusal.String()
+		main.Refusal = &s
+	}
+	main.Content = e.content(m, parts, role)
+	if main.Content == nil && len(main.ToolCalls) == 0 && main.Refusal == nil && main.ReasoningContent == nil {
+		if len(out) > 0 {
+			return out, nil
+		}
+		main.Content = &Content{String: true}
+	}
+	return append(out, main), nil
+}
+
+// content picks the content's form: as the client of this dialect sent
+// it; else a string when the turn is text alone (the form every
+// compatible server takes), else parts.
+func (e *encoder) content(m *parleyv1.Message, parts []ContentPart, role string) *Content {
+	ext := m.GetExtensions()
+	if e.has(ext, extNull) {
+		return &Content{Null: true}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	allText := true
+	for _, p := range parts {
+		if p.Type != "text" || len(p.Unknown) > 0 {
+			allText = false
+		}
+	}
+	switch {
+	case e.same && e.has(ext, extString) && len(parts) == 1 && allText:
+		return &Content{String: true, Text: *parts[0].Text}
+	case e.same:
+		return &Content{Parts: parts}
+	case allText && (role != "user" || len(parts) == 1):
+		var b strings.Builder
+		for i, p := range parts {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(*p.Text)
+		}
+		return &Content{String: true, Text: b.String()}
+	}
+	return &Content{Parts: parts}
+}

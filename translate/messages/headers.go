@@ -1,0 +1,103 @@
+package messages
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// Headers, both ways: the version and beta headers a client sends, those
+// Parley sends upstream, and the client's API key.
+
+// DefaultVersion is the version header sent when the client gave none.
+const DefaultVersion = "2023-06-01"
+
+// headers keeps the version and beta headers, in either spelling; both may
+// repeat and hold comma-separated lists.
+func headers(req *parleyv1.Request, h http.Header) {
+	version := firstHeader(h, "anthropic-version", "provider-version")
+	if version != "" {
+		jsonx.KeepValue(&req.Extensions, D, extVersion, jsontext.Value(quote(version)))
+	}
+	var betas []string
+	seen := map[string]bool{}
+	for _, name := range []string{"anthropic-beta", "provider-beta"} {
+		for _, v := range h.Values(name) {
+			for _, b := range strings.Split(v, ",") {
+				if b = strings.TrimSpace(b); b != "" && !seen[b] {
+					seen[b] = true
+					betas = append(betas, b)
+				}
+			}
+		}
+	}
+	if len(betas) > 0 {
+		raw, _ := jsonx.Marshal(betas)
+		jsonx.KeepValue(&req.Extensions, D, extBeta, raw)
+	}
+}
+
+func firstHeader(h http.Header, names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(h.Get(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (e *encoder) header() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json")
+	if e.t.APIKey != "" {
+		h.Set("x-api-key", e.t.APIKey)
+	}
+	version := DefaultVersion
+	var betas []string
+	if e.same {
+		if v, ok := jsonx.Value(e.req.GetExtensions(), D, extVersion); ok {
+			var s string
+			if jsonx.Unmarshal(v, &s) == nil && s != "" {
+				version = s
+			}
+		}
+		if v, ok := jsonx.Value(e.req.GetExtensions(), D, extBeta); ok {
+			_ = jsonx.Unmarshal(v, &betas)
+		}
+	}
+	for _, b := range e.needBetas {
+		if !contains(betas, b) {
+			betas = append(betas, b)
+		}
+	}
+	h.Set("anthropic-version", version)
+	if len(betas) > 0 {
+		h.Set("anthropic-beta", strings.Join(betas, ","))
+	}
+	return h
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// APIKey implements translate.Client: x-api-key, as older SDKs and most
+// tools send it, else the Authorization: Bearer token newer SDKs send.
+// The beta=true query flag some clients add means nothing here.
+func (Client) APIKey(in *translate.Incoming) string {
+	if k := strings.TrimSpace(in.Header.Get("X-Api-Key")); k != "" {
+		return k
+	}
+	return translate.BearerToken(in.Header)
+}

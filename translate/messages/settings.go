@@ -1,0 +1,127 @@
+package messages
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// Request settings, both ways: the generation settings, output_config
+// (effort and structured-output format), cache_control breakpoints, the
+// settings this dialect has no field for (Outgoing.Dropped), and the
+// members of a client of this dialect that ride in the extension bag.
+
+// DefaultMaxTokens is max_tokens when the client's dialect let it be unset;
+// every model of this dialect can produce at least this many tokens.
+const DefaultMaxTokens = 8192
+
+func isEmptyGeneration(g *parleyv1.GenerationConfig) bool {
+	return g.MaxOutputTokens == nil && g.Temperature == nil && g.TopP == nil && g.TopK == nil && len(g.StopSequences) == 0
+}
+
+func (d *decoder) outputConfig(req *parleyv1.Request, oc *OutputConfig) error {
+	if oc.Effort != "" {
+		e, ok := effortFromWire[oc.Effort]
+		if !ok {
+			return translate.Invalid("output_config.effort", "Input should be 'low', 'medium', 'high' or 'max'")
+		}
+		if req.Reasoning == nil {
+			req.Reasoning = &parleyv1.ReasoningConfig{}
+		}
+		req.Reasoning.Effort = e
+	}
+	if f := oc.Format; f != nil {
+		if f.Type != "json_schema" {
+			return translate.Invalid("output_config.format.type", "Input should be 'json_schema'")
+		}
+		req.ResponseFormat = &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA, Schema: string(f.Schema)}
+		jsonx.Keep(&req.Extensions, D, "output_config/format", f.Unknown)
+	}
+	jsonx.Keep(&req.Extensions, D, "output_config", oc.Unknown)
+	return nil
+}
+
+// dropped lists the settings of a request that this dialect has no field
+// for; they are not sent.
+func dropped(req *parleyv1.Request) []string {
+	var out []string
+	add := func(set bool, path string) {
+		if set {
+			out = append(out, path)
+		}
+	}
+	g := req.GetGeneration()
+	if g == nil {
+		g = &parleyv1.GenerationConfig{}
+	}
+	add(g.Seed != nil, "generation.seed")
+	add(g.PresencePenalty != nil, "generation.presence_penalty")
+	add(g.FrequencyPenalty != nil, "generation.frequency_penalty")
+	add(g.GetLogprobs() || g.TopLogprobs != nil, "generation.logprobs")
+	add(len(g.GetLogitBias()) > 0, "generation.logit_bias")
+	add(g.GetMediaResolution() != parleyv1.MediaResolution_MEDIA_RESOLUTION_UNSPECIFIED, "generation.media_resolution")
+	add(g.GetSpeech() != nil, "generation.speech")
+	add(g.EnhancedCivicAnswers != nil, "generation.enhanced_civic_answers")
+	add(g.GetVerbosity() != parleyv1.Verbosity_VERBOSITY_UNSPECIFIED, "generation.verbosity")
+	add(len(req.GetSafetySettings()) > 0, "safety_settings")
+	add(req.GetCachedContent() != "", "cached_content")
+	switch req.GetResponseFormat().GetKind() {
+	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_OBJECT, parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM:
+		// Only a JSON schema has a form here (output_config.format).
+		out = append(out, "response_format")
+	}
+	return out
+}
+
+func cacheControl(cc *CacheControl, path string) (*parleyv1.CacheControl, error) {
+	if cc.Type != "ephemeral" {
+		return nil, translate.Invalid(path+".type", "Input should be 'ephemeral'")
+	}
+	out := &parleyv1.CacheControl{}
+	switch cc.TTL {
+	case "":
+	case "5m":
+		out.Ttl = durationpb.New(5 * time.Minute)
+	case "1h":
+		out.Ttl = durationpb.New(time.Hour)
+	default:
+		return nil, translate.Invalid(path+".ttl", "Input should be '5m' or '1h'")
+	}
+	return out, nil
+}
+
+func wireCacheControl(cc *parleyv1.CacheControl) *CacheControl {
+	if cc == nil {
+		return nil
+	}
+	out := &CacheControl{Type: "ephemeral"}
+	if ttl := cc.GetTtl(); ttl != nil {
+		d := ttl.AsDuration()
+		if d > 5*time.Minute {
+			out.TTL = "1h"
+		} else {
+			out.TTL = "5m"
+		}
+	}
+	return out
+}
+
+// take returns the client's unknown members under prefix, when the client
+// spoke this dialect.
+func (e *encoder) take(prefix string) jsonx.Unknown {
+	if !e.same {
+		return nil
+	}
+	return jsonx.Take(e.req.GetExtensions(), D, prefix)
+}
+
+func (e *encoder) partUnknown(p *parleyv1.Part) jsonx.Unknown {
+	if !e.same {
+		return nil
+	}
+	return jsonx.Take(p.GetExtensions(), D, "")
+}

@@ -1,0 +1,247 @@
+package messages
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// Stream decoding: an upstream's events into canonical stream events.
+
+// The stream of this dialect is:
+//
+//	message_start
+//	(content_block_start content_block_delta* content_block_stop)*
+//	message_delta
+//	message_stop
+//
+// with ping anywhere and error ending it anywhere. Block indices count up
+// from 0 and blocks never interleave.
+
+// NewStreamDecoder implements translate.Upstream.
+func (Upstream) NewStreamDecoder(t translate.Target) translate.StreamDecoder {
+	return &streamDecoder{t: t, open: -1}
+}
+
+type streamDecoder struct {
+	t        translate.Target
+	started  bool
+	stopped  bool
+	next     int // index of the next block
+	open     int // index of the open block, -1 when none
+	kind     string
+	gotArgs  bool // the open tool_use block received argument text
+	toolUse  bool
+	usage    Usage // the latest counts, merged
+	finished bool
+}
+
+func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
+	var w Event
+	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("event %q: %w", ev.Type, err))
+	}
+	if w.Type == "" {
+		w.Type = ev.Type
+	}
+	if d.stopped && w.Type != "ping" {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("event %q after message_stop", w.Type))
+	}
+	if !d.started && w.Type != "message_start" && w.Type != "ping" && w.Type != "error" {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("event %q before message_start", w.Type))
+	}
+	switch w.Type {
+	case "ping":
+		return append(dst, keepAlive()), nil
+	case "message_start":
+		return d.messageStart(dst, &w)
+	case "content_block_start":
+		return d.blockStart(dst, &w)
+	case "content_block_delta":
+		return d.blockDelta(dst, &w)
+	case "content_block_stop":
+		if w.Index == nil || int(*w.Index) != d.open {
+			return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_stop for block %v, but block %d is open", index(w.Index), d.open))
+		}
+		if d.kind == "tool_use" && !d.gotArgs {
+			dst = append(dst, partDelta(d.open, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: "{}"}}))
+		}
+		d.open = -1
+		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: int32(*w.Index)}}}), nil
+	case "message_delta":
+		return d.messageDelta(dst, &w)
+	case "message_stop":
+		if d.open >= 0 {
+			return dst, translate.UpstreamProtocol(D, fmt.Errorf("message_stop while block %d is open", d.open))
+		}
+		d.stopped = true
+		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}), nil
+	case "error":
+		if w.Error == nil {
+			return dst, translate.UpstreamProtocol(D, errors.New("error event without an error"))
+		}
+		d.stopped = true
+		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: errorFromDetail(w.Error, 0)}}), nil
+	}
+	// The dialect may add event types; an unknown one carries nothing this
+	// stream needs.
+	return dst, nil
+}
+
+func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
+	if !d.stopped {
+		return dst, &translate.UpstreamError{Err: &parleyv1.Error{
+			Code:    parleyv1.Code_CODE_UNAVAILABLE,
+			Message: "the messages upstream's stream ended before message_stop",
+			Origin:  &parleyv1.Origin{Dialect: D},
+			Retry:   &parleyv1.RetryAdvice{Retryable: true},
+		}}
+	}
+	return dst, nil
+}
+
+func keepAlive() *parleyv1.StreamEvent {
+	return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_KeepAlive{KeepAlive: &parleyv1.KeepAlive{}}}
+}
+
+func partDelta(i int, pd *parleyv1.PartDelta) *parleyv1.StreamEvent {
+	pd.Index = int32(i)
+	return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: pd}}
+}
+
+func index(p *int64) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
+
+func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+	if d.started {
+		return dst, translate.UpstreamProtocol(D, errors.New("a second message_start"))
+	}
+	if w.Message == nil {
+		return dst, translate.UpstreamProtocol(D, errors.New("message_start without a message"))
+	}
+	d.started = true
+	m := w.Message
+	resp := &parleyv1.Response{Id: m.ID, Model: m.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: upstreamMark()}
+	if m.Usage != nil {
+		d.usage = *m.Usage
+		resp.Usage = canonicalUsage(m.Usage)
+		resp.ServiceTier = serviceTier(m.Usage.ServiceTier, &resp.Extensions)
+		jsonx.Keep(&resp.Extensions, D, "usage", m.Usage.Unknown)
+	}
+	jsonx.Keep(&resp.Extensions, D, "", m.Unknown)
+	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}}), nil
+}
+
+func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+	if w.Index == nil || w.ContentBlock == nil {
+		return dst, translate.UpstreamProtocol(D, errors.New("content_block_start without index or block"))
+	}
+	if d.open >= 0 {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_start %d while block %d is open", *w.Index, d.open))
+	}
+	if int(*w.Index) != d.next {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_start index %d out of order (next is %d)", *w.Index, d.next))
+	}
+	b := *w.ContentBlock
+	d.kind, d.gotArgs = b.Type, false
+	if b.Type == "tool_use" || b.Type == "server_tool_use" {
+		// The input of a starting tool block is a placeholder; the real
+		// arguments follow as input_json_delta.
+		b.Input = nil
+		if b.Type == "tool_use" {
+			d.toolUse = true
+		}
+	}
+	p, err := responseDecoder{t: d.t}.block(&b)
+	if err != nil {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_start %d: %w", *w.Index, err))
+	}
+	switch k := p.GetKind().(type) {
+	case *parleyv1.Part_ToolCall:
+		k.ToolCall.Arguments = ""
+	case *parleyv1.Part_HostedToolCall:
+		k.HostedToolCall.Input = ""
+	}
+	if p.GetSignature().GetValue() == "" {
+		p.Signature = nil // the empty signature of a starting thinking block
+	}
+	d.open, d.next = int(*w.Index), d.next+1
+	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Index: int32(*w.Index), Part: p}}}), nil
+}
+
+func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+	if w.Index == nil || int(*w.Index) != d.open || w.Delta == nil {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_delta for block %v, but block %d is open", index(w.Index), d.open))
+	}
+	i := d.open
+	dl := w.Delta
+	if want, ok := deltaBlock[dl.Type]; ok && !strings.Contains(want, "|"+d.kind+"|") {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("%s for a %s block", dl.Type, d.kind))
+	}
+	switch dl.Type {
+	case "text_delta":
+		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: deref(dl.Text)}})), nil
+	case "input_json_delta":
+		if deref(dl.PartialJSON) != "" {
+			d.gotArgs = true
+		}
+		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: deref(dl.PartialJSON)}})), nil
+	case "thinking_delta":
+		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: deref(dl.Thinking)}})), nil
+	case "signature_delta":
+		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: translate.Stamp(deref(dl.Signature), D, d.t)}})), nil
+	case "citations_delta":
+		if dl.Citation == nil {
+			return dst, translate.UpstreamProtocol(D, errors.New("citations_delta without a citation"))
+		}
+		a, ok := citation(dl.Citation)
+		if !ok {
+			return dst, nil // a citation kind Parley does not model
+		}
+		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Annotation{Annotation: a}})), nil
+	}
+	return dst, translate.UpstreamProtocol(D, fmt.Errorf("unknown delta type %q", dl.Type))
+}
+
+// deltaBlock lists the block types each delta type may extend.
+var deltaBlock = map[string]string{
+	"text_delta":       "|text|",
+	"citations_delta":  "|text|",
+	"input_json_delta": "|tool_use|server_tool_use|",
+	"thinking_delta":   "|thinking|",
+	"signature_delta":  "|thinking|",
+}
+
+func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+	if d.open >= 0 {
+		return dst, translate.UpstreamProtocol(D, fmt.Errorf("message_delta while block %d is open", d.open))
+	}
+	if u := w.Usage; u != nil {
+		mergeUsage(&d.usage, u)
+		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: canonicalUsage(&d.usage)}})
+	}
+	if w.Delta != nil && w.Delta.StopReason != nil && !d.finished {
+		d.finished = true
+		f := &parleyv1.Finish{}
+		f.Reason, f.FinishMessage = finishReason(*w.Delta.StopReason)
+		f.Reason = translate.ToolUseFinish(f.Reason, d.toolUse)
+		f.StopSequence = deref(w.Delta.StopSequence)
+		jsonx.Keep(&f.Extensions, D, "", w.Delta.Unknown)
+		if w.Usage != nil {
+			// Members of the closing usage the canonical counts do not
+			// hold (per-iteration usage, say) ride with the finish.
+			jsonx.Keep(&f.Extensions, D, "usage", w.Usage.Unknown)
+		}
+		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
+	}
+	return dst, nil
+}

@@ -1,0 +1,365 @@
+package messages
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// Turns and their content blocks, both ways: a client's messages into
+// canonical messages and parts, and canonical turns (normalised for a
+// client of another dialect) into an upstream's messages. The walk
+// dispatches on the block type; what each kind of block maps to is in the
+// file of its concern (reasoning.go, tools.go, server_tools.go, media.go,
+// citations.go).
+
+func (d *decoder) message(w *Message, path string) (*parleyv1.Message, error) {
+	m := &parleyv1.Message{}
+	switch w.Role {
+	case "user":
+		m.Role = parleyv1.Role_ROLE_USER
+	case "assistant":
+		m.Role = parleyv1.Role_ROLE_ASSISTANT
+	case "system":
+		m.Role = parleyv1.Role_ROLE_SYSTEM
+	case "":
+		return nil, translate.Invalid(path+".role", "Field required")
+	default:
+		return nil, translate.Invalid(path+".role", "Input should be 'user', 'assistant' or 'system'")
+	}
+	parts, err := d.blocks(w.Content, path+".content", m.Role == parleyv1.Role_ROLE_ASSISTANT)
+	if err != nil {
+		return nil, err
+	}
+	m.Parts = parts
+	if w.Content.String {
+		jsonx.KeepValue(&m.Extensions, D, extStringContent, jsontext.Value("true"))
+	}
+	jsonx.Keep(&m.Extensions, D, "", w.Unknown)
+	return m, nil
+}
+
+func (d *decoder) blocks(c Content, path string, assistant bool) ([]*parleyv1.Part, error) {
+	if c.String {
+		return []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: c.Text}}}}, nil
+	}
+	parts := make([]*parleyv1.Part, 0, len(c.Blocks))
+	var carried *parleyv1.Opaque
+	for i := range c.Blocks {
+		p, err := d.block(&c.Blocks[i], fmt.Sprintf("%s.%d", path, i))
+		if err != nil {
+			return nil, err
+		}
+		switch op, kind := carrierOf(p); kind {
+		case translate.SealCarrierNext:
+			carried = op
+			continue
+		case translate.SealCarrierPrev:
+			if n := len(parts); n > 0 {
+				parts[n-1].Signature = op
+				continue
+			}
+			carried = op
+			continue
+		}
+		if carried != nil {
+			p.Signature = carried
+			carried = nil
+		}
+		parts = append(parts, p)
+	}
+	if carried != nil {
+		// A carrier with nothing to attach to: keep the signature on an
+		// empty reasoning part rather than lose it.
+		parts = append(parts, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}, Signature: carried})
+	}
+	return parts, nil
+}
+
+func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
+	p := &parleyv1.Part{}
+	if b.CacheControl != nil {
+		cc, err := cacheControl(b.CacheControl, path+".cache_control")
+		if err != nil {
+			return nil, err
+		}
+		p.CacheControl = cc
+	}
+	switch b.Type {
+	case "text":
+		if b.Text == nil {
+			return nil, translate.Invalid(path+".text", "Field required")
+		}
+		t := &parleyv1.Text{Text: *b.Text}
+		anns, err := citations(b.Citations, path+".citations", &p.Extensions)
+		if err != nil {
+			return nil, err
+		}
+		t.Annotations = anns
+		p.Kind = &parleyv1.Part_Text{Text: t}
+	case "image", "document":
+		m, err := media(b, path)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			return rawBlock(b)
+		}
+		p.Kind = &parleyv1.Part_Media{Media: m}
+		if len(b.Citations) > 0 {
+			jsonx.KeepValue(&p.Extensions, D, "citations", b.Citations)
+		}
+	case "tool_use":
+		if b.ID == "" {
+			return nil, translate.Invalid(path+".id", "Field required")
+		}
+		if b.Name == "" {
+			return nil, translate.Invalid(path+".name", "Field required")
+		}
+		args := string(b.Input)
+		if args == "" {
+			args = "{}"
+		}
+		p.Kind = &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: b.ID, Name: b.Name, Arguments: args}}
+		if d.callNames == nil {
+			d.callNames = map[string]string{}
+		}
+		d.callNames[b.ID] = b.Name
+	case "tool_result":
+		if b.ToolUseID == "" {
+			return nil, translate.Invalid(path+".tool_use_id", "Field required")
+		}
+		tr := &parleyv1.ToolResult{CallId: b.ToolUseID, Name: d.callNames[b.ToolUseID]}
+		if b.IsError != nil {
+			tr.IsError = *b.IsError
+			if !tr.IsError {
+				// An explicit false has no canonical spelling; keep it for
+				// this dialect.
+				jsonx.KeepValue(&p.Extensions, D, "is_error", jsontext.Value("false"))
+			}
+		}
+		if len(b.Content) > 0 {
+			var c Content
+			if err := jsonx.Unmarshal(b.Content, &c); err != nil {
+				return nil, decodeErrorAt(err, path+".content")
+			}
+			content, err := d.blocks(c, path+".content", false)
+			if err != nil {
+				return nil, err
+			}
+			tr.Content = content
+			if c.String {
+				jsonx.KeepValue(&p.Extensions, D, extStringContent, jsontext.Value("true"))
+			}
+		}
+		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}
+	case "thinking":
+		r := &parleyv1.Reasoning{}
+		if b.Thinking != nil {
+			r.Text = *b.Thinking
+		}
+		p.Kind = &parleyv1.Part_Reasoning{Reasoning: r}
+		if b.Signature != nil {
+			o := translate.OpenOpaque(*b.Signature, D)
+			switch o.Kind {
+			case translate.SealEncrypted:
+				r.EncryptedContent = o.Opaque
+			case translate.SealCarrierNext:
+				p.Signature = o.Opaque
+				jsonx.KeepValue(&p.Extensions, D, extCarrier, jsontext.Value(`"next"`))
+			case translate.SealCarrierPrev:
+				p.Signature = o.Opaque
+				jsonx.KeepValue(&p.Extensions, D, extCarrier, jsontext.Value(`"prev"`))
+			default:
+				p.Signature = o.Opaque
+			}
+		}
+	case "redacted_thinking":
+		o := translate.OpenOpaque(b.Data, D)
+		p.Kind = &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Redacted: true, EncryptedContent: o.Opaque}}
+	case "server_tool_use":
+		input := string(b.Input)
+		if input == "" {
+			input = "{}"
+		}
+		p.Kind = &parleyv1.Part_HostedToolCall{HostedToolCall: &parleyv1.HostedToolCall{Id: b.ID, Name: b.Name, Kind: serverToolKind(b.Name), Input: input}}
+	default:
+		if kind, ok := serverResultKind(b.Type); ok {
+			hr := &parleyv1.HostedToolResult{CallId: b.ToolUseID, Kind: kind, Output: string(b.Content), IsError: isErrorContent(b.Content)}
+			p.Kind = &parleyv1.Part_HostedToolResult{HostedToolResult: hr}
+			if b.Type != defaultResultType(kind) {
+				jsonx.KeepValue(&p.Extensions, D, extType, jsontext.Value(quote(b.Type)))
+			}
+			break
+		}
+		if b.Type == "" {
+			return nil, translate.Invalid(path+".type", "Field required")
+		}
+		return rawBlock(b)
+	}
+	jsonx.Keep(&p.Extensions, D, "", b.Unknown)
+	return p, nil
+}
+
+// rawBlock keeps a block with no canonical home whole.
+func rawBlock(b *Block) (*parleyv1.Part, error) {
+	raw, err := jsonx.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	p := &parleyv1.Part{}
+	jsonx.KeepValue(&p.Extensions, D, extBlock, raw)
+	return p, nil
+}
+
+// messages builds the turns. For a client of another dialect they are
+// first normalised (translate.NormaliseTurns): empty text dropped, tool
+// results right after their calls, tool turns as user turns, system turns
+// in the middle kept in place as reminders, same-role turns merged.
+func (e *encoder) messages() ([]Message, error) {
+	src := e.req.GetMessages()
+	if !e.same {
+		_, rest := translate.SplitLeadingSystem(src)
+		src = translate.NormaliseTurns(rest)
+	}
+	out := make([]Message, 0, len(src))
+	for i, m := range src {
+		role := "user"
+		switch m.GetRole() {
+		case parleyv1.Role_ROLE_ASSISTANT:
+			role = "assistant"
+		case parleyv1.Role_ROLE_SYSTEM, parleyv1.Role_ROLE_DEVELOPER:
+			role = "system" // only a client of this dialect gets here
+		}
+		blocks, err := e.blocks(m, i)
+		if err != nil {
+			return nil, err
+		}
+		if !e.same {
+			if len(blocks) == 0 {
+				continue // e.g. a turn that held only another service's reasoning
+			}
+			if n := len(out); n > 0 && out[n-1].Role == role {
+				out[n-1].Content.Blocks = append(out[n-1].Content.Blocks, blocks...)
+				continue
+			}
+			out = append(out, Message{Role: role, Content: Content{Blocks: blocks}})
+			continue
+		}
+		wm := Message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), D, "")}
+		if jsonx.Has(m.GetExtensions(), D, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
+			blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 {
+			wm.Content = Content{String: true, Text: *blocks[0].Text}
+		}
+		out = append(out, wm)
+	}
+	return out, nil
+}
+
+func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
+	parts := m.GetParts()
+	out := make([]Block, 0, len(parts))
+	for j, p := range parts {
+		field := fmt.Sprintf("messages[%d].parts[%d]", mi, j)
+		bs, err := e.part(p, field, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
+}
+
+// part returns the blocks for one part: none when the part cannot go to
+// this upstream (reasoning another service signed), one usually.
+func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block, error) {
+	cc := wireCacheControl(p.GetCacheControl())
+	unknown := e.partUnknown(p)
+	one := func(b Block) []Block {
+		b.CacheControl = cc
+		b.Unknown = unknown
+		return []Block{b}
+	}
+	switch k := p.GetKind().(type) {
+	case *parleyv1.Part_Text:
+		if k.Text.GetText() == "" && !e.same {
+			return nil, nil
+		}
+		b := Block{Type: "text", Text: ptr(k.Text.GetText()), Citations: e.wireCitations(p)}
+		return one(b), nil
+	case *parleyv1.Part_Media:
+		b, err := e.media(k.Media, field)
+		if err != nil {
+			return nil, err
+		}
+		if e.same {
+			if v, ok := jsonx.Value(p.GetExtensions(), D, "citations"); ok {
+				b.Citations = v
+				delete(unknown, "citations")
+			}
+		}
+		return one(b), nil
+	case *parleyv1.Part_ToolCall:
+		args := strings.TrimSpace(k.ToolCall.GetArguments())
+		if args == "" {
+			args = "{}"
+		}
+		if !jsontext.Value(args).IsValid() || jsontext.Value(args).Kind() != '{' {
+			return nil, translate.Unsupported(D, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
+		}
+		return one(Block{Type: "tool_use", ID: k.ToolCall.GetId(), Name: k.ToolCall.GetName(), Input: jsontext.Value(args)}), nil
+	case *parleyv1.Part_ToolResult:
+		b, err := e.toolResult(p, k.ToolResult, field)
+		if err != nil {
+			return nil, err
+		}
+		return one(b), nil
+	case *parleyv1.Part_Reasoning:
+		return e.reasoningPart(p, k.Reasoning, unknown), nil
+	case *parleyv1.Part_Refusal:
+		return one(Block{Type: "text", Text: ptr(k.Refusal.GetText())}), nil
+	case *parleyv1.Part_ExecutableCode:
+		// Code another service ran for the model: kept as text so that the
+		// model still sees what happened.
+		text := "```" + strings.ToLower(strings.TrimPrefix(k.ExecutableCode.GetLanguage().String(), "CODE_LANGUAGE_")) + "\n" + k.ExecutableCode.GetCode() + "\n```"
+		return one(Block{Type: "text", Text: ptr(text)}), nil
+	case *parleyv1.Part_CodeExecutionResult:
+		text := "Code execution output:\n" + k.CodeExecutionResult.GetOutput()
+		return one(Block{Type: "text", Text: ptr(text)}), nil
+	case *parleyv1.Part_HostedToolCall:
+		if !e.same {
+			return nil, nil // another service's server tool: nothing to send
+		}
+		input := k.HostedToolCall.GetInput()
+		if input == "" {
+			input = "{}"
+		}
+		return one(Block{Type: "server_tool_use", ID: k.HostedToolCall.GetId(), Name: k.HostedToolCall.GetName(), Input: jsontext.Value(input)}), nil
+	case *parleyv1.Part_HostedToolResult:
+		if !e.same {
+			return nil, nil
+		}
+		typ := defaultResultType(k.HostedToolResult.GetKind())
+		if v, ok := jsonx.Value(p.GetExtensions(), D, extType); ok {
+			_ = jsonx.Unmarshal(v, &typ)
+		}
+		return one(Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput())}), nil
+	case *parleyv1.Part_ItemReference:
+		return nil, translate.Unsupported(D, field+".item_reference", "an item reference needs the stored response it points to")
+	case nil:
+		if v, ok := jsonx.Value(p.GetExtensions(), D, extBlock); ok {
+			var b Block
+			if err := jsonx.Unmarshal(v, &b); err != nil {
+				return nil, err
+			}
+			return []Block{b}, nil
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
