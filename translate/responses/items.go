@@ -45,45 +45,6 @@ type itemDecoder struct {
 	last *parleyv1.Part
 }
 
-func (d *itemDecoder) opaque(v string) translate.Opened {
-	if d.client {
-		return translate.OpenOpaque(v, D)
-	}
-	return translate.Opened{Opaque: translate.Stamp(v, D, d.t)}
-}
-
-func itemStatus(s string) parleyv1.ItemStatus {
-	switch s {
-	case "in_progress":
-		return parleyv1.ItemStatus_ITEM_STATUS_IN_PROGRESS
-	case "completed":
-		return parleyv1.ItemStatus_ITEM_STATUS_COMPLETED
-	case "incomplete":
-		return parleyv1.ItemStatus_ITEM_STATUS_INCOMPLETE
-	case "searching":
-		return parleyv1.ItemStatus_ITEM_STATUS_SEARCHING
-	case "failed":
-		return parleyv1.ItemStatus_ITEM_STATUS_FAILED
-	}
-	return parleyv1.ItemStatus_ITEM_STATUS_UNSPECIFIED
-}
-
-func statusWord(s parleyv1.ItemStatus) string {
-	switch s {
-	case parleyv1.ItemStatus_ITEM_STATUS_IN_PROGRESS:
-		return "in_progress"
-	case parleyv1.ItemStatus_ITEM_STATUS_COMPLETED:
-		return "completed"
-	case parleyv1.ItemStatus_ITEM_STATUS_INCOMPLETE:
-		return "incomplete"
-	case parleyv1.ItemStatus_ITEM_STATUS_SEARCHING:
-		return "searching"
-	case parleyv1.ItemStatus_ITEM_STATUS_FAILED:
-		return "failed"
-	}
-	return ""
-}
-
 var roles = map[string]parleyv1.Role{
 	"user":      parleyv1.Role_ROLE_USER,
 	"assistant": parleyv1.Role_ROLE_ASSISTANT,
@@ -276,17 +237,6 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 	return m, nil
 }
 
-// summaryUnusual reports whether summary parts hold anything besides
-// summary_text and text, so that they must travel raw.
-func summaryUnusual(s []SummaryPart) bool {
-	for _, p := range s {
-		if p.Type != "summary_text" || len(p.Unknown) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 func keepIDStatus(m *parleyv1.Message, it *Item) {
 	if it.ID != "" {
 		jsonx.KeepValue(&m.Extensions, D, extID, quote(it.ID))
@@ -296,153 +246,205 @@ func keepIDStatus(m *parleyv1.Message, it *Item) {
 	}
 }
 
-// output reads a function_call_output's output: a string (JSON text, as
-// the tool gave it) or an array of content parts.
-func (d *itemDecoder) output(v jsontext.Value, field string) ([]*parleyv1.Part, error) {
-	switch v.Kind() {
-	case '"':
-		var s string
-		if err := jsonx.Unmarshal(v, &s); err != nil {
-			return nil, translate.Invalid(field, "%v", err)
+// outputItem decodes an output item into parts; the members of the item
+// with no canonical home ride on its parts.
+func (d *itemDecoder) outputItem(it *Item) ([]*parleyv1.Part, error) {
+	m, err := d.item(it, "output")
+	if err != nil || m == nil {
+		return nil, err
+	}
+	ext := m.GetExtensions()
+	for _, p := range m.Parts {
+		for k, v := range ext.GetFields() {
+			if strings.HasPrefix(k, "@") {
+				if k == extSummary {
+					jsonx.KeepValue(&p.Extensions, D, k, jsontext.Value(v))
+				}
+				continue
+			}
+			jsonx.KeepValue(&p.Extensions, D, "item/"+k, jsontext.Value(v))
 		}
-		return []*parleyv1.Part{translate.TextPart(s)}, nil
-	case '[':
-		var parts []ContentPart
-		if err := jsonx.Unmarshal(v, &parts); err != nil {
-			return nil, openai.InputError(err)
+	}
+	return m.Parts, nil
+}
+
+var roleWords = map[parleyv1.Role]string{
+	parleyv1.Role_ROLE_USER:      "user",
+	parleyv1.Role_ROLE_ASSISTANT: "assistant",
+	parleyv1.Role_ROLE_SYSTEM:    "system",
+	parleyv1.Role_ROLE_DEVELOPER: "developer",
+}
+
+// turn renders one canonical turn as items: message parts of the same item
+// join one message item; every call, result and reasoning part is an item
+// of its own.
+func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
+	role := roleWords[m.GetRole()]
+	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
+		role = "user"
+	}
+	var out []Item
+	var msg *Item
+	flush := func() {
+		if msg != nil {
+			out = append(out, *msg)
+			msg = nil
 		}
-		out := make([]*parleyv1.Part, 0, len(parts))
-		for j := range parts {
-			p, err := d.contentPart(&parts[j], field+".["+strconv.Itoa(j)+"]")
-			if err != nil {
+	}
+	newMessage := func(p *parleyv1.Part) *Item {
+		it := &Item{Role: role, Content: &Content{}, Unknown: e.take(m.GetExtensions(), "")}
+		if e.has(m.GetExtensions(), extTyped) || (m.GetRole() == parleyv1.Role_ROLE_ASSISTANT && p != nil && p.GetItemId() != "") {
+			it.Type = "message"
+		}
+		if p != nil && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT {
+			it.ID, it.Status = p.GetItemId(), statusWord(p.GetStatus())
+		}
+		e.idStatus(it, m)
+		return it
+	}
+	for j, p := range m.GetParts() {
+		pf := field + ".parts[" + strconv.Itoa(j) + "]"
+		cp, isContent, err := e.content(p, m.GetRole(), pf)
+		if err != nil {
+			return nil, err
+		}
+		if isContent {
+			if msg == nil || (p.GetItemId() != "" && p.GetItemId() != msg.ID) {
+				flush()
+				msg = newMessage(p)
+			}
+			if cp != nil {
+				msg.Content.Parts = append(msg.Content.Parts, *cp)
+			}
+			continue
+		}
+		flush()
+		if r := p.GetHostedToolResult(); r != nil && e.same && len(out) > 0 && out[len(out)-1].Type == "file_search_call" && out[len(out)-1].ID == r.GetCallId() {
+			out[len(out)-1].Results = jsontext.Value(r.GetOutput())
+			continue
+		}
+		it, err := e.item(m, p, pf)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it...)
+	}
+	flush()
+	if len(m.GetParts()) == 0 && e.same && jsonx.Has(m.GetExtensions(), D, extID) {
+		out = append(out, *newMessage(nil))
+	}
+	// A turn of one text part that came as a string goes back as one.
+	if e.has(m.GetExtensions(), extString) && len(out) == 1 && out[0].Content != nil && len(out[0].Content.Parts) == 1 && out[0].Content.Parts[0].Type != "refusal" {
+		c := out[0].Content.Parts[0]
+		if c.Text != nil && len(c.Unknown) == 0 {
+			out[0].Content = &Content{String: true, Text: *c.Text}
+		}
+	}
+	if !e.same {
+		for i := range out {
+			simplify(&out[i])
+		}
+	}
+	return out, nil
+}
+
+func (e *encoder) idStatus(it *Item, m *parleyv1.Message) {
+	if v, ok := jsonx.Value(m.GetExtensions(), D, extID); ok && e.same {
+		_ = jsonx.Unmarshal(v, &it.ID)
+	}
+	if v, ok := jsonx.Value(m.GetExtensions(), D, extStatus); ok && e.same {
+		_ = jsonx.Unmarshal(v, &it.Status)
+	}
+}
+
+// item renders a part that is an item of its own.
+func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]Item, error) {
+	unknown := e.take(m.GetExtensions(), "")
+	switch k := p.GetKind().(type) {
+	case *parleyv1.Part_ToolCall:
+		c := k.ToolCall
+		if c.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
+			action := c.GetArguments()
+			if action == "" {
+				action = "{}"
+			}
+			return []Item{{Type: "computer_call", ID: p.GetItemId(), CallID: c.GetId(), Action: jsontext.Value(action), Status: statusWord(p.GetStatus()), Unknown: unknown}}, nil
+		}
+		args := c.GetArguments()
+		it := Item{Type: "function_call", CallID: c.GetId(), Name: c.GetName(), Arguments: &args, Unknown: unknown}
+		if e.same || strings.HasPrefix(p.GetItemId(), "fc_") {
+			it.ID, it.Status = p.GetItemId(), statusWord(p.GetStatus())
+		}
+		return []Item{it}, nil
+	case *parleyv1.Part_ToolResult:
+		r := k.ToolResult
+		if r.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
+			out, ok := jsonx.Value(m.GetExtensions(), D, "output")
+			if !ok || !e.same {
+				raw, err := e.screenshot(r, field)
+				if err != nil {
+					return nil, err
+				}
+				out = raw
+			}
+			it := Item{Type: "computer_call_output", CallID: r.GetCallId(), Output: out, Unknown: unknown}
+			delete(it.Unknown, "output")
+			e.idStatus(&it, m)
+			return []Item{it}, nil
+		}
+		it := Item{Type: "function_call_output", CallID: r.GetCallId(), Unknown: unknown}
+		e.idStatus(&it, m)
+		out, err := e.resultOutput(r, field)
+		if err != nil {
+			return nil, err
+		}
+		it.Output = out
+		return []Item{it}, nil
+	case *parleyv1.Part_Reasoning:
+		return e.reasoning(m, p, k.Reasoning), nil
+	case *parleyv1.Part_HostedToolCall:
+		if !e.same {
+			return nil, nil
+		}
+		hc := k.HostedToolCall
+		it := Item{ID: hc.GetId(), Status: statusWord(p.GetStatus()), Unknown: unknown}
+		switch hc.GetKind() {
+		case parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH:
+			it.Type = "web_search_call"
+			if hc.GetInput() != "" {
+				it.Action = jsontext.Value(hc.GetInput())
+			}
+		case parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH:
+			it.Type, it.Queries = "file_search_call", hc.GetQueries()
+			if it.Queries == nil {
+				it.Queries = []string{}
+			}
+		default:
+			return nil, nil
+		}
+		return []Item{it}, nil
+	case *parleyv1.Part_HostedToolResult:
+		return nil, nil // joined to its call by the caller
+	case *parleyv1.Part_ItemReference:
+		return []Item{{Type: "item_reference", ID: k.ItemReference.GetId()}}, nil
+	case nil:
+		if v, ok := jsonx.Value(p.GetExtensions(), D, extItem); ok && e.same {
+			var it Item
+			if err := jsonx.Unmarshal(v, &it); err != nil {
 				return nil, err
 			}
-			out = append(out, p)
+			return []Item{it}, nil
 		}
-		return out, nil
 	}
-	return nil, translate.Invalid(field, "must be a string or an array of content parts")
+	return nil, nil
 }
 
-func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part, error) {
-	var p *parleyv1.Part
-	switch w.Type {
-	case "input_text", "output_text":
-		if w.Text == nil {
-			return nil, translate.Invalid(field+".text", "is required")
-		}
-		p = translate.TextPart(*w.Text)
-		for _, a := range w.Annotations {
-			if ca, ok := canonicalAnnotation(a); ok {
-				p.GetText().Annotations = append(p.GetText().Annotations, ca)
-			}
-		}
-		if w.Type == "output_text" && w.Annotations == nil {
-			jsonx.KeepValue(&p.Extensions, D, extNoAnn, jsontext.Value("true"))
-		}
-		if w.Type == "output_text" && len(w.Annotations) > len(p.GetText().GetAnnotations()) {
-			raw, _ := jsonx.Marshal(w.Annotations)
-			jsonx.KeepValue(&p.Extensions, D, "annotations", raw)
-		}
-		if w.Type == "output_text" {
-			jsonx.KeepValue(&p.Extensions, D, "@type", quote(w.Type))
-		}
-	case "refusal":
-		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: deref(w.Refusal)}}}
-	case "input_image":
-		media := &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, Detail: openai.Detail(w.Detail)}
-		switch {
-		case w.FileID != nil && *w.FileID != "":
-			media.Source = &parleyv1.Media_FileId{FileId: *w.FileID}
-		case w.ImageURL != nil && *w.ImageURL != "":
-			if mime, data, ok := openai.ParseDataURL(*w.ImageURL); ok {
-				media.MimeType, media.Source = mime, &parleyv1.Media_Data{Data: data}
-			} else {
-				media.Source = &parleyv1.Media_Uri{Uri: *w.ImageURL}
-			}
-		default:
-			return nil, translate.Invalid(field, "an input_image needs image_url or file_id")
-		}
-		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
-	case "input_file":
-		media := &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_FILE, Filename: deref(w.Filename)}
-		switch {
-		case w.FileID != nil && *w.FileID != "":
-			media.Source = &parleyv1.Media_FileId{FileId: *w.FileID}
-		case w.FileData != nil:
-			mime, data, ok := openai.ParseDataURL(*w.FileData)
-			if !ok {
-				return nil, translate.Invalid(field+".file_data", "must be a base64 data URL (data:application/pdf;base64,...)")
-			}
-			media.MimeType, media.Kind, media.Source = mime, openai.KindOfMIME(mime), &parleyv1.Media_Data{Data: data}
-		case w.FileURL != nil:
-			media.Source = &parleyv1.Media_Uri{Uri: *w.FileURL}
-		default:
-			return nil, translate.Invalid(field, "an input_file needs file_data, file_id or file_url")
-		}
-		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
-	default:
-		raw, err := jsonx.Marshal(w)
-		if err != nil {
-			return nil, translate.Invalid(field, "%v", err)
-		}
-		p = &parleyv1.Part{}
-		jsonx.KeepValue(&p.Extensions, D, "@part", raw)
-		return p, nil
-	}
-	jsonx.Keep(&p.Extensions, D, "", w.Unknown)
-	return p, nil
+// sameOrigin reports whether p came from a service of this dialect.
+func sameOrigin(p *parleyv1.Part) bool {
+	return p.GetExtensions().GetDialect() == D || p.GetReasoning().GetEncryptedContent().GetOrigin().GetDialect() == D
 }
 
-func canonicalAnnotation(a Annotation) (*parleyv1.Annotation, bool) {
-	if len(a.Unknown) > 0 {
-		return nil, false
-	}
-	switch a.Type {
-	case "url_citation":
-		return &parleyv1.Annotation{Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION, Url: a.URL, Title: a.Title, StartIndex: a.StartIndex, EndIndex: a.EndIndex}, true
-	case "file_citation":
-		return &parleyv1.Annotation{Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_FILE_CITATION, FileId: a.FileID, Filename: a.Filename, Index: a.Index}, true
-	case "file_path":
-		return &parleyv1.Annotation{Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_FILE_PATH, FileId: a.FileID, Index: a.Index}, true
-	}
-	return nil, false
-}
-
-func wireAnnotation(a *parleyv1.Annotation) (Annotation, bool) {
-	switch a.GetKind() {
-	case parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION:
-		if a.GetUrl() == "" {
-			return Annotation{}, false
-		}
-		w := Annotation{Type: "url_citation", URL: a.GetUrl(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
-		if w.StartIndex == nil {
-			w.StartIndex, w.EndIndex = new(int64(0)), new(int64(0))
-		}
-		return w, true
-	case parleyv1.AnnotationKind_ANNOTATION_KIND_FILE_CITATION:
-		return Annotation{Type: "file_citation", FileID: a.GetFileId(), Filename: a.GetFilename(), Index: orZero(a.Index)}, true
-	case parleyv1.AnnotationKind_ANNOTATION_KIND_FILE_PATH:
-		return Annotation{Type: "file_path", FileID: a.GetFileId(), Index: orZero(a.Index)}, true
-	}
-	return Annotation{}, false
-}
-
-func orZero(p *int64) *int64 {
-	if p == nil {
-		return new(int64(0))
-	}
-	return p
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func quote(s string) jsontext.Value {
-	b, _ := jsonx.Marshal(s)
-	return b
+// itemUnknown returns the members of the output item p came from.
+func itemUnknown(p *parleyv1.Part) jsonx.Unknown {
+	return jsonx.Take(p.GetExtensions(), D, "item")
 }

@@ -3,6 +3,8 @@ package responses
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -462,4 +464,19 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	r.Output = append([]Item{}, s.items...)
 	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
 	return s.emit(w, &Event{Type: "response.failed", Response: r})
+}
+
+// clonePart copies a part to accumulate into.
+func clonePart(p *parleyv1.Part) *parleyv1.Part {
+	if p == nil {
+		return &parleyv1.Part{}
+	}
+	return proto.Clone(p).(*parleyv1.Part)
+}
+
+func cloneResponse(r *parleyv1.Response) *parleyv1.Response {
+	if r == nil {
+		return &parleyv1.Response{}
+	}
+	return proto.Clone(r).(*parleyv1.Response)
 }

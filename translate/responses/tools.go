@@ -1,8 +1,8 @@
 package responses
 
 import (
-	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -10,85 +10,12 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
-	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
-// D is this package's dialect.
-const D = parleyv1.Dialect_DIALECT_RESPONSES
-
-// Request-level spelling notes.
-const (
-	extInputString     = "@input_string"     // input was a string
-	extGenerateSummary = "@generate_summary" // the summary was asked for with the deprecated name
-	extAllowedTools    = "@allowed_tools"    // tool_choice was an allowed_tools object
-	extToolChoiceType  = "@tool_choice_type" // the hosted tool type tool_choice named
-)
-
-// Client is the responses dialect as clients speak it.
-type Client struct{}
-
-var (
-	_ translate.Client      = Client{}
-	_ translate.CountClient = Client{}
-)
-
-// Dialect implements translate.Client.
-func (Client) Dialect() parleyv1.Dialect { return D }
-
-// APIKey implements translate.Client: clients send Authorization: Bearer.
-func (Client) APIKey(in *translate.Incoming) string { return translate.BearerToken(in.Header) }
-
-// DecodeRequest implements translate.Client.
-func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
-	var w Request
-	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
-		return nil, openai.InputError(err)
-	}
-	return decodeRequest(&w)
-}
-
-func decodeRequest(w *Request) (*parleyv1.Request, error) {
-	if w.Model == "" {
-		return nil, translate.Invalid("model", "is required")
-	}
-	if w.Input == nil && (w.PreviousResponseID == nil || *w.PreviousResponseID == "") {
-		return nil, translate.Invalid("input", "is required")
-	}
-	req := &parleyv1.Request{Model: w.Model, Stream: w.Stream != nil && *w.Stream, Metadata: w.Metadata, Store: w.Store}
-	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
-	if req.Extensions == nil {
-		req.Extensions = &parleyv1.Extensions{Dialect: D}
-	}
-	if w.Instructions != nil {
-		req.Instructions = []*parleyv1.Part{translate.TextPart(*w.Instructions)}
-	}
-	if w.PreviousResponseID != nil {
-		req.PreviousResponseId = *w.PreviousResponseID
-	}
-	if in := w.Input; in != nil {
-		if in.String {
-			jsonx.KeepValue(&req.Extensions, D, extInputString, jsontext.Value("true"))
-			req.Messages = []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart(in.Text))}
-		}
-		d := &itemDecoder{client: true, names: map[string]string{}}
-		for i := range in.Items {
-			m, err := d.item(&in.Items[i], "input.["+strconv.Itoa(i)+"]")
-			if err != nil {
-				return nil, err
-			}
-			if m != nil {
-				req.Messages = append(req.Messages, m)
-			}
-		}
-	}
-	if err := decodeTools(req, w); err != nil {
-		return nil, err
-	}
-	if err := decodeSettings(req, w); err != nil {
-		return nil, err
-	}
-	return req, nil
-}
+// Tools and the tool choice, in all directions: read from a client's
+// request, written toward an upstream, and echoed in a response with the
+// service's defaults filled in (echoTools). Calls and their results are in
+// tool_calls.go.
 
 var contextSizes = map[string]parleyv1.SearchContextSize{
 	"low":    parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_LOW,
@@ -274,138 +201,235 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 	return nil
 }
 
-var inclusions = map[string]parleyv1.OutputInclusion{
-	"reasoning.encrypted_content":           parleyv1.OutputInclusion_OUTPUT_INCLUSION_REASONING_ENCRYPTED_CONTENT,
-	"file_search_call.results":              parleyv1.OutputInclusion_OUTPUT_INCLUSION_FILE_SEARCH_RESULTS,
-	"message.input_image.image_url":         parleyv1.OutputInclusion_OUTPUT_INCLUSION_INPUT_IMAGE_URLS,
-	"computer_call_output.output.image_url": parleyv1.OutputInclusion_OUTPUT_INCLUSION_COMPUTER_OUTPUT_IMAGE_URLS,
-	"message.output_text.logprobs":          parleyv1.OutputInclusion_OUTPUT_INCLUSION_OUTPUT_LOGPROBS,
-	"web_search_call.action.sources":        parleyv1.OutputInclusion_OUTPUT_INCLUSION_WEB_SEARCH_SOURCES,
-	"code_interpreter_call.outputs":         parleyv1.OutputInclusion_OUTPUT_INCLUSION_CODE_EXECUTION_OUTPUTS,
+var kindTypes = map[parleyv1.ToolKind]string{
+	parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH:  "file_search",
+	parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH:   "web_search_preview",
+	parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE: "computer_use_preview",
 }
 
-var summaries = map[string]parleyv1.ReasoningSummary{
-	"auto":     parleyv1.ReasoningSummary_REASONING_SUMMARY_AUTO,
-	"concise":  parleyv1.ReasoningSummary_REASONING_SUMMARY_CONCISE,
-	"detailed": parleyv1.ReasoningSummary_REASONING_SUMMARY_DETAILED,
-}
-
-var formatName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-func decodeSettings(req *parleyv1.Request, w *Request) error {
-	g := &parleyv1.GenerationConfig{Temperature: w.Temperature, TopP: w.TopP}
-	if t := w.Temperature; t != nil && (*t < 0 || *t > 2) {
-		return translate.Invalid("temperature", "must be between 0 and 2; got %v", *t)
-	}
-	if p := w.TopP; p != nil && (*p < 0 || *p > 1) {
-		return translate.Invalid("top_p", "must be between 0 and 1; got %v", *p)
-	}
-	if n := w.MaxOutputTokens; n != nil {
-		// The service's own lower bound.
-		if *n < 16 {
-			return translate.Invalid("max_output_tokens", "must be at least 16; got %d", *n)
+func (e *encoder) tools(w *Request) error {
+	for i, t := range e.req.GetTools() {
+		field := "tools[" + strconv.Itoa(i) + "]"
+		wt, ok, err := e.tool(t, field)
+		if err != nil {
+			return err
 		}
-		g.MaxOutputTokens = new(int32(min(*n, 1<<31-1)))
-	}
-	if n := w.TopLogprobs; n != nil {
-		if *n < 0 || *n > 20 {
-			return translate.Invalid("top_logprobs", "must be between 0 and 20")
-		}
-		g.TopLogprobs = new(int32(*n))
-	}
-	for i, s := range w.Include {
-		inc, ok := inclusions[s]
-		if !ok {
-			return translate.Invalid("include.["+strconv.Itoa(i)+"]", "unknown value %q", s)
-		}
-		req.Include = append(req.Include, inc)
-		if inc == parleyv1.OutputInclusion_OUTPUT_INCLUSION_OUTPUT_LOGPROBS {
-			g.Logprobs = new(true)
+		if ok {
+			w.Tools = append(w.Tools, wt)
 		}
 	}
-	if t := w.Text; t != nil {
-		if t.Verbosity != nil {
-			v, ok := openai.Verbosity(*t.Verbosity)
-			if !ok {
-				return translate.Invalid("text.verbosity", "must be low, medium or high; got %q", *t.Verbosity)
+	tc := e.req.GetToolChoice()
+	if tc == nil {
+		return nil
+	}
+	w.ParallelToolCalls = tc.ParallelCalls
+	mode := ""
+	switch tc.GetMode() {
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
+		mode = "auto"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
+		mode = "none"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+		mode = "required"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+		switch {
+		case tc.GetName() != "":
+			w.ToolChoice = &ToolChoice{Type: "function", Name: tc.GetName()}
+		case kindTypes[tc.GetKind()] != "":
+			typ := kindTypes[tc.GetKind()]
+			if v, ok := jsonx.Value(e.req.GetExtensions(), D, extToolChoiceType); ok && e.same {
+				_ = jsonx.Unmarshal(v, &typ)
 			}
-			g.Verbosity = v
-		}
-		if f := t.Format; f != nil {
-			rf, err := decodeFormat(f)
-			if err != nil {
-				return err
-			}
-			req.ResponseFormat = rf
-			jsonx.Keep(&req.Extensions, D, "text/format", f.Unknown)
-		}
-		jsonx.Keep(&req.Extensions, D, "text", t.Unknown)
-	}
-	req.Generation = g
-	if r := w.Reasoning; r != nil {
-		rc := &parleyv1.ReasoningConfig{}
-		if r.Effort != nil {
-			e, ok := openai.Effort(*r.Effort)
-			if !ok {
-				return translate.Invalid("reasoning.effort", "must be one of none, minimal, low, medium, high, xhigh; got %q", *r.Effort)
-			}
-			rc.Effort = e
-		}
-		summary := r.Summary
-		if summary == nil && r.GenerateSummary != nil {
-			summary = r.GenerateSummary
-			jsonx.KeepValue(&req.Extensions, D, extGenerateSummary, jsontext.Value("true"))
-		}
-		if summary != nil {
-			s, ok := summaries[*summary]
-			if !ok {
-				return translate.Invalid("reasoning.summary", "must be auto, concise or detailed; got %q", *summary)
-			}
-			rc.Summary = s
-		}
-		jsonx.Keep(&req.Extensions, D, "reasoning", r.Unknown)
-		req.Reasoning = rc
-	}
-	if err := openai.Metadata("metadata", w.Metadata); err != nil {
-		return err
-	}
-	if w.ServiceTier != nil {
-		t, ok := openai.ServiceTier(*w.ServiceTier)
-		if !ok {
-			return translate.Invalid("service_tier", "must be one of auto, default, flex, priority; got %q", *w.ServiceTier)
-		}
-		req.ServiceTier = t
-	}
-	if w.Truncation != nil {
-		switch *w.Truncation {
-		case "auto":
-			req.Truncation = parleyv1.Truncation_TRUNCATION_AUTO
-		case "disabled":
-			req.Truncation = parleyv1.Truncation_TRUNCATION_DISABLED
+			w.ToolChoice = &ToolChoice{Type: typ}
 		default:
-			return translate.Invalid("truncation", "must be auto or disabled; got %q", *w.Truncation)
+			return translate.Unsupported(D, "tool_choice.kind", "the responses style cannot force a %s tool", tc.GetKind())
 		}
+		w.ToolChoice.Unknown = e.take(e.req.GetExtensions(), "tool_choice")
+		return nil
+	default:
+		return nil
 	}
-	if w.User != nil {
-		req.EndUserId = *w.User
+	switch names := tc.GetAllowedNames(); {
+	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), extAllowedTools):
+		w.ToolChoice = &ToolChoice{Type: "function", Name: names[0]}
+	case len(names) > 0:
+		c := &ToolChoice{Type: "allowed_tools", AMode: mode, Unknown: e.take(e.req.GetExtensions(), "tool_choice")}
+		if mode == "none" {
+			c.AMode = "auto"
+		}
+		for _, n := range names {
+			c.Tools = append(c.Tools, Tool{Type: "function", Name: n})
+		}
+		w.ToolChoice = c
+	default:
+		w.ToolChoice = &ToolChoice{Mode: mode}
 	}
 	return nil
 }
 
-func decodeFormat(f *Format) (*parleyv1.ResponseFormat, error) {
-	switch f.Type {
-	case "text":
-		return &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT}, nil
-	case "json_object":
-		return &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_OBJECT}, nil
-	case "json_schema":
-		if !formatName.MatchString(f.Name) {
-			return nil, translate.Invalid("text.format.name", "must be 1 to 64 letters, digits, underscores or dashes; got %q", f.Name)
+func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
+	unknown := e.take(t.GetExtensions(), "")
+	switch k := t.GetKind().(type) {
+	case *parleyv1.Tool_Function:
+		f := k.Function
+		wt := Tool{Type: "function", Name: f.GetName(), Strict: f.Strict, Unknown: unknown}
+		if f.GetDescription() != "" {
+			wt.Description = new(f.GetDescription())
 		}
-		if len(f.Schema) == 0 || f.Schema.Kind() != '{' {
-			return nil, translate.Invalid("text.format.schema", "is required and must be a JSON schema object")
+		if f.GetParameters() != "" {
+			wt.Parameters = jsontext.Value(f.GetParameters())
+		} else if !e.same {
+			wt.Parameters = jsontext.Value(`{"type":"object","properties":{}}`)
 		}
-		return &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA, Name: f.Name, Description: deref(f.Description), Schema: string(f.Schema), Strict: f.Strict}, nil
+		if !e.same && wt.Strict == nil {
+			// The service takes a function as strict unless told; a
+			// schema from another dialect rarely meets strict mode.
+			wt.Strict = new(false)
+		}
+		return wt, true, nil
+	case *parleyv1.Tool_FileSearch:
+		fs := k.FileSearch
+		wt := Tool{Type: "file_search", VectorStoreIDs: fs.GetVectorStoreIds(), Unknown: unknown}
+		if fs.MaxNumResults != nil {
+			wt.MaxNumResults = new(int64(fs.GetMaxNumResults()))
+		}
+		if r := fs.GetRanking(); r != nil {
+			wt.RankingOptions = &RankingOptions{Ranker: r.GetRanker(), ScoreThreshold: r.ScoreThreshold, Unknown: e.take(t.GetExtensions(), "ranking_options")}
+		}
+		if fs.GetFilters() != nil {
+			raw, err := jsonx.MarshalSorted(wireFilterOf(fs.GetFilters()))
+			if err != nil {
+				return Tool{}, false, err
+			}
+			wt.Filters = raw
+		}
+		return wt, true, nil
+	case *parleyv1.Tool_WebSearch:
+		ws := k.WebSearch
+		typ := ws.GetVersion()
+		if !strings.HasPrefix(typ, "web_search") {
+			typ = "web_search_preview"
+		}
+		wt := Tool{Type: typ, Domains: ws.GetAllowedDomains(), Unknown: unknown}
+		for w, cs := range contextSizes {
+			if cs == ws.GetContextSize() {
+				wt.SearchContextSize = w
+			}
+		}
+		if l := ws.GetUserLocation(); l != nil {
+			wt.UserLocation = &UserLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location")}
+			for _, f := range []struct {
+				dst **string
+				v   string
+			}{{&wt.UserLocation.City, l.GetCity()}, {&wt.UserLocation.Region, l.GetRegion()}, {&wt.UserLocation.Country, l.GetCountry()}, {&wt.UserLocation.Timezone, l.GetTimezone()}} {
+				if f.v != "" {
+					*f.dst = new(f.v)
+				}
+			}
+		}
+		if len(ws.GetBlockedDomains()) > 0 {
+			e.dropped = append(e.dropped, field+".web_search.blocked_domains")
+		}
+		if ws.MaxUses != nil {
+			e.dropped = append(e.dropped, field+".web_search.max_uses")
+		}
+		return wt, true, nil
+	case *parleyv1.Tool_ComputerUse:
+		c := k.ComputerUse
+		typ := c.GetVersion()
+		if typ != "computer" {
+			typ = "computer_use_preview"
+		}
+		env := c.GetEnvironment()
+		if env == "" {
+			env = "linux"
+		}
+		return Tool{Type: typ, DisplayWidth: new(int64(c.GetDisplayWidth())), DisplayHeight: new(int64(c.GetDisplayHeight())), Environment: env, Unknown: unknown}, true, nil
+	case nil:
+		if v, ok := jsonx.Value(t.GetExtensions(), D, extTool); ok && e.same {
+			var wt Tool
+			if err := jsonx.Unmarshal(v, &wt); err != nil {
+				return Tool{}, false, err
+			}
+			return wt, true, nil
+		}
+		return Tool{}, false, nil
 	}
-	return nil, translate.Invalid("text.format.type", "must be text, json_schema or json_object; got %q", f.Type)
+	return Tool{}, false, translate.Unsupported(D, field, "the responses style has no %s tool", strings.TrimPrefix(strings.ToLower(kindName(t)), "tool_"))
+}
+
+func kindName(t *parleyv1.Tool) string {
+	switch t.GetKind().(type) {
+	case *parleyv1.Tool_CodeExecution:
+		return "code execution"
+	case *parleyv1.Tool_Bash:
+		return "bash"
+	case *parleyv1.Tool_TextEditor:
+		return "text editor"
+	case *parleyv1.Tool_UrlContext:
+		return "URL fetch"
+	}
+	return "such"
+}
+
+func wireFilterOf(f *parleyv1.SearchFilter) map[string]any {
+	switch k := f.GetKind().(type) {
+	case *parleyv1.SearchFilter_Compound:
+		typ := "and"
+		if k.Compound.GetOperator() == parleyv1.LogicalOperator_LOGICAL_OPERATOR_OR {
+			typ = "or"
+		}
+		var subs []any
+		for _, s := range k.Compound.GetFilters() {
+			subs = append(subs, wireFilterOf(s))
+		}
+		return map[string]any{"type": typ, "filters": subs}
+	case *parleyv1.SearchFilter_Comparison:
+		typ := ""
+		for w, op := range operators {
+			if op == k.Comparison.GetOperator() {
+				typ = w
+			}
+		}
+		return map[string]any{"type": typ, "key": k.Comparison.GetKey(), "value": k.Comparison.GetValue().AsInterface()}
+	}
+	return nil
+}
+
+// echoTools renders the request's tools as the response echoes them, with
+// the service's defaults filled in.
+func echoTools(req *parleyv1.Request) []Tool {
+	out := []Tool{}
+	e := &encoder{req: req, same: req.GetExtensions().GetDialect() == D}
+	for _, t := range req.GetTools() {
+		wt, ok, err := e.tool(t, "")
+		if err != nil || !ok {
+			continue
+		}
+		switch {
+		case wt.Type == "function":
+			if wt.Strict == nil {
+				wt.Strict = new(true)
+			}
+			if wt.Parameters == nil {
+				wt.Parameters = jsontext.Value(`{"type":"object","properties":{}}`)
+			}
+		case strings.HasPrefix(wt.Type, "web_search"):
+			if wt.SearchContextSize == "" {
+				wt.SearchContextSize = "medium"
+			}
+		case wt.Type == "file_search":
+			if wt.Filters == nil {
+				wt.Filters = jsontext.Value("null")
+			}
+			if wt.MaxNumResults == nil {
+				wt.MaxNumResults = new(int64(20))
+			}
+			if wt.RankingOptions == nil {
+				wt.RankingOptions = &RankingOptions{Ranker: "auto", ScoreThreshold: new(0.0)}
+			}
+		}
+		out = append(out, wt)
+	}
+	return out
 }

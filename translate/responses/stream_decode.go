@@ -3,8 +3,6 @@ package responses
 import (
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -321,19 +319,4 @@ func (s *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 		Origin:  &parleyv1.Origin{Dialect: D},
 		Retry:   &parleyv1.RetryAdvice{Retryable: true},
 	}}
-}
-
-// clonePart copies a part to accumulate into.
-func clonePart(p *parleyv1.Part) *parleyv1.Part {
-	if p == nil {
-		return &parleyv1.Part{}
-	}
-	return proto.Clone(p).(*parleyv1.Part)
-}
-
-func cloneResponse(r *parleyv1.Response) *parleyv1.Response {
-	if r == nil {
-		return &parleyv1.Response{}
-	}
-	return proto.Clone(r).(*parleyv1.Response)
 }

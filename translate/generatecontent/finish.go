@@ -1,0 +1,71 @@
+package generatecontent
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// Finish reasons, from an upstream's reply and toward a client.
+
+// finishReasons maps the dialect's finish reasons to canonical ones.
+var finishReasons = map[string]parleyv1.FinishReason{
+	"FINISH_REASON_UNSPECIFIED": parleyv1.FinishReason_FINISH_REASON_UNSPECIFIED,
+	"STOP":                      parleyv1.FinishReason_FINISH_REASON_STOP,
+	"MAX_TOKENS":                parleyv1.FinishReason_FINISH_REASON_MAX_TOKENS,
+	"SAFETY":                    parleyv1.FinishReason_FINISH_REASON_SAFETY,
+	"RECITATION":                parleyv1.FinishReason_FINISH_REASON_RECITATION,
+	"LANGUAGE":                  parleyv1.FinishReason_FINISH_REASON_LANGUAGE,
+	"OTHER":                     parleyv1.FinishReason_FINISH_REASON_OTHER,
+	"BLOCKLIST":                 parleyv1.FinishReason_FINISH_REASON_BLOCKLIST,
+	"PROHIBITED_CONTENT":        parleyv1.FinishReason_FINISH_REASON_PROHIBITED_CONTENT,
+	"SPII":                      parleyv1.FinishReason_FINISH_REASON_SPII,
+	"MALFORMED_FUNCTION_CALL":   parleyv1.FinishReason_FINISH_REASON_MALFORMED_TOOL_CALL,
+	"IMAGE_SAFETY":              parleyv1.FinishReason_FINISH_REASON_IMAGE_SAFETY,
+	"UNEXPECTED_TOOL_CALL":      parleyv1.FinishReason_FINISH_REASON_UNEXPECTED_TOOL_CALL,
+	"TOO_MANY_TOOL_CALLS":       parleyv1.FinishReason_FINISH_REASON_TOO_MANY_TOOL_CALLS,
+}
+
+// extFinish keeps a finish reason word with no canonical value.
+const extFinish = "@finishReason"
+
+func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
+	if r, ok := finishReasons[s]; ok {
+		return r
+	}
+	jsonx.KeepValue(&c.Extensions, D, extFinish, jsontext.Value(quote(s)))
+	return parleyv1.FinishReason_FINISH_REASON_OTHER
+}
+
+// wireFinishReason maps a canonical finish reason back. Tool use and stop
+// sequences are STOP here (the dialect has no words for them); a refusal is
+// SAFETY; a paused turn or an exhausted context window is MAX_TOKENS, the
+// nearest word for "cut short".
+func wireFinishReason(r parleyv1.FinishReason, c *parleyv1.Candidate, same bool) string {
+	if same {
+		if v, ok := jsonx.Value(c.GetExtensions(), D, extFinish); ok {
+			var s string
+			_ = jsonx.Unmarshal(v, &s)
+			return s
+		}
+	}
+	switch r {
+	case parleyv1.FinishReason_FINISH_REASON_UNSPECIFIED:
+		return ""
+	case parleyv1.FinishReason_FINISH_REASON_TOOL_USE, parleyv1.FinishReason_FINISH_REASON_STOP_SEQUENCE:
+		return "STOP"
+	case parleyv1.FinishReason_FINISH_REASON_REFUSAL:
+		return "SAFETY"
+	case parleyv1.FinishReason_FINISH_REASON_PAUSE_TURN, parleyv1.FinishReason_FINISH_REASON_CONTEXT_WINDOW_EXCEEDED:
+		return "MAX_TOKENS"
+	case parleyv1.FinishReason_FINISH_REASON_MALFORMED_TOOL_CALL:
+		return "MALFORMED_FUNCTION_CALL"
+	}
+	for k, v := range finishReasons {
+		if v == r && k != "FINISH_REASON_UNSPECIFIED" {
+			return k
+		}
+	}
+	return "OTHER"
+}

@@ -1,0 +1,366 @@
+package generatecontent
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// The request walk, in both directions: a client's body to the canonical
+// request (Client.DecodeRequest) and the canonical request to an
+// upstream's body (Upstream.EncodeRequest), turn by turn. Parts are mapped
+// in parts.go; tools, settings, safety and reasoning in their own files.
+
+// D is this package's dialect.
+const D = parleyv1.Dialect_DIALECT_GENERATE_CONTENT
+
+// Extension keys that record spelling, not wire members.
+const (
+	extRole        = "@role"       // a role spelled function or tool
+	extSyntheticID = "@synthetic"  // an id Parley made up for a call without one
+	extBlock       = "@block"      // a part or tool with no canonical home, raw
+	extJSONSchema  = "@jsonschema" // the schema was given as JSON Schema
+	extLevel       = "@level"      // the reasoning level was a thinkingLevel
+	extOutcome     = "@outcome"    // an outcome spelled in its short form
+	extSafety      = "@safety"     // safety settings Parley could not map, raw
+)
+
+// Client is the content-generation dialect as clients speak it.
+type Client struct{}
+
+var _ translate.Client = Client{}
+
+// Dialect implements translate.Client.
+func (Client) Dialect() parleyv1.Dialect { return D }
+
+// DecodeRequest implements translate.Client. The model and the stream
+// flag come from the path (Incoming.Model, Incoming.Stream).
+func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
+	var w Request
+	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+		return nil, decodeError(err)
+	}
+	req, err := decodeRequest(&w)
+	if err != nil {
+		return nil, err
+	}
+	req.Model = strings.TrimPrefix(in.Model, "models/")
+	req.Stream = in.Stream
+	return req, nil
+}
+
+func decodeError(err error) error {
+	segs, what := jsonx.Path(err)
+	return &translate.InputError{Field: jsonx.BracketPath(segs), Message: what, Err: err}
+}
+
+func decodeErrorAt(err error, path string) error {
+	segs, what := jsonx.Path(err)
+	field := path
+	if p := jsonx.BracketPath(segs); p != "" {
+		if !strings.HasPrefix(p, "[") {
+			field += "."
+		}
+		field += p
+	}
+	return &translate.InputError{Field: field, Message: what, Err: err}
+}
+
+func decodeRequest(w *Request) (*parleyv1.Request, error) {
+	if w.Contents == nil {
+		return nil, translate.Invalid("contents", "required field contents is missing")
+	}
+	req := &parleyv1.Request{Extensions: &parleyv1.Extensions{Dialect: D, Fields: map[string]string{}}}
+	if w.Model != "" {
+		// The path names the model; a body that names it too keeps the
+		// member for an upstream of this dialect.
+		raw, err := jsonx.Marshal(w.Model)
+		if err != nil {
+			return nil, err
+		}
+		jsonx.KeepValue(&req.Extensions, D, "model", raw)
+	}
+	d := decoder{}
+	for i := range *w.Contents {
+		m, err := d.content(&(*w.Contents)[i], fmt.Sprintf("contents[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	d.nameResults(req.Messages)
+	if si := w.SystemInstruction; si != nil {
+		parts, err := d.parts(si.Parts, "systemInstruction.parts")
+		if err != nil {
+			return nil, err
+		}
+		req.Instructions = parts
+		jsonx.Keep(&req.Extensions, D, "systemInstruction", si.Unknown)
+		if si.Role != "" {
+			jsonx.KeepValue(&req.Extensions, D, "systemInstruction/role", jsontext.Value(quote(si.Role)))
+		}
+	}
+	for i := range w.Tools {
+		tools, err := tool(&w.Tools[i], fmt.Sprintf("tools[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		req.Tools = append(req.Tools, tools...)
+	}
+	if tc := w.ToolConfig; tc != nil {
+		if err := toolConfig(req, tc); err != nil {
+			return nil, err
+		}
+	}
+	if err := safetySettings(req, w.SafetySettings); err != nil {
+		return nil, err
+	}
+	if gc := w.GenerationConfig; gc != nil {
+		if err := generationConfig(req, gc); err != nil {
+			return nil, err
+		}
+	}
+	req.CachedContent = w.CachedContent
+	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	return req, nil
+}
+
+func quote(s string) string {
+	b, _ := jsonx.Marshal(s)
+	return string(b)
+}
+
+type decoder struct {
+	turn int // index of the turn being decoded, for synthesised call ids
+}
+
+func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
+	m := &parleyv1.Message{}
+	switch c.Role {
+	case "user", "":
+		m.Role = parleyv1.Role_ROLE_USER
+		if c.Role == "" {
+			jsonx.KeepValue(&m.Extensions, D, extRole, jsontext.Value(`""`))
+		}
+	case "model":
+		m.Role = parleyv1.Role_ROLE_ASSISTANT
+	case "function", "tool":
+		m.Role = parleyv1.Role_ROLE_TOOL
+		jsonx.KeepValue(&m.Extensions, D, extRole, jsontext.Value(quote(c.Role)))
+	default:
+		return nil, translate.Invalid(path+".role", "role must be one of user, model, function, tool, not %q", c.Role)
+	}
+	if c.Parts == nil {
+		return nil, translate.Invalid(path+".parts", "required field parts is missing")
+	}
+	parts, err := d.parts(c.Parts, path+".parts")
+	if err != nil {
+		return nil, err
+	}
+	m.Parts = mergeThoughts(parts)
+	d.turn++
+	jsonx.Keep(&m.Extensions, D, "", c.Unknown)
+	return m, nil
+}
+
+// parts decodes the parts of a turn.
+func (d *decoder) parts(ps PartList, path string) ([]*parleyv1.Part, error) {
+	out := make([]*parleyv1.Part, 0, len(ps))
+	for i := range ps {
+		p, err := d.part(&ps[i], fmt.Sprintf("%s[%d]", path, i), i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Upstream is the content-generation dialect as upstream services speak it.
+type Upstream struct{}
+
+var _ translate.Upstream = Upstream{}
+
+// Dialect implements translate.Upstream.
+func (Upstream) Dialect() parleyv1.Dialect { return D }
+
+// EncodeRequest implements translate.Upstream. Streams use ?alt=sse; the key
+// goes in x-goog-api-key, never in the URL.
+func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
+	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	w, err := e.request()
+	if err != nil {
+		return nil, err
+	}
+	body, err := jsonx.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	model := t.Model
+	if model == "" {
+		model = req.GetModel()
+	}
+	model = strings.TrimPrefix(model, "models/")
+	out := &translate.Outgoing{
+		Method: http.MethodPost,
+		Path:   "/v1beta/models/" + url.PathEscape(model) + ":generateContent",
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   body,
+		Stream: req.GetStream(),
+	}
+	if req.GetStream() {
+		out.Path = "/v1beta/models/" + url.PathEscape(model) + ":streamGenerateContent"
+		out.Query = url.Values{"alt": {"sse"}}
+	}
+	if t.APIKey != "" {
+		out.Header.Set("x-goog-api-key", t.APIKey)
+	}
+	// This dialect caches by cachedContent, not by per-block hints.
+	out.Dropped = translate.CacheHintPaths(req)
+	return out, nil
+}
+
+type encoder struct {
+	req  *parleyv1.Request
+	t    translate.Target
+	same bool
+}
+
+func (e *encoder) take(prefix string) jsonx.Unknown {
+	if !e.same {
+		return nil
+	}
+	return jsonx.Take(e.req.GetExtensions(), D, prefix)
+}
+
+func (e *encoder) request() (*Request, error) {
+	w := &Request{CachedContent: e.req.GetCachedContent(), Unknown: e.take("")}
+	msgs := e.req.GetMessages()
+	var system []*parleyv1.Part
+	system = append(system, e.req.GetInstructions()...)
+	if !e.same {
+		lead, rest := translate.SplitLeadingSystem(msgs)
+		for _, m := range lead {
+			system = append(system, m.GetParts()...)
+		}
+		msgs = translate.NormaliseTurns(rest)
+	}
+	if len(system) > 0 {
+		parts, err := e.parts(system, "instructions", false)
+		if err != nil {
+			return nil, err
+		}
+		w.SystemInstruction = &Content{Parts: parts, Unknown: e.take("systemInstruction")}
+		if v, ok := jsonx.Value(e.req.GetExtensions(), D, "systemInstruction/role"); ok && e.same {
+			_ = jsonx.Unmarshal(v, &w.SystemInstruction.Role)
+		}
+	}
+	contents := ContentList{}
+	current := currentTurnStart(msgs)
+	for i, m := range msgs {
+		c, err := e.content(m, i, i >= current)
+		if err != nil {
+			return nil, err
+		}
+		if len(c.Parts) == 0 && !e.same {
+			continue
+		}
+		contents = append(contents, c)
+	}
+	w.Contents = &contents
+	tools, err := e.tools()
+	if err != nil {
+		return nil, err
+	}
+	w.Tools = tools
+	w.ToolConfig = e.toolConfig()
+	w.SafetySettings = e.safety()
+	gc, err := e.generationConfig()
+	if err != nil {
+		return nil, err
+	}
+	w.GenerationConfig = gc
+	return w, nil
+}
+
+func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, error) {
+	c := Content{Role: "user"}
+	if m.GetRole() == parleyv1.Role_ROLE_ASSISTANT {
+		c.Role = "model"
+	}
+	if e.same {
+		if v, ok := jsonx.Value(m.GetExtensions(), D, extRole); ok {
+			_ = jsonx.Unmarshal(v, &c.Role)
+		}
+		c.Unknown = jsonx.Take(m.GetExtensions(), D, "")
+	}
+	parts, err := e.parts(m.GetParts(), fmt.Sprintf("messages[%d]", i), current && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
+	if err != nil {
+		return Content{}, err
+	}
+	c.Parts = parts
+	return c, nil
+}
+
+func (e *encoder) parts(ps []*parleyv1.Part, field string, currentModelTurn bool) (PartList, error) {
+	out := make(PartList, 0, len(ps))
+	firstCall := true
+	for j, p := range ps {
+		wp, ok, err := e.part(p, fmt.Sprintf("%s.parts[%d]", field, j))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if wp.FunctionCall != nil && currentModelTurn && firstCall && wp.ThoughtSignature == "" && !e.same {
+			// The first call of a step needs a signature on thinking models;
+			// for another service's call Parley sends the documented
+			// placeholder.
+			wp.ThoughtSignature = skipSignature
+		}
+		if wp.FunctionCall != nil {
+			firstCall = false
+		}
+		out = append(out, wp)
+	}
+	return out, nil
+}
+
+func (e *encoder) partUnknown(p *parleyv1.Part, prefix string) jsonx.Unknown {
+	if !e.same {
+		return nil
+	}
+	return jsonx.Take(p.GetExtensions(), D, prefix)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func clampInt32(v int64) int32 {
+	switch {
+	case v > 1<<31-1:
+		return 1<<31 - 1
+	case v < -1<<31:
+		return -1 << 31
+	}
+	return int32(v)
+}
+
+// APIKey implements translate.Client: x-goog-api-key, as the SDKs send
+// it, else the key query parameter, else an Authorization: Bearer token.
+func (Client) APIKey(in *translate.Incoming) string {
+	if k := strings.TrimSpace(in.Header.Get("X-Goog-Api-Key")); k != "" {
+		return k
+	}
+	if k := strings.TrimSpace(in.Query.Get("key")); k != "" {
+		return k
+	}
+	return translate.BearerToken(in.Header)
+}

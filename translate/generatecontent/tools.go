@@ -1,0 +1,440 @@
+package generatecontent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// Tools: function declarations and built-in tools, the tool config,
+// function calls and responses, code execution, and call ids (made up for
+// calls that came without one, matched for responses without one).
+
+// tool flattens one tool object: each function declaration and each
+// built-in tool becomes a canonical tool.
+func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
+	var out []*parleyv1.Tool
+	for i := range w.FunctionDeclarations {
+		fd := &w.FunctionDeclarations[i]
+		fpath := fmt.Sprintf("%s.functionDeclarations[%d]", path, i)
+		if fd.Name == "" {
+			return nil, translate.Invalid(fpath+".name", "required field name is missing")
+		}
+		ft := &parleyv1.FunctionTool{Name: fd.Name, Description: fd.Description}
+		t := &parleyv1.Tool{Kind: &parleyv1.Tool_Function{Function: ft}}
+		switch {
+		case len(fd.ParametersJSONSchema) > 0:
+			ft.Parameters = string(fd.ParametersJSONSchema)
+			jsonx.KeepValue(&t.Extensions, D, extJSONSchema, jsontext.Value("true"))
+		case len(fd.Parameters) > 0:
+			s, err := schemaToJSONSchema(fd.Parameters)
+			if err != nil {
+				return nil, decodeErrorAt(err, fpath+".parameters")
+			}
+			ft.Parameters = s
+		}
+		jsonx.Keep(&t.Extensions, D, "", fd.Unknown)
+		out = append(out, t)
+	}
+	if w.CodeExecution != nil {
+		t := &parleyv1.Tool{Kind: &parleyv1.Tool_CodeExecution{CodeExecution: &parleyv1.CodeExecutionTool{}}}
+		keepObject(&t.Extensions, "codeExecution", w.CodeExecution)
+		out = append(out, t)
+	}
+	if w.GoogleSearch != nil {
+		t := &parleyv1.Tool{Kind: &parleyv1.Tool_WebSearch{WebSearch: &parleyv1.WebSearchTool{}}}
+		keepObject(&t.Extensions, "googleSearch", w.GoogleSearch)
+		out = append(out, t)
+	}
+	if gsr := w.GoogleSearchRetrieval; gsr != nil {
+		ws := &parleyv1.WebSearchTool{Version: "google_search_retrieval", DynamicRetrieval: &parleyv1.DynamicRetrieval{}}
+		t := &parleyv1.Tool{Kind: &parleyv1.Tool_WebSearch{WebSearch: ws}}
+		if drc := gsr.DynamicRetrievalConfig; drc != nil {
+			if strings.EqualFold(drc.Mode, "MODE_DYNAMIC") {
+				ws.DynamicRetrieval.Mode = parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC
+			}
+			ws.DynamicRetrieval.Threshold = drc.DynamicThreshold
+			if drc.Mode != "" && drc.Mode != "MODE_DYNAMIC" {
+				jsonx.KeepValue(&t.Extensions, D, "@mode", jsontext.Value(quote(drc.Mode)))
+			}
+			jsonx.Keep(&t.Extensions, D, "googleSearchRetrieval/dynamicRetrievalConfig", drc.Unknown)
+		}
+		jsonx.Keep(&t.Extensions, D, "googleSearchRetrieval", gsr.Unknown)
+		out = append(out, t)
+	}
+	if w.URLContext != nil {
+		t := &parleyv1.Tool{Kind: &parleyv1.Tool_UrlContext{UrlContext: &parleyv1.UrlContextTool{}}}
+		keepObject(&t.Extensions, "urlContext", w.URLContext)
+		out = append(out, t)
+	}
+	if cu := w.ComputerUse; cu != nil {
+		t := &parleyv1.Tool{Kind: &parleyv1.Tool_ComputerUse{ComputerUse: &parleyv1.ComputerUseTool{Environment: cu.Environment}}}
+		jsonx.Keep(&t.Extensions, D, "computerUse", cu.Unknown)
+		out = append(out, t)
+	}
+	if len(w.Unknown) > 0 {
+		// Tools Parley does not model (maps, file search stores, MCP ...).
+		raw, err := jsonx.Marshal(Tool{Unknown: w.Unknown})
+		if err != nil {
+			return nil, err
+		}
+		t := &parleyv1.Tool{}
+		jsonx.KeepValue(&t.Extensions, D, extBlock, raw)
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// keepObject keeps the members of a built-in tool's settings object.
+func keepObject(ext **parleyv1.Extensions, name string, raw jsontext.Value) {
+	var u jsonx.Unknown
+	if jsonx.Unmarshal(raw, &u) == nil && len(u) > 0 {
+		jsonx.Keep(ext, D, name, u)
+	}
+}
+
+func toolConfig(req *parleyv1.Request, tc *ToolConfig) error {
+	jsonx.Keep(&req.Extensions, D, "toolConfig", tc.Unknown)
+	fcc := tc.FunctionCallingConfig
+	if fcc == nil {
+		return nil
+	}
+	out := &parleyv1.ToolChoice{AllowedNames: fcc.AllowedFunctionNames}
+	switch strings.ToUpper(fcc.Mode) {
+	case "AUTO":
+		out.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO
+	case "ANY":
+		out.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED
+	case "NONE":
+		out.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE
+	case "", "MODE_UNSPECIFIED":
+	case "VALIDATED":
+		// Calls are checked against the schemas; the canonical model has no
+		// such mode, so it is the model's choice, with the word kept.
+		out.Mode = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO
+	default:
+		return translate.Invalid("toolConfig.functionCallingConfig.mode", "mode must be one of MODE_UNSPECIFIED, AUTO, ANY, NONE, VALIDATED")
+	}
+	if fcc.Mode != "" && fcc.Mode != strings.ToUpper(fcc.Mode) || strings.ToUpper(fcc.Mode) == "VALIDATED" || strings.ToUpper(fcc.Mode) == "MODE_UNSPECIFIED" {
+		jsonx.KeepValue(&req.Extensions, D, "@mode", jsontext.Value(quote(fcc.Mode)))
+	}
+	jsonx.Keep(&req.Extensions, D, "toolConfig/functionCallingConfig", fcc.Unknown)
+	req.ToolChoice = out
+	return nil
+}
+
+func (e *encoder) tools() ([]Tool, error) {
+	var out []Tool
+	fnIndex := -1
+	for i, t := range e.req.GetTools() {
+		field := fmt.Sprintf("tools[%d]", i)
+		switch k := t.GetKind().(type) {
+		case *parleyv1.Tool_Function:
+			fd, err := e.declaration(t, k.Function, field)
+			if err != nil {
+				return nil, err
+			}
+			if fnIndex < 0 {
+				fnIndex = len(out)
+				out = append(out, Tool{})
+			}
+			out[fnIndex].FunctionDeclarations = append(out[fnIndex].FunctionDeclarations, fd)
+		case *parleyv1.Tool_CodeExecution:
+			out = append(out, Tool{CodeExecution: e.settings(t, "codeExecution")})
+		case *parleyv1.Tool_WebSearch:
+			ws := k.WebSearch
+			if ws.GetDynamicRetrieval() != nil || ws.GetVersion() == "google_search_retrieval" {
+				gsr := &GoogleSearchRetrieval{Unknown: e.toolUnknown(t, "googleSearchRetrieval")}
+				if dr := ws.GetDynamicRetrieval(); dr != nil {
+					gsr.DynamicRetrievalConfig = &DynamicRetrievalConfig{DynamicThreshold: dr.Threshold, Unknown: e.toolUnknown(t, "googleSearchRetrieval/dynamicRetrievalConfig")}
+					if dr.GetMode() == parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC {
+						gsr.DynamicRetrievalConfig.Mode = "MODE_DYNAMIC"
+					}
+					if v, ok := jsonx.Value(t.GetExtensions(), D, "@mode"); ok && e.same {
+						_ = jsonx.Unmarshal(v, &gsr.DynamicRetrievalConfig.Mode)
+					}
+				}
+				out = append(out, Tool{GoogleSearchRetrieval: gsr})
+				continue
+			}
+			out = append(out, Tool{GoogleSearch: e.settings(t, "googleSearch")})
+		case *parleyv1.Tool_UrlContext:
+			out = append(out, Tool{URLContext: e.settings(t, "urlContext")})
+		case *parleyv1.Tool_ComputerUse:
+			env := k.ComputerUse.GetEnvironment()
+			if env == "" || !e.same && !strings.HasPrefix(env, "ENVIRONMENT_") {
+				env = "ENVIRONMENT_BROWSER"
+			}
+			out = append(out, Tool{ComputerUse: &ComputerUse{Environment: env, Unknown: e.toolUnknown(t, "computerUse")}})
+		case *parleyv1.Tool_FileSearch:
+			return nil, translate.Unsupported(D, field+".file_search", "the content-generation style has no file search over vector stores")
+		case *parleyv1.Tool_Bash, *parleyv1.Tool_TextEditor:
+			return nil, translate.Unsupported(D, field, "the content-generation style has no built-in %s tool; declare it as a function", toolName(t))
+		case nil:
+			if v, ok := jsonx.Value(t.GetExtensions(), D, extBlock); ok && e.same {
+				var raw Tool
+				if err := jsonx.Unmarshal(v, &raw); err != nil {
+					return nil, err
+				}
+				out = append(out, raw)
+			}
+		}
+	}
+	return out, nil
+}
+
+func toolName(t *parleyv1.Tool) string {
+	switch t.GetKind().(type) {
+	case *parleyv1.Tool_Bash:
+		return "bash"
+	case *parleyv1.Tool_TextEditor:
+		return "text editor"
+	}
+	return "such"
+}
+
+func (e *encoder) toolUnknown(t *parleyv1.Tool, prefix string) jsonx.Unknown {
+	if !e.same {
+		return nil
+	}
+	return jsonx.Take(t.GetExtensions(), D, prefix)
+}
+
+// settings is a built-in tool's settings object: {} unless the client of
+// this dialect gave members.
+func (e *encoder) settings(t *parleyv1.Tool, name string) jsontext.Value {
+	if u := e.toolUnknown(t, name); len(u) > 0 {
+		raw, err := jsonx.Marshal(u)
+		if err == nil {
+			return raw
+		}
+	}
+	return jsontext.Value("{}")
+}
+
+func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (FunctionDeclaration, error) {
+	fd := FunctionDeclaration{Name: f.GetName(), Description: f.GetDescription(), Unknown: e.toolUnknown(t, "")}
+	if f.GetParameters() == "" {
+		return fd, nil
+	}
+	if e.same && jsonx.Has(t.GetExtensions(), D, extJSONSchema) {
+		fd.ParametersJSONSchema = jsontext.Value(f.GetParameters())
+		return fd, nil
+	}
+	s, err := jsonSchemaToSchema(f.GetParameters())
+	if err != nil {
+		return FunctionDeclaration{}, translate.Unsupported(D, field+".function.parameters", "%v", err)
+	}
+	fd.Parameters = s
+	return fd, nil
+}
+
+func (e *encoder) toolConfig() *ToolConfig {
+	tc := e.req.GetToolChoice()
+	unknown := e.take("toolConfig")
+	if tc == nil && len(unknown) == 0 {
+		return nil
+	}
+	out := &ToolConfig{Unknown: unknown}
+	if tc == nil {
+		return out
+	}
+	fcc := &FunctionCallingConfig{AllowedFunctionNames: tc.GetAllowedNames(), Unknown: e.take("toolConfig/functionCallingConfig")}
+	switch tc.GetMode() {
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
+		fcc.Mode = "AUTO"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
+		fcc.Mode = "NONE"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+		fcc.Mode = "ANY"
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+		fcc.Mode = "ANY"
+		if tc.GetName() != "" {
+			fcc.AllowedFunctionNames = []string{tc.GetName()}
+		}
+	}
+	if v, ok := jsonx.Value(e.req.GetExtensions(), D, "@mode"); ok && e.same {
+		_ = jsonx.Unmarshal(v, &fcc.Mode)
+	}
+	if fcc.Mode == "" && len(fcc.AllowedFunctionNames) == 0 && len(fcc.Unknown) == 0 {
+		// Only parallel_calls was set, which this dialect has no switch for.
+		if len(unknown) == 0 {
+			return nil
+		}
+		return out
+	}
+	out.FunctionCallingConfig = fcc
+	return out
+}
+
+// nameResults gives function responses without an id the id of the call
+// they answer: the first unanswered call of the same name in the model turn
+// before them, else the first unanswered call, in order.
+func (d *decoder) nameResults(msgs []*parleyv1.Message) {
+	var calls []*parleyv1.ToolCall
+	answered := map[*parleyv1.ToolCall]bool{}
+	for _, m := range msgs {
+		if m.GetRole() == parleyv1.Role_ROLE_ASSISTANT {
+			calls = calls[:0]
+			for _, p := range m.GetParts() {
+				if tc := p.GetToolCall(); tc != nil {
+					calls = append(calls, tc)
+				}
+			}
+			continue
+		}
+		for _, p := range m.GetParts() {
+			tr := p.GetToolResult()
+			if tr == nil {
+				continue
+			}
+			if tr.GetCallId() != "" {
+				for _, c := range calls {
+					if c.GetId() == tr.GetCallId() {
+						answered[c] = true
+					}
+				}
+				continue
+			}
+			var match *parleyv1.ToolCall
+			for _, c := range calls {
+				if !answered[c] && c.GetName() == tr.GetName() {
+					match = c
+					break
+				}
+			}
+			if match == nil {
+				for _, c := range calls {
+					if !answered[c] {
+						match = c
+						break
+					}
+				}
+			}
+			if match != nil {
+				answered[match] = true
+				tr.CallId = match.GetId()
+			} else {
+				tr.CallId = translate.NewID("call_")
+			}
+		}
+	}
+}
+
+// functionResponse renders a tool result. Its content is the response
+// object when it is one JSON object; other content goes in as
+// {"output": text} (or {"error": text} for a failed call), the keys the
+// service's SDKs use.
+func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (*FunctionResponse, error) {
+	name := tr.GetName()
+	if name == "" {
+		name = e.callName(tr.GetCallId())
+	}
+	if name == "" {
+		return nil, translate.Unsupported(D, field+".tool_result.name", "the result of tool call %q names no function, and no call with that id is in the conversation", tr.GetCallId())
+	}
+	var text strings.Builder
+	for _, c := range tr.GetContent() {
+		switch {
+		case c.GetText() != nil:
+			text.WriteString(c.GetText().GetText())
+		case c.GetMedia() != nil:
+			// Media in tool results has no place in this dialect's
+			// function response; it is described rather than lost silently.
+			fmt.Fprintf(&text, "[%s omitted]", describeMedia(c.GetMedia()))
+		}
+	}
+	fr := &FunctionResponse{Name: name, Unknown: e.partUnknown(p, "functionResponse")}
+	if e.same && !jsonx.Has(p.GetExtensions(), D, extSyntheticID) {
+		fr.ID = tr.GetCallId()
+	}
+	s := strings.TrimSpace(text.String())
+	if v := jsontext.Value(s); v.IsValid() && v.Kind() == '{' && !tr.GetIsError() {
+		fr.Response = v
+		return fr, nil
+	}
+	key := "output"
+	if tr.GetIsError() {
+		key = "error"
+	}
+	raw, err := jsonx.Marshal(map[string]string{key: text.String()})
+	if err != nil {
+		return nil, err
+	}
+	fr.Response = raw
+	return fr, nil
+}
+
+// callName finds the function name of a call by id in the conversation.
+func (e *encoder) callName(id string) string {
+	for _, m := range e.req.GetMessages() {
+		for _, p := range m.GetParts() {
+			if tc := p.GetToolCall(); tc != nil && tc.GetId() == id {
+				return tc.GetName()
+			}
+		}
+	}
+	return ""
+}
+
+// syntheticID names a call the service gave no id: stable for the same
+// reply, distinct across replies (whose ids differ).
+func syntheticID(respID string, cand, part int) string {
+	if respID == "" {
+		return fmt.Sprintf("call_%d_%d", cand, part)
+	}
+	return fmt.Sprintf("call_%s_%d_%d", sanitizeID(respID), cand, part)
+}
+
+func sanitizeID(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// toolArgs is a call's arguments as the args object the dialect requires;
+// arguments that are not an object (a model's malformed output) are passed
+// as {"_raw_arguments": "..."} so the client sees them.
+func toolArgs(args string) jsontext.Value {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		return jsontext.Value("{}")
+	}
+	if v := jsontext.Value(args); v.IsValid() && v.Kind() == '{' {
+		return v
+	}
+	raw, _ := jsonx.Marshal(map[string]string{"_raw_arguments": args})
+	return raw
+}
+
+var outcomes = map[string]parleyv1.CodeOutcome{
+	"":                          parleyv1.CodeOutcome_CODE_OUTCOME_UNSPECIFIED,
+	"OUTCOME_UNSPECIFIED":       parleyv1.CodeOutcome_CODE_OUTCOME_UNSPECIFIED,
+	"OUTCOME_OK":                parleyv1.CodeOutcome_CODE_OUTCOME_OK,
+	"OK":                        parleyv1.CodeOutcome_CODE_OUTCOME_OK,
+	"OUTCOME_FAILED":            parleyv1.CodeOutcome_CODE_OUTCOME_FAILED,
+	"FAILED":                    parleyv1.CodeOutcome_CODE_OUTCOME_FAILED,
+	"OUTCOME_DEADLINE_EXCEEDED": parleyv1.CodeOutcome_CODE_OUTCOME_DEADLINE_EXCEEDED,
+	"DEADLINE_EXCEEDED":         parleyv1.CodeOutcome_CODE_OUTCOME_DEADLINE_EXCEEDED,
+}
+
+func wireOutcome(o parleyv1.CodeOutcome) string {
+	switch o {
+	case parleyv1.CodeOutcome_CODE_OUTCOME_OK:
+		return "OUTCOME_OK"
+	case parleyv1.CodeOutcome_CODE_OUTCOME_FAILED:
+		return "OUTCOME_FAILED"
+	case parleyv1.CodeOutcome_CODE_OUTCOME_DEADLINE_EXCEEDED:
+		return "OUTCOME_DEADLINE_EXCEEDED"
+	}
+	return "OUTCOME_UNSPECIFIED"
+}

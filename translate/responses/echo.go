@@ -1,0 +1,153 @@
+package responses
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/openai"
+)
+
+// The request echo: the members of a response that repeat the request.
+// From an upstream of this dialect they are kept as it sent them
+// (decodeResponse); toward a client they are written as kept, else built
+// from the canonical request with the service's defaults filled in.
+
+// echoMembers are the response members that echo the request.
+var echoMembers = []string{"instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "store", "temperature", "text", "tool_choice", "tools", "top_p", "truncation", "user", "metadata"}
+
+func echoField(w *Response, name string) *jsontext.Value {
+	switch name {
+	case "instructions":
+		return &w.Instructions
+	case "max_output_tokens":
+		return &w.MaxOutputTokens
+	case "parallel_tool_calls":
+		return &w.ParallelToolCalls
+	case "reasoning":
+		return &w.Reasoning
+	case "store":
+		return &w.Store
+	case "temperature":
+		return &w.Temperature
+	case "text":
+		return &w.Text
+	case "tool_choice":
+		return &w.ToolChoice
+	case "tools":
+		return &w.Tools
+	case "top_p":
+		return &w.TopP
+	case "truncation":
+		return &w.Truncation
+	case "user":
+		return &w.User
+	}
+	return &w.Metadata
+}
+
+// echo fills the members that echo the request: as an upstream of this
+// dialect sent them, else from the canonical request with the service's
+// defaults filled in.
+func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
+	g := req.GetGeneration()
+	if g == nil {
+		g = &parleyv1.GenerationConfig{}
+	}
+	built := map[string]any{
+		"instructions":        nil,
+		"max_output_tokens":   nil,
+		"parallel_tool_calls": true,
+		"reasoning":           map[string]any{"effort": nil, "summary": nil},
+		"store":               true,
+		"temperature":         1.0,
+		"text":                map[string]any{"format": map[string]any{"type": "text"}},
+		"tool_choice":         "auto",
+		"tools":               echoTools(req),
+		"top_p":               1.0,
+		"truncation":          "disabled",
+		"user":                nil,
+		"metadata":            map[string]string{},
+	}
+	if len(req.GetInstructions()) > 0 {
+		built["instructions"] = joinText(req.GetInstructions(), "\n\n")
+	}
+	if g.MaxOutputTokens != nil {
+		built["max_output_tokens"] = g.GetMaxOutputTokens()
+	}
+	if tc := req.GetToolChoice(); tc != nil {
+		if tc.ParallelCalls != nil {
+			built["parallel_tool_calls"] = tc.GetParallelCalls()
+		}
+		e := &encoder{req: req, same: req.GetExtensions().GetDialect() == D}
+		var wr Request
+		if e.tools(&wr) == nil && wr.ToolChoice != nil {
+			built["tool_choice"] = wr.ToolChoice
+		}
+	}
+	if rc := req.GetReasoning(); rc != nil {
+		r := map[string]any{"effort": nil, "summary": nil}
+		if s := openai.EffortWord(rc.GetEffort()); s != "" {
+			r["effort"] = s
+		}
+		for s, v := range summaries {
+			if v == rc.GetSummary() {
+				r["summary"] = s
+			}
+		}
+		built["reasoning"] = r
+	}
+	if req.Store != nil {
+		built["store"] = req.GetStore()
+	}
+	if g.Temperature != nil {
+		built["temperature"] = g.GetTemperature()
+	}
+	if g.TopP != nil {
+		built["top_p"] = g.GetTopP()
+	}
+	text := map[string]any{"format": map[string]any{"type": "text"}}
+	if rf := req.GetResponseFormat(); rf != nil {
+		switch rf.GetKind() {
+		case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_OBJECT:
+			text["format"] = map[string]any{"type": "json_object"}
+		case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA:
+			f := map[string]any{"type": "json_schema", "name": rf.GetName(), "strict": rf.GetStrict(), "schema": jsontext.Value(orObject(rf.GetSchema()))}
+			if rf.GetDescription() != "" {
+				f["description"] = rf.GetDescription()
+			}
+			text["format"] = f
+		}
+	}
+	if v := openai.VerbosityWord(g.GetVerbosity()); v != "" {
+		text["verbosity"] = v
+	}
+	built["text"] = text
+	if req.GetTruncation() == parleyv1.Truncation_TRUNCATION_AUTO {
+		built["truncation"] = "auto"
+	}
+	if req.GetEndUserId() != "" {
+		built["user"] = req.GetEndUserId()
+	}
+	if len(req.GetMetadata()) > 0 {
+		built["metadata"] = req.GetMetadata()
+	}
+	for _, name := range echoMembers {
+		dst := echoField(w, name)
+		if v, ok := jsonx.Value(ext, D, name); ok {
+			*dst = v
+			continue
+		}
+		raw, err := jsonx.MarshalSorted(built[name])
+		if err == nil {
+			*dst = raw
+		}
+	}
+}
+
+func orObject(s string) string {
+	if s == "" {
+		return "{}"
+	}
+	return s
+}

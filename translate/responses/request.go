@@ -1,0 +1,226 @@
+package responses
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/openai"
+)
+
+// The request walk, in both directions: a client's body to the canonical
+// request (Client.DecodeRequest) and the canonical request to an
+// upstream's body (Upstream.EncodeRequest): the conversation turn by turn,
+// then tools and settings. Items are mapped in items.go, their content in
+// messages.go.
+
+// D is this package's dialect.
+const D = parleyv1.Dialect_DIALECT_RESPONSES
+
+// Request-level spelling notes.
+const (
+	extInputString     = "@input_string"     // input was a string
+	extGenerateSummary = "@generate_summary" // the summary was asked for with the deprecated name
+	extAllowedTools    = "@allowed_tools"    // tool_choice was an allowed_tools object
+	extToolChoiceType  = "@tool_choice_type" // the hosted tool type tool_choice named
+)
+
+// Client is the responses dialect as clients speak it.
+type Client struct{}
+
+var (
+	_ translate.Client      = Client{}
+	_ translate.CountClient = Client{}
+)
+
+// Dialect implements translate.Client.
+func (Client) Dialect() parleyv1.Dialect { return D }
+
+// APIKey implements translate.Client: clients send Authorization: Bearer.
+func (Client) APIKey(in *translate.Incoming) string { return translate.BearerToken(in.Header) }
+
+// DecodeRequest implements translate.Client.
+func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
+	var w Request
+	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+		return nil, openai.InputError(err)
+	}
+	return decodeRequest(&w)
+}
+
+func decodeRequest(w *Request) (*parleyv1.Request, error) {
+	if w.Model == "" {
+		return nil, translate.Invalid("model", "is required")
+	}
+	if w.Input == nil && (w.PreviousResponseID == nil || *w.PreviousResponseID == "") {
+		return nil, translate.Invalid("input", "is required")
+	}
+	req := &parleyv1.Request{Model: w.Model, Stream: w.Stream != nil && *w.Stream, Metadata: w.Metadata, Store: w.Store}
+	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	if req.Extensions == nil {
+		req.Extensions = &parleyv1.Extensions{Dialect: D}
+	}
+	if w.Instructions != nil {
+		req.Instructions = []*parleyv1.Part{translate.TextPart(*w.Instructions)}
+	}
+	if w.PreviousResponseID != nil {
+		req.PreviousResponseId = *w.PreviousResponseID
+	}
+	if in := w.Input; in != nil {
+		if in.String {
+			jsonx.KeepValue(&req.Extensions, D, extInputString, jsontext.Value("true"))
+			req.Messages = []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart(in.Text))}
+		}
+		d := &itemDecoder{client: true, names: map[string]string{}}
+		for i := range in.Items {
+			m, err := d.item(&in.Items[i], "input.["+strconv.Itoa(i)+"]")
+			if err != nil {
+				return nil, err
+			}
+			if m != nil {
+				req.Messages = append(req.Messages, m)
+			}
+		}
+	}
+	if err := decodeTools(req, w); err != nil {
+		return nil, err
+	}
+	if err := decodeSettings(req, w); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// Path is where requests of this dialect go, below the upstream's base URL.
+const Path = "/v1/responses"
+
+// Upstream is the responses dialect as services speak it.
+type Upstream struct{}
+
+var (
+	_ translate.Upstream      = Upstream{}
+	_ translate.CountUpstream = Upstream{}
+)
+
+// Dialect implements translate.Upstream.
+func (Upstream) Dialect() parleyv1.Dialect { return D }
+
+type encoder struct {
+	req     *parleyv1.Request
+	t       translate.Target
+	same    bool
+	dropped []string
+}
+
+// EncodeRequest implements translate.Upstream.
+func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
+	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	w, err := e.request()
+	if err != nil {
+		return nil, err
+	}
+	if req.GetStream() {
+		w.Stream = new(true)
+	}
+	return e.outgoing(w, Path, req.GetStream())
+}
+
+func (e *encoder) outgoing(w *Request, path string, stream bool) (*translate.Outgoing, error) {
+	body, err := jsonx.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	if e.t.APIKey != "" {
+		h.Set("Authorization", "Bearer "+e.t.APIKey)
+	}
+	if stream {
+		h.Set("Accept", "text/event-stream")
+	}
+	dropped := append(translate.CacheHintPaths(e.req), e.dropped...)
+	return &translate.Outgoing{Method: http.MethodPost, Path: path, Header: h, Body: body, Stream: stream, Dropped: dropped}, nil
+}
+
+func (e *encoder) take(ext *parleyv1.Extensions, prefix string) jsonx.Unknown {
+	if !e.same {
+		return nil
+	}
+	return jsonx.Take(ext, D, prefix)
+}
+
+func (e *encoder) has(ext *parleyv1.Extensions, name string) bool {
+	return e.same && jsonx.Has(ext, D, name)
+}
+
+func (e *encoder) request() (*Request, error) {
+	req := e.req
+	w := &Request{Model: e.t.Model, Unknown: e.take(req.GetExtensions(), "")}
+	if w.Model == "" {
+		w.Model = req.GetModel()
+	}
+	if len(req.GetInstructions()) > 0 {
+		s := joinText(req.GetInstructions(), "\n\n")
+		w.Instructions = &s
+	}
+	items, err := e.items()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case e.has(req.GetExtensions(), extInputString) && len(req.GetMessages()) == 1:
+		w.Input = &Input{String: true, Text: joinText(req.GetMessages()[0].GetParts(), "")}
+	case len(items) > 0 || req.GetPreviousResponseId() == "":
+		w.Input = &Input{Items: items}
+	}
+	if err := e.tools(w); err != nil {
+		return nil, err
+	}
+	if err := e.settings(w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func joinText(parts []*parleyv1.Part, sep string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if t := p.GetText(); t != nil {
+			if b.Len() > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(t.GetText())
+		}
+	}
+	return b.String()
+}
+
+// items renders the conversation as input items.
+func (e *encoder) items() ([]Item, error) {
+	var out []Item
+	for i, m := range e.req.GetMessages() {
+		field := "messages[" + strconv.Itoa(i) + "]"
+		its, err := e.turn(m, field)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, its...)
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func quote(s string) jsontext.Value {
+	b, _ := jsonx.Marshal(s)
+	return b
+}
