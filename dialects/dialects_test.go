@@ -1,0 +1,132 @@
+package dialects_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/dialects"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+)
+
+const module = "github.com/parleyhq/parley"
+
+type pkg struct {
+	ImportPath  string
+	Imports     []string
+	Deps        []string
+	TestImports []string
+}
+
+// list runs go list -json on patterns.
+func list(t *testing.T, patterns ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-deps=false", "-json"}, patterns...)...)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var ps []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// dialectPackages are the packages the list imports under translate/: the
+// dialect packages, by definition.
+func dialectPackages(t *testing.T) []string {
+	var out []string
+	for _, imp := range list(t, "./dialects")[0].Imports {
+		if strings.HasPrefix(imp, module+"/translate/") {
+			out = append(out, imp)
+		}
+	}
+	if len(out) != len(dialects.All()) {
+		t.Fatalf("the list imports %d dialect packages for %d dialects", len(out), len(dialects.All()))
+	}
+	return out
+}
+
+// knownLeaks are the dialect packages a layer still reaches, each until the
+// dialect's descriptor carries what the layer takes from it. Music tasks'
+// wire handling (submissions, task rendering, callbacks, the music
+// service's client) is still named by the task service and the server.
+var knownLeaks = map[string][]string{
+	module + "/server": {module + "/translate/songgen"},
+	module + "/tasks":  {module + "/translate/songgen"},
+}
+
+// TestLayersAreDialectBlind: the layers above translate import no dialect
+// package, directly or through another package; the command wires the
+// list in. A dialect package imports no other.
+func TestLayersAreDialectBlind(t *testing.T) {
+	ds := dialectPackages(t)
+	for _, p := range list(t, "./server", "./dispatch", "./store", "./stored", "./tasks", "./config") {
+		for _, dep := range p.Deps {
+			if slices.Contains(ds, dep) && !slices.Contains(knownLeaks[p.ImportPath], dep) {
+				t.Errorf("%s depends on the dialect package %s; take it from the dialect's descriptor instead", p.ImportPath, dep)
+			}
+		}
+	}
+	for _, p := range list(t, ds...) {
+		for _, imp := range append(p.Imports, p.TestImports...) {
+			if slices.Contains(ds, imp) && imp != p.ImportPath {
+				t.Errorf("%s imports %s: dialects meet only in the canonical model", p.ImportPath, imp)
+			}
+		}
+	}
+}
+
+// TestList: every dialect of the canonical enum is listed once, and every
+// endpoint pattern has one owner, or one default among dialects that
+// claim it by header.
+func TestList(t *testing.T) {
+	seen := map[parleyv1.Dialect]bool{}
+	owners := map[string][]bool{} // pattern -> claims set, per dialect
+	for _, d := range dialects.All() {
+		if seen[d.Enum] {
+			t.Errorf("%s is listed twice", d.Name())
+		}
+		seen[d.Enum] = true
+		for _, rt := range d.Routes {
+			if rt.Op == 0 && rt.Resolve == nil {
+				t.Errorf("%s %s serves no operation", d.Name(), rt.Pattern)
+			}
+			owners[rt.Pattern] = append(owners[rt.Pattern], rt.Claims != nil)
+			if rt.Claims != nil && rt.Claims(http.Header{}) {
+				t.Errorf("%s %s claims a request with no headers", d.Name(), rt.Pattern)
+			}
+		}
+	}
+	for v := range parleyv1.Dialect_name {
+		d := parleyv1.Dialect(v)
+		if d != parleyv1.Dialect_DIALECT_UNSPECIFIED && d != parleyv1.Dialect_DIALECT_CANONICAL && !seen[d] {
+			t.Errorf("%s has no descriptor in the list", d)
+		}
+	}
+	for p, claims := range owners {
+		if n := len(claims) - countTrue(claims); len(claims) > 1 && n != 1 {
+			t.Errorf("%s is shared by %d dialects, %d of them without Claims; exactly one must answer the rest", p, len(claims), n)
+		}
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
