@@ -165,7 +165,7 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 			Message:    msg,
 			HttpStatus: http.StatusGatewayTimeout,
 			Origin:     &parleyv1.Origin{Dialect: d},
-			Retry:      &parleyv1.RetryAdvice{Retryable: true},
+			Retry:      translate.Retry(translate.RetryFacts{Status: http.StatusGatewayTimeout}),
 		}, Cause: err}
 	}
 	reason := "could not be reached"
@@ -183,7 +183,7 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 		Message:    fmt.Sprintf("the upstream %q %s", b.name, reason),
 		HttpStatus: http.StatusBadGateway,
 		Origin:     &parleyv1.Origin{Dialect: d},
-		Retry:      &parleyv1.RetryAdvice{Retryable: true},
+		Retry:      translate.Retry(translate.RetryFacts{Status: http.StatusBadGateway}),
 	}, Cause: err}
 }
 
@@ -209,7 +209,7 @@ func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFun
 	}
 	e := b.up.DecodeError(resp.StatusCode, resp.Header, body)
 	if e.GetRetry() == nil {
-		e.Retry = translate.RetryAdviceFor(resp.StatusCode, resp.Header)
+		e.Retry = translate.Retry(translate.ReplyRetryFacts(resp.StatusCode, resp.Header))
 	}
 	return translate.UpstreamFailed(e)
 }

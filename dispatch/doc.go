@@ -8,14 +8,26 @@
 // several routes, the first is drawn by weight and the rest follow in
 // configuration order as fallbacks.
 //
+// Whether a failure may be retried is decided in one place,
+// translate.Retry, from the facts the upstream's dialect decodes: the
+// reply's status (or, inside a stream or a 200 reply, the status the error
+// names), the canonical code, the upstream's own x-should-retry header,
+// the wait it advised (Retry-After, RetryInfo) and whether its stream
+// ended early. In that order of precedence: an early end may be retried;
+// x-should-retry, when sent, decides (the messages and OpenAI services send
+// it, and their SDKs obey it); else 408, 429 and 5xx (529 included) may be
+// retried and other statuses not; else advice to wait means it may; else
+// the codes internal, unavailable and resource exhausted may. Connection
+// failures are 502 and time-outs 504 to that rule.
+//
 // Retries and fallback happen only before the first byte reaches the
-// client: a connection error, a 408, 429 or 5xx (any failure the upstream
-// marks retryable) is retried on the same upstream up to its max_retries
-// with exponential backoff, then the next route is tried. A Retry-After
-// the upstream sends is honoured when it is no longer than MaxRetryWait;
-// a longer one moves on to the next route at once, and with none left the
-// client gets the upstream's error with its Retry-After. Other failures
-// (bad request, bad key) are returned as they are.
+// client: a retryable failure is retried on the same upstream up to its
+// max_retries with exponential backoff, then the next route is tried. A
+// Retry-After the upstream sends is honoured when it is no longer than
+// MaxRetryWait; a longer one moves on to the next route at once, and with
+// none left the client gets the upstream's error with its Retry-After
+// (Dispatcher.retryDecision decides the wait). Other failures (bad
+// request, bad key) are returned as they are.
 //
 // Timeouts: per upstream, a connect timeout, a response-header timeout and
 // an idle timeout between two reads of the reply body. There is no total

@@ -91,7 +91,7 @@ func (u *Upstream) transportError(ctx context.Context, err error) error {
 	e := &parleyv1.Error{
 		Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: songgen.CodeUpstreamUnavailable, HttpStatus: http.StatusServiceUnavailable,
 		Message: "the music service " + u.name + " cannot be reached",
-		Retry:   &parleyv1.RetryAdvice{Retryable: true},
+		Retry:   translate.Retry(translate.RetryFacts{Status: http.StatusServiceUnavailable}),
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		e.Code, e.Reason, e.HttpStatus = parleyv1.Code_CODE_DEADLINE_EXCEEDED, songgen.CodeUpstreamTimeout, http.StatusGatewayTimeout

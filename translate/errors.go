@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
-
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
@@ -244,21 +240,4 @@ func DialectName(d parleyv1.Dialect) string {
 		return "unknown"
 	}
 	return strings.ToLower(strings.TrimPrefix(name, "DIALECT_"))
-}
-
-// RetryAdviceFor says whether a request that failed with status may be
-// retried (429, 408 and 5xx may), and after how long, from a Retry-After
-// header in seconds or as an HTTP date.
-func RetryAdviceFor(status int, h http.Header) *parleyv1.RetryAdvice {
-	ra := &parleyv1.RetryAdvice{
-		Retryable: status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500,
-	}
-	if v := h.Get("Retry-After"); v != "" {
-		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 && secs < 1e6 {
-			ra.RetryAfter = durationpb.New(time.Duration(secs * float64(time.Second)))
-		} else if t, err := http.ParseTime(v); err == nil {
-			ra.RetryAfter = durationpb.New(max(time.Until(t), 0))
-		}
-	}
-	return ra
 }

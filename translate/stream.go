@@ -100,15 +100,7 @@ func streamError(d parleyv1.Dialect, err error) error {
 	case errors.As(err, &up), errors.As(err, &in), errors.As(err, &uns):
 		return err
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &UpstreamError{
-			Err: &parleyv1.Error{
-				Code:    parleyv1.Code_CODE_UNAVAILABLE,
-				Message: fmt.Sprintf("the %s upstream's stream ended in the middle of an event", DialectName(d)),
-				Origin:  &parleyv1.Origin{Dialect: d},
-				Retry:   &parleyv1.RetryAdvice{Retryable: true},
-			},
-			Cause: err,
-		}
+		return EndedEarly(d, fmt.Sprintf("the %s upstream's stream ended in the middle of an event", DialectName(d)), err)
 	case errors.Is(err, sse.ErrFrameTooLarge), errors.Is(err, ErrStreamTooLarge):
 		return UpstreamProtocol(d, err)
 	}

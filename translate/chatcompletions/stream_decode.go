@@ -254,10 +254,5 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 	if finished {
 		return d.finishAll(dst)
 	}
-	return dst, &translate.UpstreamError{Err: &parleyv1.Error{
-		Code:    parleyv1.Code_CODE_UNAVAILABLE,
-		Message: "the chat-completions upstream's stream ended before [DONE]",
-		Origin:  &parleyv1.Origin{Dialect: D},
-		Retry:   &parleyv1.RetryAdvice{Retryable: true},
-	}}
+	return dst, translate.EndedEarly(D, "the chat-completions upstream's stream ended before [DONE]", nil)
 }

@@ -147,11 +147,11 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 		e = &parleyv1.Error{Code: translate.CodeForHTTPStatus(status), Message: "upstream answered " + strconv.Itoa(status) + ": " + text, Origin: &parleyv1.Origin{Dialect: D}}
 	}
 	e.HttpStatus = int32(status)
-	ra := translate.RetryAdviceFor(status, header)
-	if e.GetRetry().GetRetryAfter() != nil && ra.RetryAfter == nil {
-		ra.RetryAfter = e.GetRetry().GetRetryAfter()
+	f := translate.ReplyRetryFacts(status, header)
+	if f.After == nil {
+		f.After = e.GetRetry().GetRetryAfter()
 	}
-	e.Retry = ra
+	e.Retry = translate.Retry(f)
 	return e
 }
 
@@ -170,6 +170,7 @@ func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
 	if e.Code == parleyv1.Code_CODE_UNKNOWN && d.Code != 0 {
 		e.Code = translate.CodeForHTTPStatus(d.Code)
 	}
+	var after *durationpb.Duration
 	for _, raw := range d.Details {
 		var probe struct {
 			Type            string           `json:"@type"`
@@ -186,17 +187,13 @@ func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
 			}
 		case retryInfoType:
 			if dur, err := time.ParseDuration(probe.RetryDelay); err == nil {
-				e.Retry = &parleyv1.RetryAdvice{Retryable: true, RetryAfter: durationpb.New(dur)}
+				after = durationpb.New(dur)
 			}
 		}
 	}
-	if e.Retry == nil && d.Code != 0 {
-		// An error inside a 200 reply or a stream says by its code
-		// whether trying again may help.
-		if ra := translate.RetryAdviceFor(d.Code, nil); ra.GetRetryable() {
-			e.Retry = ra
-		}
-	}
+	// An error inside a 200 reply or a stream says by its code whether
+	// trying again may help.
+	e.Retry = translate.RetryIfAny(translate.RetryFacts{Status: int(d.Code), Code: e.Code, After: after})
 	if len(d.Details) > 0 {
 		raw, _ := jsonx.Marshal(d.Details)
 		jsonx.KeepValue(&e.Extensions, D, "details", raw)

@@ -203,12 +203,7 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 		}
 	}
 	if !d.started || !finished && !d.blocked {
-		return dst, &translate.UpstreamError{Err: &parleyv1.Error{
-			Code:    parleyv1.Code_CODE_UNAVAILABLE,
-			Message: "the generate_content upstream's stream ended before a finishReason",
-			Origin:  &parleyv1.Origin{Dialect: D},
-			Retry:   &parleyv1.RetryAdvice{Retryable: true},
-		}}
+		return dst, translate.EndedEarly(D, "the generate_content upstream's stream ended before a finishReason", nil)
 	}
 	for i, c := range d.cands {
 		dst = c.close(dst, int32(i))

@@ -89,7 +89,7 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 	if e.RequestId == "" {
 		e.RequestId = header.Get("request-id")
 	}
-	e.Retry = retryAdvice(status, header)
+	e.Retry = translate.Retry(translate.ReplyRetryFacts(status, header))
 	return e
 }
 
@@ -111,9 +111,7 @@ func errorFromDetail(d *ErrorDetail, status int) *parleyv1.Error {
 			e.Code = parleyv1.Code_CODE_UNKNOWN
 		}
 	}
-	if e.HttpStatus == 529 || e.HttpStatus == http.StatusTooManyRequests || e.HttpStatus >= 500 {
-		e.Retry = &parleyv1.RetryAdvice{Retryable: true}
-	}
+	e.Retry = translate.RetryIfAny(translate.RetryFacts{Status: int(e.HttpStatus), Code: e.Code})
 	return e
 }
 
@@ -128,16 +126,6 @@ func upstreamText(status int, body []byte) string {
 		return "upstream answered " + strconv.Itoa(status) + " " + http.StatusText(status)
 	}
 	return "upstream answered " + strconv.Itoa(status) + ": " + text
-}
-
-// retryAdvice reads whether and when a failed request may be retried; the
-// dialect's x-should-retry header overrides the status.
-func retryAdvice(status int, h http.Header) *parleyv1.RetryAdvice {
-	ra := translate.RetryAdviceFor(status, h)
-	if x := h.Get("x-should-retry"); x != "" {
-		ra.Retryable = x == "true"
-	}
-	return ra
 }
 
 // decodeError turns a JSON error into this dialect's field-path message.

@@ -95,12 +95,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 
 func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
 	if !d.stopped {
-		return dst, &translate.UpstreamError{Err: &parleyv1.Error{
-			Code:    parleyv1.Code_CODE_UNAVAILABLE,
-			Message: "the messages upstream's stream ended before message_stop",
-			Origin:  &parleyv1.Origin{Dialect: D},
-			Retry:   &parleyv1.RetryAdvice{Retryable: true},
-		}}
+		return dst, translate.EndedEarly(D, "the messages upstream's stream ended before message_stop", nil)
 	}
 	return dst, nil
 }

@@ -19,14 +19,12 @@ func failure(e *ResponseError) *parleyv1.Error {
 	switch e.Code {
 	case "rate_limit_exceeded":
 		out.Code = parleyv1.Code_CODE_RESOURCE_EXHAUSTED
-		out.Retry = &parleyv1.RetryAdvice{Retryable: true}
-	case "server_error":
-		out.Retry = &parleyv1.RetryAdvice{Retryable: true}
 	case "invalid_prompt", "invalid_image", "invalid_base64_image", "invalid_image_url", "image_too_large", "image_too_small",
 		"empty_image_file", "invalid_image_format", "image_content_policy_violation", "vector_store_timeout":
 		out.Code = parleyv1.Code_CODE_INVALID_ARGUMENT
 	}
 	jsonx.Keep(&out.Extensions, D, "error", e.Unknown)
+	out.Retry = translate.RetryIfAny(translate.RetryFacts{Code: out.Code})
 	return out
 }
 

@@ -215,7 +215,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: done}}), nil
 	case "response.failed":
 		s.ended = true
-		e := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: "the response failed", Origin: &parleyv1.Origin{Dialect: D}, Retry: &parleyv1.RetryAdvice{Retryable: true}}
+		e := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: "the response failed", Origin: &parleyv1.Origin{Dialect: D}, Retry: translate.RetryIfAny(translate.RetryFacts{Code: parleyv1.Code_CODE_INTERNAL})}
 		if w.Response != nil && w.Response.Error != nil {
 			e = failure(w.Response.Error)
 		}
@@ -313,10 +313,5 @@ func (s *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 	if s.ended {
 		return dst, nil
 	}
-	return dst, &translate.UpstreamError{Err: &parleyv1.Error{
-		Code:    parleyv1.Code_CODE_UNAVAILABLE,
-		Message: "the responses upstream's stream ended before response.completed",
-		Origin:  &parleyv1.Origin{Dialect: D},
-		Retry:   &parleyv1.RetryAdvice{Retryable: true},
-	}}
+	return dst, translate.EndedEarly(D, "the responses upstream's stream ended before response.completed", nil)
 }

@@ -234,7 +234,7 @@ func UpstreamError(status int, h http.Header, body []byte) error {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	e := &parleyv1.Error{Message: "the music service answered " + strconv.Itoa(status) + ": " + msg, Retry: translate.RetryAdviceFor(status, h)}
+	e := &parleyv1.Error{Message: "the music service answered " + strconv.Itoa(status) + ": " + msg, Retry: translate.Retry(translate.ReplyRetryFacts(status, h))}
 	switch {
 	case status == http.StatusTooManyRequests:
 		e.Code, e.Reason, e.HttpStatus = parleyv1.Code_CODE_RESOURCE_EXHAUSTED, CodeRateLimited, http.StatusTooManyRequests

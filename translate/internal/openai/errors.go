@@ -150,10 +150,7 @@ func DecodeError(dl parleyv1.Dialect, status int, header http.Header, body []byt
 	}
 	e.HttpStatus = int32(status)
 	e.RequestId = header.Get("x-request-id")
-	e.Retry = translate.RetryAdviceFor(status, header)
-	if x := header.Get("x-should-retry"); x != "" {
-		e.Retry.Retryable = x == "true"
-	}
+	e.Retry = translate.Retry(translate.ReplyRetryFacts(status, header))
 	return e
 }
 
@@ -185,10 +182,7 @@ func FromDetail(dl parleyv1.Dialect, d *ErrorDetail, status int) *parleyv1.Error
 		e.Code = parleyv1.Code_CODE_UNKNOWN
 	}
 	if status == 0 {
-		switch e.Code {
-		case parleyv1.Code_CODE_INTERNAL, parleyv1.Code_CODE_UNAVAILABLE, parleyv1.Code_CODE_RESOURCE_EXHAUSTED:
-			e.Retry = &parleyv1.RetryAdvice{Retryable: true}
-		}
+		e.Retry = translate.RetryIfAny(translate.RetryFacts{Code: e.Code})
 	}
 	return e
 }
