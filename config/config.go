@@ -151,7 +151,10 @@ const (
 
 // DefaultModelVersions are the accepted mv values unless configured: the
 // spec's two, and chirp-v4, which its example sends.
-var DefaultModelVersions = []string{"chirp-v3-0", "chirp-v3-5", "chirp-v4"}
+var DefaultModelVersions = []string{DefaultModelVersion, "chirp-v3-5", "chirp-v4"}
+
+// DefaultModelVersion is the model version of a song that names none.
+const DefaultModelVersion = "chirp-v3-0"
 
 // Duration is a time.Duration written as a Go duration ("5s", "2m30s").
 type Duration time.Duration

@@ -57,15 +57,6 @@ func dialectPackages(t *testing.T) []string {
 	return out
 }
 
-// knownLeaks are the dialect packages a layer still reaches, each until the
-// dialect's descriptor carries what the layer takes from it. Music tasks'
-// wire handling (submissions, task rendering, callbacks, the music
-// service's client) is still named by the task service and the server.
-var knownLeaks = map[string][]string{
-	module + "/server": {module + "/translate/songgen"},
-	module + "/tasks":  {module + "/translate/songgen"},
-}
-
 // TestLayersAreDialectBlind: the layers above translate import no dialect
 // package, directly or through another package; the command wires the
 // list in. A dialect package imports no other.
@@ -73,7 +64,7 @@ func TestLayersAreDialectBlind(t *testing.T) {
 	ds := dialectPackages(t)
 	for _, p := range list(t, "./server", "./dispatch", "./store", "./stored", "./tasks", "./config") {
 		for _, dep := range p.Deps {
-			if slices.Contains(ds, dep) && !slices.Contains(knownLeaks[p.ImportPath], dep) {
+			if slices.Contains(ds, dep) {
 				t.Errorf("%s depends on the dialect package %s; take it from the dialect's descriptor instead", p.ImportPath, dep)
 			}
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/parleyhq/parley/gen/parley/v1/parleyv1connect"
 	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // The Connect services answer the Connect, gRPC and gRPC-Web protocols on
@@ -280,7 +279,7 @@ type taskService struct{ s *Server }
 func (t taskService) service() (*tasks.Service, error) {
 	if t.s.tasks == nil {
 		return nil, &translate.StatusError{Err: &parleyv1.Error{
-			Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: songgen.CodeUpstreamUnavailable,
+			Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: translate.ReasonUpstreamUnavailable,
 			Message: "music tasks are not served here: parley serve runs them with a data directory",
 		}}
 	}
@@ -332,8 +331,8 @@ func (t taskService) ListTasks(ctx context.Context, in *connect.Request[parleyv1
 		return nil, err
 	}
 	ids := in.Msg.GetIds()
-	if len(ids) > songgen.MaxFetchIDs {
-		return nil, translate.Invalid("ids", "holds %d ids; at most %d are allowed in one call", len(ids), songgen.MaxFetchIDs)
+	if len(ids) > tasks.MaxListIDs {
+		return nil, translate.Invalid("ids", "holds %d ids; at most %d are allowed in one call", len(ids), tasks.MaxListIDs)
 	}
 	for i, id := range ids {
 		if id == "" {

@@ -108,7 +108,7 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.dialectRoutes(o.Dialects)
-	s.songgenRoutes()
+	s.taskRoutes(o.Dialects)
 	s.connectRoutes()
 	return s
 }

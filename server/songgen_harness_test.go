@@ -84,7 +84,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := tasks.FromConfig(cfg, g.store, d, nil, tasks.Options{
+	svc := tasks.FromConfig(cfg, dialects.All(), g.store, d, nil, tasks.Options{
 		HookBackoff: func(int) time.Duration { return 10 * time.Millisecond },
 	})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,9 +7,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // CheckInput holds a canonical task input (a Connect client's, which no
@@ -17,7 +17,7 @@ import (
 // names bad fields by their canonical path: input.song.title and so on.
 // It returns the input as it will be submitted: a copy with the default
 // model version filled in. versions lists the accepted model versions
-// (empty: songgen.DefaultModelVersions).
+// (empty: config.DefaultModelVersions).
 func CheckInput(in *parleyv1.TaskInput, hook string, versions []string) (*parleyv1.TaskInput, error) {
 	if err := checkHookForm("notify_hook", hook); err != nil {
 		return nil, err
@@ -98,11 +98,11 @@ func checkSong(s *parleyv1.SongInput, versions []string) (*parleyv1.SongInput, e
 		return nil, translate.Invalid(at+"mode", "is required: INSPIRATION, CUSTOM or CONTINUATION")
 	}
 	if len(versions) == 0 {
-		versions = songgen.DefaultModelVersions
+		versions = config.DefaultModelVersions
 	}
 	mv := s.GetModelVersion()
 	if mv == "" {
-		mv = songgen.DefaultModelVersion
+		mv = config.DefaultModelVersion
 	}
 	if !slices.Contains(versions, mv) {
 		return nil, translate.Invalid(at+"model_version", "%q is not one of the accepted model versions: %s", mv, strings.Join(versions, ", "))

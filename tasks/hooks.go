@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"syscall"
 	"time"
-
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // special are ranges a callback may not reach unless private hooks are
@@ -59,12 +57,12 @@ func (s *Service) checkHook(ctx context.Context, hook string) error {
 	}
 	u, err := url.Parse(hook)
 	if err != nil {
-		return songgen.InvalidField("notify_hook", "%q is not a URL", hook)
+		return invalidField("notify_hook", "%q is not a URL", hook)
 	}
 	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if Blocked(ip) {
-			return songgen.HookRefused("%s is a loopback, private, link-local or otherwise reserved address, which callbacks may not reach", host)
+			return hookRefused("%s is a loopback, private, link-local or otherwise reserved address, which callbacks may not reach", host)
 		}
 		return nil
 	}
@@ -72,11 +70,11 @@ func (s *Service) checkHook(ctx context.Context, hook string) error {
 	defer cancel()
 	ips, err := s.o.Resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(ips) == 0 {
-		return songgen.HookRefused("the host %q does not resolve", host)
+		return hookRefused("the host %q does not resolve", host)
 	}
 	for _, ip := range ips {
 		if Blocked(ip) {
-			return songgen.HookRefused("the host %q resolves to %s, a loopback, private, link-local or otherwise reserved address, which callbacks may not reach", host, ip)
+			return hookRefused("the host %q resolves to %s, a loopback, private, link-local or otherwise reserved address, which callbacks may not reach", host, ip)
 		}
 	}
 	return nil

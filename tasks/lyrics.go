@@ -10,7 +10,6 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // lyricsInstructions ask a chat model for lyrics in a shape that splits
@@ -81,7 +80,7 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 		s.save(ctx, next)
 		return
 	}
-	next.Lyrics = &parleyv1.Lyrics{Id: t.GetId(), Title: title, Text: body, Status: songgen.LyricsComplete}
+	next.Lyrics = &parleyv1.Lyrics{Id: t.GetId(), Title: title, Text: body, Status: translate.LyricsComplete}
 	s.finish(next, parleyv1.TaskStatus_TASK_STATUS_SUCCESS, "")
 	s.save(ctx, next)
 }

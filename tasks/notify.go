@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/store"
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // Callback headers.
@@ -83,7 +82,7 @@ func (s *Service) attempt(ctx context.Context, d *store.Delivery) {
 		}
 		return
 	}
-	body, err := songgen.EncodeTask(t)
+	body, err := s.o.Client.EncodeCallback(t)
 	if err != nil {
 		s.log.Error("a callback body could not be encoded", "task", d.TaskID, "error", err)
 		return

@@ -10,7 +10,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
-	"github.com/parleyhq/parley/translate/songgen"
+	"github.com/parleyhq/parley/translate"
 )
 
 func (s *Service) pollLoop(ctx context.Context) {
@@ -71,7 +71,7 @@ func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task) {
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("the music service could not be polled", "upstream", s.o.Upstream.Name(), "tasks", len(ids), "error", err)
 		}
-		got := make(map[string]*songgen.Update, len(ups))
+		got := make(map[string]*translate.TaskUpdate, len(ups))
 		for _, u := range ups {
 			got[u.UpstreamID] = u
 		}
@@ -87,7 +87,7 @@ func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task) {
 
 // apply merges what the upstream reported into a task and stores it when
 // anything changed; a task still in progress past the maximum age fails.
-func (s *Service) apply(ctx context.Context, t *parleyv1.Task, u *songgen.Update) {
+func (s *Service) apply(ctx context.Context, t *parleyv1.Task, u *translate.TaskUpdate) {
 	next := proto.Clone(t).(*parleyv1.Task)
 	if u.Progress > next.GetProgress() {
 		next.Progress = u.Progress
@@ -116,7 +116,7 @@ func (s *Service) apply(ctx context.Context, t *parleyv1.Task, u *songgen.Update
 
 // failReason is the upstream's reason, else the first song error, else a
 // sentence naming the upstream's word.
-func failReason(u *songgen.Update) string {
+func failReason(u *translate.TaskUpdate) string {
 	if u.FailReason != "" {
 		return u.FailReason
 	}
@@ -168,7 +168,7 @@ func (s *Service) save(ctx context.Context, t *parleyv1.Task) {
 			s.log.Error("a task could not be updated", "task", t.GetId(), "error", err)
 		}
 	case wrote && final:
-		s.log.Info("task finished", "task", t.GetId(), "status", songgen.WireStatus(t.GetStatus()), "upstream", t.GetUpstream(), "model", t.GetModel())
+		s.log.Info("task finished", "task", t.GetId(), "status", t.GetStatus().String(), "upstream", t.GetUpstream(), "model", t.GetModel())
 		if d != nil {
 			wake(s.notifyWake)
 		}

@@ -1,8 +1,10 @@
 // Package tasks owns the lifecycle of asynchronous music tasks: submit
 // (relayed to the music upstream, or, for lyrics, written by a chat model
 // through the dispatcher), storage, polling until a task finishes or
-// grows too old, and the notify_hook callback. The wire shapes belong to
-// translate/songgen and persistence to store.
+// grows too old, and the notify_hook callback. It names no dialect: the
+// wire shapes belong to the task dialect (translate.TaskUpstream toward
+// the music service, translate.TaskClient for callback bodies), which the
+// command wires in from the list of dialects, and persistence to store.
 //
 // Lifecycle. A task is stored only once its upstream accepted it, so a
 // failed submit leaves nothing behind. It is IN_PROGRESS until the
@@ -50,11 +52,11 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // Options configure a Service.
@@ -62,6 +64,9 @@ type Options struct {
 	Store store.Tasks
 	// Upstream serves music tasks; nil when none is configured.
 	Upstream *Upstream
+	// Client renders tasks for the clients' callbacks (the task
+	// dialect's client side); nil sends no callbacks.
+	Client translate.TaskClient
 	// Dispatcher and LyricsModel, when both are set, serve lyrics tasks
 	// with a chat model instead of the upstream.
 	Dispatcher  *dispatch.Dispatcher
@@ -126,7 +131,7 @@ func New(o Options) *Service {
 		o.MaxAge = 30 * time.Minute
 	}
 	if len(o.ModelVersions) == 0 {
-		o.ModelVersions = songgen.DefaultModelVersions
+		o.ModelVersions = config.DefaultModelVersions
 	}
 	if o.HookAttempts <= 0 {
 		o.HookAttempts = DefaultHookAttempts
@@ -195,6 +200,26 @@ func notFound(field, id string) error {
 	return &translate.StatusError{Err: e}
 }
 
+// fieldError is a bad-input error with Parley's reason for it, which the
+// task dialect renders as its own code.
+func fieldError(reason, field, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &translate.StatusError{Err: &parleyv1.Error{
+		Code: parleyv1.Code_CODE_INVALID_ARGUMENT, Message: field + ": " + msg, Reason: reason,
+		FieldViolations: []*parleyv1.FieldViolation{{Field: field, Description: msg}},
+	}}
+}
+
+// invalidField is the error for a field with a wrong value.
+func invalidField(field, format string, args ...any) error {
+	return fieldError(translate.ReasonInvalidField, field, format, args...)
+}
+
+// hookRefused is the error for a notify_hook that may not be called.
+func hookRefused(format string, args ...any) error {
+	return fieldError(translate.ReasonHookRefused, "notify_hook", format, args...)
+}
+
 func internal(what string, err error) error {
 	return &translate.StatusError{Err: &parleyv1.Error{
 		Code: parleyv1.Code_CODE_INTERNAL, Message: what + ": " + err.Error(),
@@ -203,6 +228,9 @@ func internal(what string, err error) error {
 
 // Submit starts a task for owner and returns it as stored.
 func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInput, hook string) (*parleyv1.Task, error) {
+	if hook != "" && s.o.Client == nil {
+		return nil, invalidField("notify_hook", "this server sends no callbacks")
+	}
 	if err := s.checkHook(ctx, hook); err != nil {
 		return nil, err
 	}
@@ -210,7 +238,7 @@ func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInp
 	t := &parleyv1.Task{
 		Id:          newID(),
 		Owner:       owner,
-		Action:      songgen.ActionOf(in),
+		Action:      actionOf(in),
 		Status:      parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS,
 		SubmittedAt: now,
 		StartedAt:   now,
@@ -237,7 +265,7 @@ func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInp
 	}
 	if s.o.Upstream == nil {
 		return nil, &translate.StatusError{Err: &parleyv1.Error{
-			Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: songgen.CodeUpstreamUnavailable,
+			Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: translate.ReasonUpstreamUnavailable,
 			Message: "no music service is configured: add an upstream with dialect songgen (and songgen.lyrics_model for lyrics)",
 		}}
 	}
@@ -252,7 +280,7 @@ func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInp
 			return nil, err
 		}
 		if prev.GetAction() != parleyv1.TaskAction_TASK_ACTION_MUSIC || prev.GetUpstream() != s.o.Upstream.Name() {
-			return nil, songgen.InvalidField("task_id", "task %q is not a song of the music service, so it cannot be continued", prev.GetId())
+			return nil, invalidField("task_id", "task %q is not a song of the music service, so it cannot be continued", prev.GetId())
 		}
 		continueID = prev.GetUpstreamTaskId()
 	}
@@ -280,6 +308,9 @@ func (s *Service) Get(ctx context.Context, owner, id string) (*parleyv1.Task, er
 	return t, nil
 }
 
+// MaxListIDs is the most ids one List call may name.
+const MaxListIDs = 500
+
 // List returns owner's tasks among ids, in the order of ids, that pass the
 // action filter (unspecified keeps all); other ids are left out.
 func (s *Service) List(ctx context.Context, owner string, ids []string, action parleyv1.TaskAction) ([]*parleyv1.Task, error) {
@@ -289,7 +320,7 @@ func (s *Service) List(ctx context.Context, owner string, ids []string, action p
 	}
 	byID := make(map[string]*parleyv1.Task, len(found))
 	for _, t := range found {
-		if t.GetOwner() == owner && songgen.Matches(t.GetAction(), action) {
+		if t.GetOwner() == owner && matches(t.GetAction(), action) {
 			byID[t.GetId()] = t
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tasks"
 	_ "github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/songgen"
 )
 
 func TestBlocked(t *testing.T) {
@@ -52,7 +53,7 @@ func TestDeliveryGuard(t *testing.T) {
 	if _, err := st.UpdateTask(t.Context(), task, &store.Delivery{TaskID: "t1", URL: rc.URL, NextAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	svc := tasks.New(tasks.Options{Store: st, HookAttempts: 1})
+	svc := tasks.New(tasks.Options{Store: st, Client: songgen.Client{}, HookAttempts: 1})
 	svc.Deliver(t.Context())
 	d, err := st.Delivery(t.Context(), "t1")
 	if err != nil {

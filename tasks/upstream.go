@@ -14,7 +14,6 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/songgen"
 )
 
 // maxUpstreamReply bounds what is read of a music upstream's reply.
@@ -23,8 +22,9 @@ const maxUpstreamReply = 8 << 20
 // fetchBatch is how many upstream ids go in one batch query.
 const fetchBatch = 50
 
-// Upstream is a music service speaking the songgen interface.
+// Upstream is a music service, spoken to through its task dialect.
 type Upstream struct {
+	codec   translate.TaskUpstream
 	name    string
 	base    string
 	key     string
@@ -32,9 +32,10 @@ type Upstream struct {
 	client  *http.Client
 }
 
-// NewUpstream returns the client of a configured songgen upstream.
-// transport, when not nil, carries its requests (tests).
-func NewUpstream(u config.Upstream, transport http.RoundTripper) *Upstream {
+// NewUpstream returns the client of a configured music upstream that
+// speaks through codec. transport, when not nil, carries its requests
+// (tests).
+func NewUpstream(u config.Upstream, codec translate.TaskUpstream, transport http.RoundTripper) *Upstream {
 	if transport == nil {
 		transport = dispatch.NewTransport(u.ConnectTimeout.D(), u.HeaderTimeout.D())
 	}
@@ -43,6 +44,7 @@ func NewUpstream(u config.Upstream, transport http.RoundTripper) *Upstream {
 		timeout = config.DefaultHeaderTimeout
 	}
 	return &Upstream{
+		codec:   codec,
 		name:    u.Name,
 		base:    strings.TrimRight(u.BaseURL, "/"),
 		key:     u.APIKey,
@@ -80,7 +82,7 @@ func (u *Upstream) post(ctx context.Context, path string, body []byte) (int, htt
 	}
 	if len(data) > maxUpstreamReply {
 		return 0, nil, nil, translate.UpstreamFailed(&parleyv1.Error{
-			Code: parleyv1.Code_CODE_UNKNOWN, Reason: songgen.CodeUpstreamError, HttpStatus: http.StatusBadGateway,
+			Code: parleyv1.Code_CODE_UNKNOWN, Reason: translate.ReasonUpstreamError, HttpStatus: http.StatusBadGateway,
 			Message: fmt.Sprintf("the music service %s sent a reply larger than %d bytes", u.name, maxUpstreamReply),
 		})
 	}
@@ -89,12 +91,12 @@ func (u *Upstream) post(ctx context.Context, path string, body []byte) (int, htt
 
 func (u *Upstream) transportError(ctx context.Context, err error) error {
 	e := &parleyv1.Error{
-		Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: songgen.CodeUpstreamUnavailable, HttpStatus: http.StatusServiceUnavailable,
+		Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: translate.ReasonUpstreamUnavailable, HttpStatus: http.StatusServiceUnavailable,
 		Message: "the music service " + u.name + " cannot be reached",
 		Retry:   translate.Retry(translate.RetryFacts{Status: http.StatusServiceUnavailable}),
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		e.Code, e.Reason, e.HttpStatus = parleyv1.Code_CODE_DEADLINE_EXCEEDED, songgen.CodeUpstreamTimeout, http.StatusGatewayTimeout
+		e.Code, e.Reason, e.HttpStatus = parleyv1.Code_CODE_DEADLINE_EXCEEDED, translate.ReasonUpstreamTimeout, http.StatusGatewayTimeout
 		e.Message = fmt.Sprintf("the music service %s did not answer within %s", u.name, u.timeout)
 	}
 	return &translate.UpstreamError{Err: e, Cause: err}
@@ -102,7 +104,7 @@ func (u *Upstream) transportError(ctx context.Context, err error) error {
 
 // Submit relays a task and returns the upstream's id for it.
 func (u *Upstream) Submit(ctx context.Context, in *parleyv1.TaskInput, continueID string) (string, error) {
-	path, body, err := songgen.EncodeSubmit(in, continueID)
+	path, body, err := u.codec.EncodeSubmit(in, continueID)
 	if err != nil {
 		return "", err
 	}
@@ -110,23 +112,23 @@ func (u *Upstream) Submit(ctx context.Context, in *parleyv1.TaskInput, continueI
 	if err != nil {
 		return "", err
 	}
-	return songgen.DecodeSubmitReply(status, h, reply)
+	return u.codec.DecodeSubmitReply(status, h, reply)
 }
 
 // Fetch asks for the state of upstream tasks, in batches.
-func (u *Upstream) Fetch(ctx context.Context, ids []string) ([]*songgen.Update, error) {
-	var out []*songgen.Update
+func (u *Upstream) Fetch(ctx context.Context, ids []string) ([]*translate.TaskUpdate, error) {
+	var out []*translate.TaskUpdate
 	for len(ids) > 0 {
 		n := min(len(ids), fetchBatch)
-		body, err := songgen.EncodeFetch(ids[:n])
+		path, body, err := u.codec.EncodeFetch(ids[:n])
 		if err != nil {
 			return nil, err
 		}
-		status, h, reply, err := u.post(ctx, songgen.PathFetch, body)
+		status, h, reply, err := u.post(ctx, path, body)
 		if err != nil {
 			return out, err
 		}
-		ups, err := songgen.DecodeFetchReply(status, h, reply)
+		ups, err := u.codec.DecodeFetchReply(status, h, reply)
 		if err != nil {
 			return out, err
 		}

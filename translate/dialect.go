@@ -25,6 +25,10 @@ type Dialect struct {
 	// Upstream calls chat services that speak it; nil when none does
 	// (a music service is not a chat upstream).
 	Upstream Upstream
+	// TaskClient and TaskUpstream are the two sides of a task dialect;
+	// nil for chat dialects.
+	TaskClient   TaskClient
+	TaskUpstream TaskUpstream
 	// Routes are the endpoints through which clients speak it.
 	Routes []Route
 	// Framing says how a stream reply is framed for a request; nil frames
@@ -59,6 +63,12 @@ const (
 	OpDeleteStored
 	// OpListStoredInput pages through its input (StoredClient).
 	OpListStoredInput
+	// OpSubmitTask submits a task (TaskClient).
+	OpSubmitTask
+	// OpQueryTasks returns the tasks a query names.
+	OpQueryTasks
+	// OpGetTask returns the task named by the {id} wildcard.
+	OpGetTask
 )
 
 // Route is one client endpoint of a dialect.
@@ -131,9 +141,14 @@ func (ds Dialects) Names() []string {
 	return out
 }
 
-// Clients lists the dialects that clients may speak.
+// Clients lists the chat dialects that clients may speak.
 func (ds Dialects) Clients() Dialects {
 	return slices.DeleteFunc(slices.Clone(ds), func(d *Dialect) bool { return d.Client == nil })
+}
+
+// Tasks lists the task dialects.
+func (ds Dialects) Tasks() Dialects {
+	return slices.DeleteFunc(slices.Clone(ds), func(d *Dialect) bool { return d.TaskClient == nil && d.TaskUpstream == nil })
 }
 
 // Upstreams lists the dialects that chat upstreams may speak.

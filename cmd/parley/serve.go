@@ -59,7 +59,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
-	ts := tasks.FromConfig(cfg, st, d, nil, tasks.Options{Logger: log})
+	ts := tasks.FromConfig(cfg, ds, st, d, nil, tasks.Options{Logger: log})
 	sv := stored.New(stored.Options{
 		Store: st, Retention: cfg.Responses.Retention.D(), SweepInterval: cfg.Responses.SweepInterval.D(),
 		Window: d.Router().ContextWindow, Logger: log,

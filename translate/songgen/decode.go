@@ -25,24 +25,6 @@ type Submission struct {
 	NotifyHook string
 }
 
-// Action is the canonical action of the submission.
-func (s *Submission) Action() parleyv1.TaskAction { return ActionOf(s.Input) }
-
-// ActionOf is the action of a task input.
-func ActionOf(in *parleyv1.TaskInput) parleyv1.TaskAction {
-	switch in.GetKind().(type) {
-	case *parleyv1.TaskInput_Song:
-		return parleyv1.TaskAction_TASK_ACTION_MUSIC
-	case *parleyv1.TaskInput_Lyrics:
-		return parleyv1.TaskAction_TASK_ACTION_LYRICS
-	case *parleyv1.TaskInput_Upload:
-		return parleyv1.TaskAction_TASK_ACTION_UPLOAD
-	case *parleyv1.TaskInput_Concat:
-		return parleyv1.TaskAction_TASK_ACTION_CONCAT
-	}
-	return parleyv1.TaskAction_TASK_ACTION_UNSPECIFIED
-}
-
 func decode(body []byte, v any) error {
 	if err := jsonx.Unmarshal(body, v); err != nil {
 		return decodeError(body, err)

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -23,7 +24,7 @@ const (
 // Lyrics status words, as the music service uses them.
 const (
 	LyricsRunning  = "running"
-	LyricsComplete = "complete"
+	LyricsComplete = translate.LyricsComplete
 	LyricsError    = "error"
 )
 
@@ -38,11 +39,6 @@ func WireAction(a parleyv1.TaskAction) string {
 		return ActionLyrics
 	}
 	return ActionMusic
-}
-
-// Matches reports whether a task passes a batch query's action filter.
-func Matches(a, filter parleyv1.TaskAction) bool {
-	return filter == parleyv1.TaskAction_TASK_ACTION_UNSPECIFIED || WireAction(a) == WireAction(filter)
 }
 
 // WireStatus is the status word a task shows.

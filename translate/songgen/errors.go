@@ -17,22 +17,22 @@ import (
 // failures apart without parsing messages.
 const (
 	CodeSuccess             = "success"
-	CodeInvalidJSON         = "invalid_json"         // 400: the body is not a JSON object
-	CodeMissingField        = "missing_field"        // 400: a required field is absent or empty
-	CodeInvalidField        = "invalid_field"        // 400: a field has the wrong type or value
-	CodeInvalidMode         = "invalid_mode"         // 400: a song body fits no mode, or mixes modes
-	CodeHookRefused         = "notify_hook_refused"  // 400: notify_hook points at a private address
-	CodeTooLarge            = "request_too_large"    // 413
-	CodeUnauthorized        = "unauthorized"         // 401: no key, or an unknown key
-	CodeForbidden           = "forbidden"            // 403
-	CodeTaskNotFound        = "task_not_found"       // 404: unknown id, or another key's task
-	CodeRateLimited         = "rate_limited"         // 429: the music service asks to slow down
-	CodeUpstreamRejected    = "upstream_rejected"    // the music service refused the request (its 4xx status)
-	CodeUpstreamError       = "upstream_error"       // 502: the music service failed or answered nonsense
-	CodeUpstreamUnavailable = "upstream_unavailable" // 503: no music service configured, or it cannot be reached
-	CodeUpstreamTimeout     = "upstream_timeout"     // 504
-	CodeNotImplemented      = "not_implemented"      // 501
-	CodeInternal            = "internal_error"       // 500
+	CodeInvalidJSON         = "invalid_json"                      // 400: the body is not a JSON object
+	CodeMissingField        = "missing_field"                     // 400: a required field is absent or empty
+	CodeInvalidField        = translate.ReasonInvalidField        // 400: a field has the wrong type or value
+	CodeInvalidMode         = "invalid_mode"                      // 400: a song body fits no mode, or mixes modes
+	CodeHookRefused         = translate.ReasonHookRefused         // 400: notify_hook points at a private address
+	CodeTooLarge            = "request_too_large"                 // 413
+	CodeUnauthorized        = "unauthorized"                      // 401: no key, or an unknown key
+	CodeForbidden           = "forbidden"                         // 403
+	CodeTaskNotFound        = "task_not_found"                    // 404: unknown id, or another key's task
+	CodeRateLimited         = "rate_limited"                      // 429: the music service asks to slow down
+	CodeUpstreamRejected    = "upstream_rejected"                 // the music service refused the request (its 4xx status)
+	CodeUpstreamError       = translate.ReasonUpstreamError       // 502: the music service failed or answered nonsense
+	CodeUpstreamUnavailable = translate.ReasonUpstreamUnavailable // 503: no music service configured, or it cannot be reached
+	CodeUpstreamTimeout     = translate.ReasonUpstreamTimeout     // 504
+	CodeNotImplemented      = "not_implemented"                   // 501
+	CodeInternal            = "internal_error"                    // 500
 )
 
 // codes names the envelope code of a canonical code when the error names

@@ -199,14 +199,6 @@ func TestFetchFilterAndOrder(t *testing.T) {
 	if strings.Join(f.IDs, ",") != "b,a" || f.Action != parleyv1.TaskAction_TASK_ACTION_LYRICS {
 		t.Errorf("fetch = %+v", f)
 	}
-	for a, want := range map[parleyv1.TaskAction]bool{
-		parleyv1.TaskAction_TASK_ACTION_MUSIC: true, parleyv1.TaskAction_TASK_ACTION_UPLOAD: true,
-		parleyv1.TaskAction_TASK_ACTION_CONCAT: true, parleyv1.TaskAction_TASK_ACTION_LYRICS: false,
-	} {
-		if got := songgen.Matches(a, parleyv1.TaskAction_TASK_ACTION_MUSIC); got != want {
-			t.Errorf("Matches(%v, MUSIC) = %v", a, got)
-		}
-	}
 }
 
 // TestErrorTable checks the status and code of each canonical failure,

@@ -95,24 +95,10 @@ func DecodeSubmitReply(status int, h http.Header, body []byte) (string, error) {
 	return id, nil
 }
 
-// Update is what an upstream reports of one task.
-type Update struct {
-	// UpstreamID is the upstream's task id.
-	UpstreamID string
-	Status     parleyv1.TaskStatus
-	// Word is the upstream's status word as sent.
-	Word string
-	// Progress is 0 to 100, or -1 when the upstream gave none.
-	Progress   int32
-	FailReason string
-	Songs      []*parleyv1.Song
-	Lyrics     *parleyv1.Lyrics
-}
-
 // DecodeFetchReply reads the upstream's reply to a batch query. A task
 // whose data cannot be read is reported with no songs rather than failing
 // the batch; a reply that is not the envelope is an error.
-func DecodeFetchReply(status int, h http.Header, body []byte) ([]*Update, error) {
+func DecodeFetchReply(status int, h http.Header, body []byte) ([]*translate.TaskUpdate, error) {
 	var env Envelope
 	if err := jsonx.Unmarshal(body, &env); err != nil || status < 200 || status > 299 || env.Code != CodeSuccess {
 		return nil, UpstreamError(status, h, body)
@@ -121,15 +107,15 @@ func DecodeFetchReply(status int, h http.Header, body []byte) ([]*Update, error)
 	if err := jsonx.Unmarshal(env.Data, &tasks); err != nil {
 		return nil, upstreamProtocol("its fetch reply has no array of tasks in data")
 	}
-	out := make([]*Update, 0, len(tasks))
+	out := make([]*translate.TaskUpdate, 0, len(tasks))
 	for i := range tasks {
 		out = append(out, update(&tasks[i]))
 	}
 	return out, nil
 }
 
-func update(t *upstreamTask) *Update {
-	u := &Update{UpstreamID: t.TaskID, Word: t.Status, FailReason: t.FailReason, Progress: progress(t.Progress)}
+func update(t *upstreamTask) *translate.TaskUpdate {
+	u := &translate.TaskUpdate{UpstreamID: t.TaskID, Word: t.Status, FailReason: t.FailReason, Progress: progress(t.Progress)}
 	u.Status, _ = MapStatus(t.Status)
 	switch data := t.Data; {
 	case len(data) == 0 || data.Kind() == 'n':
