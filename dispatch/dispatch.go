@@ -183,7 +183,15 @@ func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Ca
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
 		sent, stopped := false, false
 		err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+			// Every stream is held to the canonical order here, once,
+			// whatever its backend: what follows may trust it.
+			var check translate.StreamChecker
 			for ev, err := range r.backend.Stream(ctx, req, t, call) {
+				if err == nil {
+					if cerr := check.Check(ev); cerr != nil {
+						err = translate.UpstreamProtocol(r.dialect, cerr)
+					}
+				}
 				if err != nil {
 					return !sent, err
 				}

@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"fmt"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -10,22 +9,20 @@ import (
 )
 
 // Accumulator builds the whole canonical response from a canonical stream,
-// checking on the way that the stream is well formed (see StreamEvent). It is
+// checking on the way that the stream is well formed (StreamChecker). It is
 // what stores a streamed response, what dialects whose final event repeats
 // the whole response draw on, and what tests use to compare a stream with
 // its whole counterpart.
 type Accumulator struct {
-	resp    *parleyv1.Response
-	started bool
-	ended   bool
-	cands   []*candState
+	check StreamChecker
+	resp  *parleyv1.Response
+	cands []*candState
 }
 
 type candState struct {
-	c        *parleyv1.Candidate
-	open     int // index of the open part, -1 when none
-	finished bool
-	text     strings.Builder // text, arguments, reasoning or refusal of the open part
+	c    *parleyv1.Candidate
+	open int             // index of the open part, -1 when none
+	text strings.Builder // text, arguments, reasoning or refusal of the open part
 }
 
 // NewAccumulator returns an empty Accumulator.
@@ -36,23 +33,11 @@ func NewAccumulator() *Accumulator {
 // Add applies one event. It returns an error, and changes nothing, when the
 // event is out of order.
 func (a *Accumulator) Add(ev *parleyv1.StreamEvent) error {
-	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
-		return nil
-	}
-	if a.ended {
-		return fmt.Errorf("stream event %T after the end of the stream", ev.GetEvent())
-	}
-	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !a.started {
-		if _, isErr := ev.GetEvent().(*parleyv1.StreamEvent_Error); !isErr {
-			return fmt.Errorf("stream event %T before the start", ev.GetEvent())
-		}
+	if err := a.check.Check(ev); err != nil {
+		return err
 	}
 	switch e := ev.GetEvent().(type) {
 	case *parleyv1.StreamEvent_Start:
-		if a.started {
-			return fmt.Errorf("a second start event")
-		}
-		a.started = true
 		if r := e.Start.GetResponse(); r != nil {
 			a.resp = proto.Clone(r).(*parleyv1.Response)
 			a.resp.Candidates = nil
@@ -61,15 +46,11 @@ func (a *Accumulator) Add(ev *parleyv1.StreamEvent) error {
 			a.resp.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS
 		}
 	case *parleyv1.StreamEvent_PartStart:
-		return a.partStart(e.PartStart)
+		a.partStart(e.PartStart)
 	case *parleyv1.StreamEvent_PartDelta:
-		return a.partDelta(e.PartDelta)
+		a.partDelta(e.PartDelta)
 	case *parleyv1.StreamEvent_PartStop:
-		cs, err := a.openPart(e.PartStop.GetCandidateIndex(), e.PartStop.GetIndex(), "part_stop")
-		if err != nil {
-			return err
-		}
-		cs.closePart(e.PartStop.GetStatus())
+		a.cands[e.PartStop.GetCandidateIndex()].closePart(e.PartStop.GetStatus())
 	case *parleyv1.StreamEvent_Metadata:
 		a.metadata(e.Metadata)
 	case *parleyv1.StreamEvent_Usage:
@@ -78,42 +59,26 @@ func (a *Accumulator) Add(ev *parleyv1.StreamEvent) error {
 		}
 		MergeUsageInto(a.resp.Usage, e.Usage) // a.resp is the accumulator's own copy
 	case *parleyv1.StreamEvent_Finish:
-		cs, err := a.cand(e.Finish.GetCandidateIndex())
-		if err != nil {
-			return err
-		}
-		if cs.open >= 0 {
-			return fmt.Errorf("finish of candidate %d while part %d is open", e.Finish.GetCandidateIndex(), cs.open)
-		}
-		cs.finished = true
+		cs := a.cand(e.Finish.GetCandidateIndex())
 		cs.c.FinishReason = e.Finish.GetReason()
 		cs.c.StopSequence = e.Finish.GetStopSequence()
 		cs.c.FinishMessage = e.Finish.GetFinishMessage()
 	case *parleyv1.StreamEvent_Error:
 		a.flush()
-		a.ended = true
 		a.resp.Error = e.Error
 		a.resp.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED
 	case *parleyv1.StreamEvent_Done:
-		for i, cs := range a.cands {
-			if cs.open >= 0 {
-				return fmt.Errorf("done while part %d of candidate %d is open", cs.open, i)
-			}
-		}
-		a.ended = true
 		a.resp.Status = e.Done.GetStatus()
 		if a.resp.Status == parleyv1.ResponseStatus_RESPONSE_STATUS_UNSPECIFIED {
 			a.resp.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED
 		}
 		a.resp.IncompleteDetails = e.Done.GetIncompleteDetails()
-	default:
-		return fmt.Errorf("unknown stream event %T", ev.GetEvent())
 	}
 	return nil
 }
 
 // Ended reports whether a done or error event has arrived.
-func (a *Accumulator) Ended() bool { return a.ended }
+func (a *Accumulator) Ended() bool { return a.check.Ended() }
 
 // Response returns the response built so far. Text of a part still open is
 // included. The Accumulator must not be used after the result is modified.
@@ -134,44 +99,18 @@ func (a *Accumulator) flush() {
 	}
 }
 
-func (a *Accumulator) cand(i int32) (*candState, error) {
-	if i < 0 || i > 1<<10 {
-		return nil, fmt.Errorf("candidate index %d out of range", i)
-	}
-	// A candidate may say nothing before a later one does (an upstream
-	// listed it empty): it is there, with no parts.
+// cand returns candidate i, adding any before it (the checker has
+// checked i): a candidate may say nothing before a later one does (an
+// upstream listed it empty), and is there with no parts.
+func (a *Accumulator) cand(i int32) *candState {
 	for int(i) >= len(a.cands) {
 		a.cands = append(a.cands, &candState{c: &parleyv1.Candidate{Index: int32(len(a.cands))}, open: -1})
 	}
-	return a.cands[i], nil
+	return a.cands[i]
 }
 
-func (a *Accumulator) openPart(ci, pi int32, what string) (*candState, error) {
-	if ci < 0 || int(ci) >= len(a.cands) {
-		return nil, fmt.Errorf("%s for unknown candidate %d", what, ci)
-	}
-	cs := a.cands[ci]
-	if cs.open < 0 || int32(cs.open) != pi {
-		return nil, fmt.Errorf("%s for part %d of candidate %d, but the open part is %d", what, pi, ci, cs.open)
-	}
-	return cs, nil
-}
-
-func (a *Accumulator) partStart(ps *parleyv1.PartStart) error {
-	cs, err := a.cand(ps.GetCandidateIndex())
-	if err != nil {
-		return err
-	}
-	switch {
-	case cs.finished:
-		return fmt.Errorf("part_start for candidate %d after its finish", ps.GetCandidateIndex())
-	case cs.open >= 0:
-		return fmt.Errorf("part_start %d while part %d is open", ps.GetIndex(), cs.open)
-	case int(ps.GetIndex()) != len(cs.c.Parts):
-		return fmt.Errorf("part_start index %d out of order (next is %d)", ps.GetIndex(), len(cs.c.Parts))
-	case ps.GetPart() == nil || ps.GetPart().GetKind() == nil && ps.GetPart().GetExtensions() == nil:
-		return fmt.Errorf("part_start %d without a part kind", ps.GetIndex())
-	}
+func (a *Accumulator) partStart(ps *parleyv1.PartStart) {
+	cs := a.cand(ps.GetCandidateIndex())
 	p := proto.Clone(ps.GetPart()).(*parleyv1.Part)
 	cs.c.Parts = append(cs.c.Parts, p)
 	cs.open = int(ps.GetIndex())
@@ -188,43 +127,21 @@ func (a *Accumulator) partStart(ps *parleyv1.PartStart) error {
 	case *parleyv1.Part_HostedToolCall:
 		cs.text.WriteString(k.HostedToolCall.GetInput())
 	}
-	return nil
 }
 
-func (a *Accumulator) partDelta(pd *parleyv1.PartDelta) error {
-	cs, err := a.openPart(pd.GetCandidateIndex(), pd.GetIndex(), "part_delta")
-	if err != nil {
-		return err
-	}
+func (a *Accumulator) partDelta(pd *parleyv1.PartDelta) {
+	cs := a.cands[pd.GetCandidateIndex()]
 	p := cs.c.Parts[cs.open]
-	mismatch := func(want string) error {
-		return fmt.Errorf("part_delta %T for part %d, which is %T, not %s", pd.GetDelta(), pd.GetIndex(), p.GetKind(), want)
-	}
 	switch d := pd.GetDelta().(type) {
 	case *parleyv1.PartDelta_Text:
-		if p.GetText() == nil {
-			return mismatch("text")
-		}
 		cs.text.WriteString(d.Text)
 	case *parleyv1.PartDelta_Arguments:
-		if p.GetToolCall() == nil && p.GetHostedToolCall() == nil {
-			return mismatch("a tool call")
-		}
 		cs.text.WriteString(d.Arguments)
 	case *parleyv1.PartDelta_ReasoningText:
-		if p.GetReasoning() == nil {
-			return mismatch("reasoning")
-		}
 		cs.text.WriteString(d.ReasoningText)
 	case *parleyv1.PartDelta_ReasoningSummary:
 		r := p.GetReasoning()
-		if r == nil {
-			return mismatch("reasoning")
-		}
 		i := int(d.ReasoningSummary.GetSummaryIndex())
-		if i < 0 || i > len(r.Summary) {
-			return fmt.Errorf("reasoning summary index %d out of order (have %d)", i, len(r.Summary))
-		}
 		if i == len(r.Summary) {
 			r.Summary = append(r.Summary, "")
 		}
@@ -232,24 +149,12 @@ func (a *Accumulator) partDelta(pd *parleyv1.PartDelta) error {
 	case *parleyv1.PartDelta_Signature:
 		p.Signature = d.Signature
 	case *parleyv1.PartDelta_EncryptedContent:
-		if p.GetReasoning() == nil {
-			return mismatch("reasoning")
-		}
 		p.GetReasoning().EncryptedContent = d.EncryptedContent
 	case *parleyv1.PartDelta_Refusal:
-		if p.GetRefusal() == nil {
-			return mismatch("refusal")
-		}
 		cs.text.WriteString(d.Refusal)
 	case *parleyv1.PartDelta_Annotation:
-		if p.GetText() == nil {
-			return mismatch("text")
-		}
 		p.GetText().Annotations = append(p.GetText().Annotations, d.Annotation)
-	default:
-		return fmt.Errorf("part_delta with no delta for part %d", pd.GetIndex())
 	}
-	return nil
 }
 
 // store writes the open part's accumulated text into it.
@@ -286,11 +191,10 @@ func (a *Accumulator) metadata(m *parleyv1.MetadataUpdate) {
 	if !hasCandidateMetadata(m) {
 		return
 	}
-	cs, err := a.cand(m.GetCandidateIndex())
-	if err != nil {
+	if checkCandidate(m.GetCandidateIndex()) != nil {
 		return
 	}
-	c := cs.c
+	c := a.cand(m.GetCandidateIndex()).c
 	c.SafetyRatings = append(c.SafetyRatings, m.GetSafetyRatings()...)
 	c.Citations = append(c.Citations, m.GetCitations()...)
 	c.UrlRetrievals = append(c.UrlRetrievals, m.GetUrlRetrievals()...)
