@@ -28,7 +28,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,9 +38,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files with the output of the code under test")
-
-// Updating reports whether the test run rewrites golden files.
-func Updating() bool { return *update }
 
 // Case is one golden case folder.
 type Case struct {
@@ -168,20 +164,6 @@ func ReadProto(t testing.TB, path string, msg proto.Message) {
 	}
 	if err := protojson.Unmarshal(b, msg); err != nil {
 		t.Fatalf("%s: %v", path, err)
-	}
-}
-
-// Text compares got with the golden file at path exactly.
-func Text(t testing.TB, path string, got []byte) {
-	t.Helper()
-	if *update {
-		write(t, path, got)
-		return
-	}
-	want := readGolden(t, path)
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (-want +got):\n%s\n%s", path,
-			cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")), hint)
 	}
 }
 
