@@ -14,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -501,5 +502,53 @@ func TestAPIKeyInEverySpelling(t *testing.T) {
 		if got := (messages.Client{}).APIKey(in); got != c.want {
 			t.Errorf("%s: key %q, want %q", name, got, c.want)
 		}
+	}
+}
+
+// oneOfEachName fails when a JSON object in body holds a member twice.
+func oneOfEachName(t *testing.T, what string, body []byte) {
+	t.Helper()
+	if _, err := jsontext.NewDecoder(bytes.NewReader(body)).ReadValue(); err != nil {
+		t.Errorf("%s: %v\n%s", what, err, body)
+	}
+}
+
+// TestRawCitationsGoOutOnce: citations Parley does not model are kept raw
+// and reach a service or client of this dialect in the block's citations
+// member, written once.
+func TestRawCitationsGoOutOnce(t *testing.T) {
+	const cites = `[{"type":"future_location","cited_text":"The sky is blue."}]`
+	body := `{"model":"claude-x","max_tokens":10,` +
+		`"system":[{"type":"text","text":"Be brief.","citations":` + cites + `}],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"Why?"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"Because.","citations":` + cites + `},{"type":"tool_use","id":"t1","name":"look","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Seen.","citations":` + cites + `}]}]}]}`
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneOfEachName(t, "upstream request", out.Body)
+	if diff := jsonDiff(t, []byte(body), out.Body); diff != "" {
+		t.Errorf("the round trip changed the request (-in +out):\n%s", diff)
+	}
+
+	reply := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x",` +
+		`"content":[{"type":"text","text":"Blue.","citations":` + cites + `}],` +
+		`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`
+	resp, err := messages.Upstream{}.DecodeResponse(translate.Target{Model: "claude-x"}, []byte(reply))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := messages.Client{}.EncodeResponse(req, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneOfEachName(t, "reply", got)
+	if diff := jsonDiff(t, []byte(reply), got); diff != "" {
+		t.Errorf("the round trip changed the reply (-in +out):\n%s", diff)
 	}
 }
