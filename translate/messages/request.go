@@ -277,8 +277,13 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 		}
 		w.OutputConfig.Format = &OutputFormat{Type: "json_schema", Schema: schema, Unknown: e.take("output_config/format")}
 	}
-	if w.OutputConfig != nil {
-		w.OutputConfig.Unknown = e.take("output_config")
+	// Members of output_config Parley does not model go back to a service
+	// of this dialect even when nothing else fills the object.
+	if u := e.take("output_config"); len(u) > 0 || w.OutputConfig != nil {
+		if w.OutputConfig == nil {
+			w.OutputConfig = &OutputConfig{}
+		}
+		w.OutputConfig.Unknown = u
 	}
 	if err := e.tools(w); err != nil {
 		return nil, err

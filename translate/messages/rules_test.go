@@ -552,3 +552,21 @@ func TestRawCitationsGoOutOnce(t *testing.T) {
 		t.Errorf("the round trip changed the reply (-in +out):\n%s", diff)
 	}
 }
+
+// TestOutputConfigOfUnknownMembersOnly: an output_config that holds only
+// members Parley does not model reaches a service of this dialect.
+func TestOutputConfigOfUnknownMembersOnly(t *testing.T) {
+	body := `{"model":"claude-x","max_tokens":10,"messages":[{"role":"user","content":"Hi"}],` +
+		`"output_config":{"verbosity":"low","task_budget":{"type":"tokens","total":2000}}}`
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := jsonDiff(t, []byte(body), out.Body); diff != "" {
+		t.Errorf("the round trip changed the request (-in +out):\n%s", diff)
+	}
+}
