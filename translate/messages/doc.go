@@ -75,10 +75,12 @@
 //   - Tools. A function is a custom tool (input_schema defaults to an empty
 //     object schema). Computer, bash, text editor, web search, web fetch and
 //     code execution map to this dialect's typed tools, keeping the client's
-//     dated version when it named one of this dialect. A tool-choice
-//     allow-list of one name forces that tool; a longer list offers only the
-//     listed functions. Tool-call arguments that are not a JSON object fail
-//     toward an upstream and reach a client as {"_raw_arguments": "..."}.
+//     dated version when it named one of this dialect; a web search's
+//     dynamic-retrieval threshold has no counterpart and is listed in
+//     Outgoing.Dropped. A tool-choice allow-list of one name forces that
+//     tool; a longer list offers only the listed functions. Tool-call
+//     arguments that are not a JSON object fail toward an upstream and
+//     reach a client as {"_raw_arguments": "..."}.
 //   - Schemas from other dialects. Tool and output schemas lose
 //     propertyOrdering; a structured-output schema, or a strict tool's,
 //     is held to the subset the service enforces, as the official SDKs

@@ -85,7 +85,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 		Header:  e.header(),
 		Body:    body,
 		Stream:  req.GetStream(),
-		Dropped: dropped(req),
+		Dropped: append(dropped(req), e.dropped...),
 	}, nil
 }
 
@@ -217,6 +217,9 @@ type encoder struct {
 	same bool // the client spoke this dialect: pass its choices through
 	// betas needed by what the request uses
 	needBetas []string
+	// settings the request asked for that this encoding leaves out, by
+	// canonical field path (with those of dropped, Outgoing.Dropped)
+	dropped []string
 }
 
 func (e *encoder) request(countOnly bool) (*Request, error) {

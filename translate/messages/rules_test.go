@@ -570,3 +570,26 @@ func TestOutputConfigOfUnknownMembersOnly(t *testing.T) {
 		t.Errorf("the round trip changed the request (-in +out):\n%s", diff)
 	}
 }
+
+// TestDynamicRetrievalIsReported: a web search's dynamic-retrieval
+// threshold has no counterpart here; it is left out and named.
+func TestDynamicRetrievalIsReported(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Tools: []*parleyv1.Tool{{Kind: &parleyv1.Tool_WebSearch{WebSearch: &parleyv1.WebSearchTool{
+			DynamicRetrieval: &parleyv1.DynamicRetrieval{Mode: parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC, Threshold: proto.Float64(0.3)},
+		}}}},
+		Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("News?"))},
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkcheck.MessagesRequest(t, out.Body)
+	if got := strings.Join(out.Dropped, ","); got != "tools[0].web_search.dynamic_retrieval" {
+		t.Errorf("dropped = %v", out.Dropped)
+	}
+	if bytes.Contains(out.Body, []byte("threshold")) || bytes.Contains(out.Body, []byte("dynamic")) {
+		t.Errorf("the threshold was sent: %s", out.Body)
+	}
+}
