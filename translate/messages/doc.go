@@ -50,8 +50,9 @@
 //     output_config.effort pass through as given. From other dialects: an
 //     effort level becomes a budget (translate.BudgetForEffort), effort none
 //     disables thinking, the budget is at least 1024 and max_tokens is raised
-//     above it (thinking counts inside max_tokens), and temperature and
-//     top_k are dropped while thinking is on (the service rejects them).
+//     above it (thinking counts inside max_tokens), and temperature, top_k
+//     and a top_p below 0.95 are dropped while thinking is on (the service
+//     rejects them), each listed in Outgoing.Dropped.
 //   - System prompt. Request instructions become system. Toward an
 //     upstream, a client of another dialect's system and developer turns
 //     that open the conversation join the system prompt; a system turn

@@ -593,3 +593,38 @@ func TestDynamicRetrievalIsReported(t *testing.T) {
 		t.Errorf("the threshold was sent: %s", out.Body)
 	}
 }
+
+// TestSamplingDroppedForThinkingIsReported: the sampling settings the
+// service rejects while thinking are left out and named; a top_p it
+// accepts (0.95 to 1) goes through.
+func TestSamplingDroppedForThinkingIsReported(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Generation: &parleyv1.GenerationConfig{Temperature: proto.Float64(0.5), TopK: proto.Int32(40), TopP: proto.Float64(0.5)},
+		Reasoning:  &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_LOW},
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Think."))},
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(out.Dropped, ","); got != "generation.temperature,generation.top_k,generation.top_p" {
+		t.Errorf("dropped = %v", out.Dropped)
+	}
+	m := encode(t, req)
+	for _, k := range []string{"temperature", "top_k", "top_p"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s was sent with thinking enabled", k)
+		}
+	}
+
+	req.Generation = &parleyv1.GenerationConfig{TopP: proto.Float64(0.97)}
+	req.Reasoning = &parleyv1.ReasoningConfig{Mode: parleyv1.ReasoningMode_REASONING_MODE_ADAPTIVE}
+	out, err = messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Dropped) != 0 || !bytes.Contains(out.Body, []byte(`"top_p":0.97`)) {
+		t.Errorf("top_p 0.97: dropped = %v, body %s", out.Dropped, out.Body)
+	}
+}
