@@ -83,3 +83,36 @@ func TestForeignRequestShape(t *testing.T) {
 		t.Errorf("dropped = %v", out.Dropped)
 	}
 }
+
+// A tool message whose content is an array of one text part reaches an
+// upstream of this dialect as the client sent it.
+func TestToolMessageKeepsOneTextPartArray(t *testing.T) {
+	body := `{"model":"m","messages":[` +
+		`{"role":"user","content":"Weather?"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"18C"}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"19C"}]}`
+	req, err := chatcompletions.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := chatcompletions.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Messages []struct{ Content json.RawMessage }
+	}
+	if err := json.Unmarshal(out.Body, &w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Messages) != 4 {
+		t.Fatalf("messages = %s", out.Body)
+	}
+	if got := string(w.Messages[2].Content); got != `[{"type":"text","text":"18C"}]` {
+		t.Errorf("array content = %s, want the one text part", got)
+	}
+	if got := string(w.Messages[3].Content); got != `"19C"` {
+		t.Errorf("string content = %s, want the string", got)
+	}
+}

@@ -207,7 +207,10 @@ func (e *encoder) tools(w *Request) error {
 	return nil
 }
 
-func (e *encoder) toolResult(r *parleyv1.ToolResult, field string) (Message, error) {
+// toolResult renders a tool result as a tool message. For a client of
+// this dialect the content is a string when it is one plain text part,
+// unless asParts says the client sent it as an array.
+func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool) (Message, error) {
 	tm := Message{Role: "tool", ToolCallID: r.GetCallId()}
 	var parts []ContentPart
 	for _, p := range r.GetContent() {
@@ -231,7 +234,7 @@ func (e *encoder) toolResult(r *parleyv1.ToolResult, field string) (Message, err
 	}
 	if e.same {
 		tm.Content = &Content{Parts: parts}
-		if len(parts) == 1 && parts[0].Type == "text" && len(parts[0].Unknown) == 0 {
+		if !asParts && len(parts) == 1 && parts[0].Type == "text" && len(parts[0].Unknown) == 0 {
 			tm.Content = &Content{String: true, Text: *parts[0].Text}
 		}
 		return tm, nil

@@ -180,13 +180,16 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			}
 			main.ToolCalls = append(main.ToolCalls, tc)
 		case *parleyv1.Part_ToolResult:
-			tm, err := e.toolResult(k.ToolResult, pf)
+			// A tool message of a client of this dialect keeps the form
+			// its content came in: a string, or an array even of one
+			// text part.
+			own := m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same
+			tm, err := e.toolResult(k.ToolResult, pf, own && !jsonx.Has(m.GetExtensions(), D, extString))
 			if err != nil {
 				return nil, err
 			}
-			if m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same {
+			if own {
 				tm.Unknown = main.Unknown
-				tm.Content.String = jsonx.Has(m.GetExtensions(), D, extString)
 			}
 			out = append(out, tm)
 		case *parleyv1.Part_Reasoning:

@@ -146,10 +146,11 @@ func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (Candidate,
 		}
 	}
 	w.FinishReason = wireFinishReason(c.GetFinishReason(), c, e.same)
-	e.candidateMetadata(&w, c)
 	if e.same {
+		// Before the metadata: it removes the members it writes itself.
 		w.Unknown = jsonx.Take(c.GetExtensions(), D, "")
 	}
+	e.candidateMetadata(&w, c)
 	return w, nil
 }
 

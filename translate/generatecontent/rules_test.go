@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/genai"
 	"google.golang.org/protobuf/proto"
 
@@ -325,5 +326,26 @@ func TestAPIKeyInEverySpelling(t *testing.T) {
 		if got := (generatecontent.Client{}).APIKey(&translate.Incoming{Header: c.h, Query: c.q}); got != c.want {
 			t.Errorf("%s: key %q, want %q", name, got, c.want)
 		}
+	}
+}
+
+// TestURLContextMetadataOnce: an upstream's urlContextMetadata with no
+// URLs, kept as a marker, reaches a client of this dialect once.
+func TestURLContextMetadataOnce(t *testing.T) {
+	reply := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP","index":0,` +
+		`"urlContextMetadata":{"urlMetadata":[]}}],"modelVersion":"gemini-x","responseId":"r1"}`
+	resp, err := generatecontent.Upstream{}.DecodeResponse(translate.Target{Model: "gemini-x"}, []byte(reply))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := generatecontent.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jsontext.NewDecoder(bytes.NewReader(body)).ReadValue(); err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	if !bytes.Contains(body, []byte(`"urlContextMetadata":{`)) {
+		t.Errorf("urlContextMetadata is missing: %s", body)
 	}
 }

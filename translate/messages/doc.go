@@ -50,8 +50,9 @@
 //     output_config.effort pass through as given. From other dialects: an
 //     effort level becomes a budget (translate.BudgetForEffort), effort none
 //     disables thinking, the budget is at least 1024 and max_tokens is raised
-//     above it (thinking counts inside max_tokens), and temperature and
-//     top_k are dropped while thinking is on (the service rejects them).
+//     above it (thinking counts inside max_tokens), and temperature, top_k
+//     and a top_p below 0.95 are dropped while thinking is on (the service
+//     rejects them), each listed in Outgoing.Dropped.
 //   - System prompt. Request instructions become system. Toward an
 //     upstream, a client of another dialect's system and developer turns
 //     that open the conversation join the system prompt; a system turn
@@ -75,10 +76,12 @@
 //   - Tools. A function is a custom tool (input_schema defaults to an empty
 //     object schema). Computer, bash, text editor, web search, web fetch and
 //     code execution map to this dialect's typed tools, keeping the client's
-//     dated version when it named one of this dialect. A tool-choice
-//     allow-list of one name forces that tool; a longer list offers only the
-//     listed functions. Tool-call arguments that are not a JSON object fail
-//     toward an upstream and reach a client as {"_raw_arguments": "..."}.
+//     dated version when it named one of this dialect; a web search's
+//     dynamic-retrieval threshold has no counterpart and is listed in
+//     Outgoing.Dropped. A tool-choice allow-list of one name forces that
+//     tool; a longer list offers only the listed functions. Tool-call
+//     arguments that are not a JSON object fail toward an upstream and
+//     reach a client as {"_raw_arguments": "..."}.
 //   - Schemas from other dialects. Tool and output schemas lose
 //     propertyOrdering; a structured-output schema, or a strict tool's,
 //     is held to the subset the service enforces, as the official SDKs

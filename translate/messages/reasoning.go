@@ -44,8 +44,9 @@ const minThinkingBudget = 1024
 // thinking and effort settings as it sent them. For other clients: an
 // effort level alone becomes a thinking budget (see translate.BudgetForEffort);
 // the budget is at least 1024 and max_tokens is raised above it, since the
-// dialect counts thinking inside max_tokens; and temperature and top_k are
-// dropped while thinking, as the dialect rejects them then.
+// dialect counts thinking inside max_tokens; and temperature, top_k and a
+// top_p below 0.95 are dropped while thinking, as the dialect rejects them
+// then.
 func (e *encoder) reasoning(w *Request, countOnly bool) error {
 	rc := e.req.GetReasoning()
 	if rc == nil {
@@ -108,11 +109,21 @@ func (e *encoder) reasoning(w *Request, countOnly bool) error {
 	return nil
 }
 
+// dropSamplingForThinking leaves out the sampling settings the service
+// rejects while thinking is on: temperature, top_k, and top_p below 0.95.
+// Each one the client set is named in Outgoing.Dropped.
 func (e *encoder) dropSamplingForThinking(w *Request) {
-	w.Temperature = nil
-	w.TopK = nil
+	if w.Temperature != nil {
+		w.Temperature = nil
+		e.dropped = append(e.dropped, "generation.temperature")
+	}
+	if w.TopK != nil {
+		w.TopK = nil
+		e.dropped = append(e.dropped, "generation.top_k")
+	}
 	if w.TopP != nil && *w.TopP < 0.95 {
 		w.TopP = nil
+		e.dropped = append(e.dropped, "generation.top_p")
 	}
 }
 

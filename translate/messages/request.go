@@ -85,7 +85,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 		Header:  e.header(),
 		Body:    body,
 		Stream:  req.GetStream(),
-		Dropped: dropped(req),
+		Dropped: append(dropped(req), e.dropped...),
 	}, nil
 }
 
@@ -217,6 +217,9 @@ type encoder struct {
 	same bool // the client spoke this dialect: pass its choices through
 	// betas needed by what the request uses
 	needBetas []string
+	// settings the request asked for that this encoding leaves out, by
+	// canonical field path (with those of dropped, Outgoing.Dropped)
+	dropped []string
 }
 
 func (e *encoder) request(countOnly bool) (*Request, error) {
@@ -277,8 +280,13 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 		}
 		w.OutputConfig.Format = &OutputFormat{Type: "json_schema", Schema: schema, Unknown: e.take("output_config/format")}
 	}
-	if w.OutputConfig != nil {
-		w.OutputConfig.Unknown = e.take("output_config")
+	// Members of output_config Parley does not model go back to a service
+	// of this dialect even when nothing else fills the object.
+	if u := e.take("output_config"); len(u) > 0 || w.OutputConfig != nil {
+		if w.OutputConfig == nil {
+			w.OutputConfig = &OutputConfig{}
+		}
+		w.OutputConfig.Unknown = u
 	}
 	if err := e.tools(w); err != nil {
 		return nil, err

@@ -147,6 +147,8 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 	case *parleyv1.Part_Text:
 		b := Block{Type: "text", Text: text(k.Text.GetText()), Unknown: unknown}
 		if !start {
+			// Citations kept raw go out once, in the block's own field.
+			delete(unknown, "citations")
 			b.Citations = clientCitations(p, e.same)
 		}
 		out = append(out, b)

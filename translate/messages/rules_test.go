@@ -14,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -501,5 +502,129 @@ func TestAPIKeyInEverySpelling(t *testing.T) {
 		if got := (messages.Client{}).APIKey(in); got != c.want {
 			t.Errorf("%s: key %q, want %q", name, got, c.want)
 		}
+	}
+}
+
+// oneOfEachName fails when a JSON object in body holds a member twice.
+func oneOfEachName(t *testing.T, what string, body []byte) {
+	t.Helper()
+	if _, err := jsontext.NewDecoder(bytes.NewReader(body)).ReadValue(); err != nil {
+		t.Errorf("%s: %v\n%s", what, err, body)
+	}
+}
+
+// TestRawCitationsGoOutOnce: citations Parley does not model are kept raw
+// and reach a service or client of this dialect in the block's citations
+// member, written once.
+func TestRawCitationsGoOutOnce(t *testing.T) {
+	const cites = `[{"type":"future_location","cited_text":"The sky is blue."}]`
+	body := `{"model":"claude-x","max_tokens":10,` +
+		`"system":[{"type":"text","text":"Be brief.","citations":` + cites + `}],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"Why?"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"Because.","citations":` + cites + `},{"type":"tool_use","id":"t1","name":"look","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Seen.","citations":` + cites + `}]}]}]}`
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneOfEachName(t, "upstream request", out.Body)
+	if diff := jsonDiff(t, []byte(body), out.Body); diff != "" {
+		t.Errorf("the round trip changed the request (-in +out):\n%s", diff)
+	}
+
+	reply := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x",` +
+		`"content":[{"type":"text","text":"Blue.","citations":` + cites + `}],` +
+		`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`
+	resp, err := messages.Upstream{}.DecodeResponse(translate.Target{Model: "claude-x"}, []byte(reply))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := messages.Client{}.EncodeResponse(req, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneOfEachName(t, "reply", got)
+	if diff := jsonDiff(t, []byte(reply), got); diff != "" {
+		t.Errorf("the round trip changed the reply (-in +out):\n%s", diff)
+	}
+}
+
+// TestOutputConfigOfUnknownMembersOnly: an output_config that holds only
+// members Parley does not model reaches a service of this dialect.
+func TestOutputConfigOfUnknownMembersOnly(t *testing.T) {
+	body := `{"model":"claude-x","max_tokens":10,"messages":[{"role":"user","content":"Hi"}],` +
+		`"output_config":{"verbosity":"low","task_budget":{"type":"tokens","total":2000}}}`
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := jsonDiff(t, []byte(body), out.Body); diff != "" {
+		t.Errorf("the round trip changed the request (-in +out):\n%s", diff)
+	}
+}
+
+// TestDynamicRetrievalIsReported: a web search's dynamic-retrieval
+// threshold has no counterpart here; it is left out and named.
+func TestDynamicRetrievalIsReported(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Tools: []*parleyv1.Tool{{Kind: &parleyv1.Tool_WebSearch{WebSearch: &parleyv1.WebSearchTool{
+			DynamicRetrieval: &parleyv1.DynamicRetrieval{Mode: parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC, Threshold: proto.Float64(0.3)},
+		}}}},
+		Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("News?"))},
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkcheck.MessagesRequest(t, out.Body)
+	if got := strings.Join(out.Dropped, ","); got != "tools[0].web_search.dynamic_retrieval" {
+		t.Errorf("dropped = %v", out.Dropped)
+	}
+	if bytes.Contains(out.Body, []byte("threshold")) || bytes.Contains(out.Body, []byte("dynamic")) {
+		t.Errorf("the threshold was sent: %s", out.Body)
+	}
+}
+
+// TestSamplingDroppedForThinkingIsReported: the sampling settings the
+// service rejects while thinking are left out and named; a top_p it
+// accepts (0.95 to 1) goes through.
+func TestSamplingDroppedForThinkingIsReported(t *testing.T) {
+	req := &parleyv1.Request{
+		Extensions: other,
+		Generation: &parleyv1.GenerationConfig{Temperature: proto.Float64(0.5), TopK: proto.Int32(40), TopP: proto.Float64(0.5)},
+		Reasoning:  &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_LOW},
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Think."))},
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(out.Dropped, ","); got != "generation.temperature,generation.top_k,generation.top_p" {
+		t.Errorf("dropped = %v", out.Dropped)
+	}
+	m := encode(t, req)
+	for _, k := range []string{"temperature", "top_k", "top_p"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s was sent with thinking enabled", k)
+		}
+	}
+
+	req.Generation = &parleyv1.GenerationConfig{TopP: proto.Float64(0.97)}
+	req.Reasoning = &parleyv1.ReasoningConfig{Mode: parleyv1.ReasoningMode_REASONING_MODE_ADAPTIVE}
+	out, err = messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Dropped) != 0 || !bytes.Contains(out.Body, []byte(`"top_p":0.97`)) {
+		t.Errorf("top_p 0.97: dropped = %v, body %s", out.Dropped, out.Body)
 	}
 }

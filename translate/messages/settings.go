@@ -119,9 +119,15 @@ func (e *encoder) take(prefix string) jsonx.Unknown {
 	return jsonx.Take(e.req.GetExtensions(), D, prefix)
 }
 
+// partUnknown returns the client's unknown members of a part's block.
+// Citations kept raw are left out: they go out in the block's own
+// citations field (wireCitations, and media in part), and a member
+// written twice is not JSON the service reads as sent.
 func (e *encoder) partUnknown(p *parleyv1.Part) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(p.GetExtensions(), D, "")
+	u := jsonx.Take(p.GetExtensions(), D, "")
+	delete(u, "citations")
+	return u
 }

@@ -346,10 +346,10 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		if ul := ws.GetUserLocation(); ul != nil {
 			w.UserLocation = &UserLocation{Type: "approximate", City: ul.GetCity(), Region: ul.GetRegion(), Country: ul.GetCountry(), Timezone: ul.GetTimezone(), Unknown: e.takeTool(t, "user_location")}
 		}
-		if ws.GetDynamicRetrieval() != nil && !e.same {
+		if ws.GetDynamicRetrieval() != nil {
 			// The dialect searches when the model decides to; a threshold
 			// has no equivalent and is dropped.
-			_ = ws
+			e.dropped = append(e.dropped, field+".web_search.dynamic_retrieval")
 		}
 	case *parleyv1.Tool_CodeExecution:
 		w.Type = versionOr(k.CodeExecution.GetVersion(), "code_execution_", defaultCodeExecVersion)

@@ -300,7 +300,6 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 		if e.same {
 			if v, ok := jsonx.Value(p.GetExtensions(), D, "citations"); ok {
 				b.Citations = v
-				delete(unknown, "citations")
 			}
 		}
 		return one(b), nil
