@@ -7,7 +7,7 @@ import "github.com/parleyhq/parley/translate"
 // request is another dialect's (see messages.Dialect).
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     D,
+		Enum:     thisDialect,
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{

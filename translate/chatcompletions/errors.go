@@ -15,5 +15,5 @@ func (Client) EncodeError(e *parleyv1.Error) (int, []byte) { return openai.Encod
 
 // DecodeError implements translate.Upstream.
 func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
-	return openai.DecodeError(D, status, header, body)
+	return openai.DecodeError(thisDialect, status, header, body)
 }

@@ -44,7 +44,7 @@ func finishWord(reason parleyv1.FinishReason, message string, calls bool, origin
 		parleyv1.FinishReason_FINISH_REASON_REFUSAL:
 		return "content_filter"
 	case parleyv1.FinishReason_FINISH_REASON_OTHER:
-		if origin == D && message != "" {
+		if origin == thisDialect && message != "" {
 			return message
 		}
 	}

@@ -28,7 +28,7 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 			return nil, translate.Invalid(field, "a refusal part belongs to an assistant message and needs refusal")
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: *w.Refusal}}}
-		jsonx.KeepValue(&p.Extensions, D, extRefusalPart, jsontext.Value("true"))
+		jsonx.KeepValue(&p.Extensions, thisDialect, extRefusalPart, jsontext.Value("true"))
 	case "image_url":
 		if w.ImageURL == nil || w.ImageURL.URL == "" {
 			return nil, translate.Invalid(field+".image_url.url", "is required in an image_url part")
@@ -40,7 +40,7 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 			media.Source = &parleyv1.Media_Uri{Uri: w.ImageURL.URL}
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
-		jsonx.Keep(&p.Extensions, D, "image_url", w.ImageURL.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "image_url", w.ImageURL.Unknown)
 	case "input_audio":
 		if w.InputAudio == nil || w.InputAudio.Data == "" {
 			return nil, translate.Invalid(field+".input_audio.data", "is required in an input_audio part")
@@ -51,7 +51,7 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 		}
 		media := &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_AUDIO, Format: w.InputAudio.Format, MimeType: audioMIME(w.InputAudio.Format), Source: &parleyv1.Media_Data{Data: data}}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
-		jsonx.Keep(&p.Extensions, D, "input_audio", w.InputAudio.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "input_audio", w.InputAudio.Unknown)
 	case "file":
 		f := w.File
 		if f == nil || f.FileData == "" && f.FileID == "" {
@@ -69,11 +69,11 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 			media.MimeType, media.Kind, media.Source = mime, openai.KindOfMIME(mime), &parleyv1.Media_Data{Data: data}
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
-		jsonx.Keep(&p.Extensions, D, "file", f.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "file", f.Unknown)
 	default:
 		return nil, translate.Invalid(field+".type", "unknown content part type %q", w.Type)
 	}
-	jsonx.Keep(&p.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&p.Extensions, thisDialect, "", w.Unknown)
 	return p, nil
 }
 
@@ -95,17 +95,17 @@ func (e *encoder) media(m *parleyv1.Media, p *parleyv1.Part, field string) (Cont
 	switch kind {
 	case parleyv1.MediaKind_MEDIA_KIND_IMAGE:
 		if _, ok := m.GetSource().(*parleyv1.Media_FileId); ok {
-			return ContentPart{}, translate.Unsupported(D, field+".media.file_id", "an image by file id has no form in the chat-completions style")
+			return ContentPart{}, translate.Unsupported(thisDialect, field+".media.file_id", "an image by file id has no form in the chat-completions style")
 		}
 		u := openai.MediaURL(m)
 		if u == "" {
-			return ContentPart{}, translate.Unsupported(D, field+".media", "an image needs inline data or a URL")
+			return ContentPart{}, translate.Unsupported(thisDialect, field+".media", "an image needs inline data or a URL")
 		}
 		return ContentPart{Type: "image_url", ImageURL: &ImageURL{URL: u, Detail: openai.DetailWord(m.GetDetail()), Unknown: e.take(p.GetExtensions(), "image_url")}, Unknown: unknown}, nil
 	case parleyv1.MediaKind_MEDIA_KIND_AUDIO:
 		data, ok := m.GetSource().(*parleyv1.Media_Data)
 		if !ok {
-			return ContentPart{}, translate.Unsupported(D, field+".media", "audio must be inline in the chat-completions style")
+			return ContentPart{}, translate.Unsupported(thisDialect, field+".media", "audio must be inline in the chat-completions style")
 		}
 		format := m.GetFormat()
 		if format == "" {
@@ -115,11 +115,11 @@ func (e *encoder) media(m *parleyv1.Media, p *parleyv1.Part, field string) (Cont
 			}
 		}
 		if format != "wav" && format != "mp3" {
-			return ContentPart{}, translate.Unsupported(D, field+".media.mime_type", "audio input must be wav or mp3, not %q", m.GetMimeType())
+			return ContentPart{}, translate.Unsupported(thisDialect, field+".media.mime_type", "audio input must be wav or mp3, not %q", m.GetMimeType())
 		}
 		return ContentPart{Type: "input_audio", InputAudio: &InputAudio{Data: base64.StdEncoding.EncodeToString(data.Data), Format: format, Unknown: e.take(p.GetExtensions(), "input_audio")}, Unknown: unknown}, nil
 	case parleyv1.MediaKind_MEDIA_KIND_VIDEO:
-		return ContentPart{}, translate.Unsupported(D, field+".media", "the chat-completions style takes no video")
+		return ContentPart{}, translate.Unsupported(thisDialect, field+".media", "the chat-completions style takes no video")
 	}
 	f := &File{Filename: m.GetFilename(), Unknown: e.take(p.GetExtensions(), "file")}
 	switch s := m.GetSource().(type) {
@@ -131,7 +131,7 @@ func (e *encoder) media(m *parleyv1.Media, p *parleyv1.Part, field string) (Cont
 			f.Filename = "document" + extension(m.GetMimeType())
 		}
 	case *parleyv1.Media_Uri:
-		return ContentPart{}, translate.Unsupported(D, field+".media.uri", "a file by URL has no form in the chat-completions style; send it inline")
+		return ContentPart{}, translate.Unsupported(thisDialect, field+".media.uri", "a file by URL has no form in the chat-completions style; send it inline")
 	}
 	return ContentPart{Type: "file", File: f, Unknown: unknown}, nil
 }

@@ -18,8 +18,8 @@ import (
 // (EncodeRequest). Messages are in turns.go; tools, media and settings
 // each have their own file.
 
-// D is this package's dialect.
-const D = parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS
+// thisDialect is this package's dialect.
+const thisDialect = parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS
 
 // Client is the chat-completions dialect as clients speak it.
 type Client struct{}
@@ -27,7 +27,7 @@ type Client struct{}
 var _ translate.Client = Client{}
 
 // Dialect implements translate.Client.
-func (Client) Dialect() parleyv1.Dialect { return D }
+func (Client) Dialect() parleyv1.Dialect { return thisDialect }
 
 // APIKey implements translate.Client: clients send Authorization: Bearer.
 func (Client) APIKey(in *translate.Incoming) string { return translate.BearerToken(in.Header) }
@@ -41,7 +41,7 @@ type Upstream struct{}
 var _ translate.Upstream = Upstream{}
 
 // Dialect implements translate.Upstream.
-func (Upstream) Dialect() parleyv1.Dialect { return D }
+func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 
 // DecodeRequest implements translate.Client.
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
@@ -60,9 +60,9 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		return nil, translate.Invalid("messages", "must hold at least one message")
 	}
 	req := &parleyv1.Request{Model: w.Model, Stream: w.Stream != nil && *w.Stream, Metadata: w.Metadata}
-	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "", w.Unknown)
 	if req.Extensions == nil {
-		req.Extensions = &parleyv1.Extensions{Dialect: D}
+		req.Extensions = &parleyv1.Extensions{Dialect: thisDialect}
 	}
 	names := map[string]string{}
 	for i := range w.Messages {
@@ -92,7 +92,7 @@ type encoder struct {
 
 // EncodeRequest implements translate.Upstream.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	w, err := e.request()
 	if err != nil {
 		return nil, err

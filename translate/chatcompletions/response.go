@@ -22,11 +22,11 @@ import (
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}
 	header(resp, w.Object, w.Created, w.ServiceTier, w.SystemFingerprint)
-	jsonx.Keep(&resp.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 	for i := range w.Choices {
 		resp.Candidates = append(resp.Candidates, decodeChoice(&w.Choices[i], t))
 	}
@@ -45,14 +45,14 @@ func header(resp *parleyv1.Response, object string, created int64, tier, fingerp
 		if st, ok := openai.ServiceTier(*tier); ok {
 			resp.ServiceTier = st
 		} else {
-			jsonx.KeepValue(&resp.Extensions, D, "service_tier", quote(*tier))
+			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", quote(*tier))
 		}
 	}
 	if fingerprint != nil {
 		resp.SystemFingerprint = *fingerprint
 	}
 	if resp.Extensions == nil {
-		resp.Extensions = &parleyv1.Extensions{Dialect: D}
+		resp.Extensions = &parleyv1.Extensions{Dialect: thisDialect}
 	}
 	_ = object
 }
@@ -81,7 +81,7 @@ func decodeChoice(c *Choice, t translate.Target) *parleyv1.Candidate {
 		cand.Parts = append(cand.Parts, tp)
 	}
 	if m.Annotations == nil {
-		jsonx.KeepValue(&cand.Extensions, D, extNoAnnotations, jsontext.Value("true"))
+		jsonx.KeepValue(&cand.Extensions, thisDialect, extNoAnnotations, jsontext.Value("true"))
 	}
 	if m.Refusal != nil {
 		cand.Parts = append(cand.Parts, &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: *m.Refusal}}})
@@ -89,8 +89,8 @@ func decodeChoice(c *Choice, t translate.Target) *parleyv1.Candidate {
 	for i := range m.ToolCalls {
 		tc := &m.ToolCalls[i]
 		p := translate.CallPart(tc.ID, tc.Function.Name, tc.Function.Arguments)
-		jsonx.Keep(&p.Extensions, D, "", tc.Unknown)
-		jsonx.Keep(&p.Extensions, D, "function", tc.Function.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "", tc.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "function", tc.Function.Unknown)
 		cand.Parts = append(cand.Parts, p)
 	}
 	if c.FinishReason != nil {
@@ -99,8 +99,8 @@ func decodeChoice(c *Choice, t translate.Target) *parleyv1.Candidate {
 	if c.Logprobs != nil {
 		cand.Logprobs = canonicalLogprobs(c.Logprobs)
 	}
-	jsonx.Keep(&cand.Extensions, D, "", c.Unknown)
-	jsonx.Keep(&cand.Extensions, D, "message", m.Unknown)
+	jsonx.Keep(&cand.Extensions, thisDialect, "", c.Unknown)
+	jsonx.Keep(&cand.Extensions, thisDialect, "message", m.Unknown)
 	_ = t
 	return cand
 }
@@ -110,7 +110,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	ext := resp.GetExtensions()
 	w := Response{
 		ID: responseID(resp), Object: "chat.completion", Created: created(resp), Model: model(req, resp),
-		Choices: []Choice{}, Usage: wireUsage(resp.GetUsage(), ext), Unknown: jsonx.Take(ext, D, ""),
+		Choices: []Choice{}, Usage: wireUsage(resp.GetUsage(), ext), Unknown: jsonx.Take(ext, thisDialect, ""),
 	}
 	w.ServiceTier, w.SystemFingerprint = tierAndFingerprint(resp)
 	for _, c := range resp.GetCandidates() {
@@ -157,7 +157,7 @@ func tierAndFingerprint(resp *parleyv1.Response) (tier, fingerprint *string) {
 
 func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
 	ext := c.GetExtensions()
-	m := Message{Role: "assistant", Unknown: jsonx.Take(ext, D, "message")}
+	m := Message{Role: "assistant", Unknown: jsonx.Take(ext, thisDialect, "message")}
 	var text, reasoning, refusal strings.Builder
 	hasText, hasReasoning, hasRefusal := false, false, false
 	calls := false
@@ -184,8 +184,8 @@ func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
 		case *parleyv1.Part_ToolCall:
 			calls = true
 			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: k.ToolCall.GetName(), Arguments: k.ToolCall.GetArguments()},
-				Unknown: jsonx.Take(p.GetExtensions(), D, "")}
-			tc.Function.Unknown = jsonx.Take(p.GetExtensions(), D, "function")
+				Unknown: jsonx.Take(p.GetExtensions(), thisDialect, "")}
+			tc.Function.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "function")
 			if tc.ID == "" {
 				tc.ID = translate.NewID("call_")
 			}
@@ -216,11 +216,11 @@ func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
 		s := refusal.String()
 		m.Refusal = &s
 	}
-	if m.Annotations == nil && !jsonx.Has(ext, D, extNoAnnotations) {
+	if m.Annotations == nil && !jsonx.Has(ext, thisDialect, extNoAnnotations) {
 		m.Annotations = []Annotation{}
 	}
 	word := finishWord(c.GetFinishReason(), c.GetFinishMessage(), calls, resp.GetExtensions().GetDialect())
-	ch := Choice{Index: int64(c.GetIndex()), Message: m, FinishReason: &word, Logprobs: wireLogprobs(c.GetLogprobs()), Unknown: jsonx.Take(ext, D, "")}
+	ch := Choice{Index: int64(c.GetIndex()), Message: m, FinishReason: &word, Logprobs: wireLogprobs(c.GetLogprobs()), Unknown: jsonx.Take(ext, thisDialect, "")}
 	return ch
 }
 

@@ -33,11 +33,11 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		g.MaxOutputTokens = int32p(*w.MaxCompletionTokens)
 		if w.MaxTokens != nil {
 			raw, _ := jsonx.Marshal(*w.MaxTokens)
-			jsonx.KeepValue(&req.Extensions, D, "max_tokens", raw)
+			jsonx.KeepValue(&req.Extensions, thisDialect, "max_tokens", raw)
 		}
 	case w.MaxTokens != nil:
 		g.MaxOutputTokens = int32p(*w.MaxTokens)
-		jsonx.KeepValue(&req.Extensions, D, extMaxTokens, jsontext.Value("true"))
+		jsonx.KeepValue(&req.Extensions, thisDialect, extMaxTokens, jsontext.Value("true"))
 	}
 	if v := g.MaxOutputTokens; v != nil && *v < 1 {
 		return translate.Invalid("max_completion_tokens", "must be at least 1")
@@ -60,7 +60,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		}
 		g.StopSequences = w.Stop.Values
 		if w.Stop.String {
-			jsonx.KeepValue(&req.Extensions, D, extStopString, jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extStopString, jsontext.Value("true"))
 		}
 	}
 	if w.Verbosity != "" {
@@ -82,7 +82,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 	}
 	if a := w.Audio; a != nil {
 		g.Speech = &parleyv1.SpeechConfig{Voice: a.Voice, AudioFormat: a.Format}
-		jsonx.Keep(&req.Extensions, D, "audio", a.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "audio", a.Unknown)
 	}
 	req.Generation = g
 	if w.ReasoningEffort != "" {
@@ -98,18 +98,18 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 			return err
 		}
 		req.ResponseFormat = rf
-		jsonx.Keep(&req.Extensions, D, "response_format", w.ResponseFormat.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "response_format", w.ResponseFormat.Unknown)
 		if w.ResponseFormat.JSONSchema != nil {
-			jsonx.Keep(&req.Extensions, D, "response_format/json_schema", w.ResponseFormat.JSONSchema.Unknown)
+			jsonx.Keep(&req.Extensions, thisDialect, "response_format/json_schema", w.ResponseFormat.JSONSchema.Unknown)
 		}
 	}
 	if so := w.StreamOptions; so != nil {
 		req.StreamUsage = so.IncludeUsage
-		jsonx.Keep(&req.Extensions, D, "stream_options", so.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "stream_options", so.Unknown)
 		if so.IncludeUsage != nil {
-			jsonx.KeepValue(&req.Extensions, D, extUsageRequired, jsontext.Value(strconv.FormatBool(*so.IncludeUsage)))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extUsageRequired, jsontext.Value(strconv.FormatBool(*so.IncludeUsage)))
 		} else {
-			jsonx.KeepValue(&req.Extensions, D, extUsageRequired, jsontext.Value("null"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extUsageRequired, jsontext.Value("null"))
 		}
 	}
 	if w.User != nil {
@@ -271,7 +271,7 @@ func (e *encoder) settings(w *Request) {
 		// out when the client did not ask for it.
 		yes := true
 		w.StreamOptions = &StreamOptions{IncludeUsage: &yes, Unknown: e.take(ext, "stream_options")}
-	} else if e.same && jsonx.Has(ext, D, extUsageRequired) {
+	} else if e.same && jsonx.Has(ext, thisDialect, extUsageRequired) {
 		w.StreamOptions = &StreamOptions{IncludeUsage: req.StreamUsage, Unknown: e.take(ext, "stream_options")}
 	}
 	if req.GetEndUserId() != "" {
@@ -296,9 +296,9 @@ func (e *encoder) take(ext *parleyv1.Extensions, prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(ext, D, prefix)
+	return jsonx.Take(ext, thisDialect, prefix)
 }
 
 func (e *encoder) has(ext *parleyv1.Extensions, name string) bool {
-	return e.same && jsonx.Has(ext, D, name)
+	return e.same && jsonx.Has(ext, thisDialect, name)
 }

@@ -74,24 +74,24 @@ func event(ev any) *parleyv1.StreamEvent {
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
 	if string(ev.Data) == "[DONE]" {
 		if d.done {
-			return dst, translate.UpstreamProtocol(D, errors.New("a second [DONE]"))
+			return dst, translate.UpstreamProtocol(thisDialect, errors.New("a second [DONE]"))
 		}
 		return d.finishAll(dst)
 	}
 	if d.done {
-		return dst, translate.UpstreamProtocol(D, errors.New("a chunk after [DONE]"))
+		return dst, translate.UpstreamProtocol(thisDialect, errors.New("a chunk after [DONE]"))
 	}
 	var w Chunk
 	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("chunk: %w", err))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("chunk: %w", err))
 	}
 	if len(w.Error) > 0 && string(w.Error) != "null" {
 		var detail openai.ErrorDetail
 		if err := jsonx.Unmarshal(w.Error, &detail); err != nil {
-			return dst, translate.UpstreamProtocol(D, fmt.Errorf("error chunk: %w", err))
+			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("error chunk: %w", err))
 		}
 		d.done = true
-		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: openai.FromDetail(D, &detail, 0)}}), nil
+		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: openai.FromDetail(thisDialect, &detail, 0)}}), nil
 	}
 	if !d.started {
 		if w.ID == "" && len(w.Choices) == 0 && w.Usage == nil {
@@ -157,7 +157,7 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *ChunkChoice) ([]*
 		if c.Delta.Content == nil && len(c.Delta.ToolCalls) == 0 && c.FinishReason == nil {
 			return dst, nil
 		}
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("choice %d continues after its finish_reason", c.Index))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("choice %d continues after its finish_reason", c.Index))
 	}
 	dl := &c.Delta
 	reasoning := dl.ReasoningContent
@@ -193,14 +193,14 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *ChunkChoice) ([]*
 	for _, tc := range dl.ToolCalls {
 		if cs.kind != kindCall || tc.Index != cs.tool {
 			if cs.kind == kindCall && tc.Index < cs.tool {
-				return dst, translate.UpstreamProtocol(D, fmt.Errorf("choice %d: tool call %d continues after call %d began", c.Index, tc.Index, cs.tool))
+				return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("choice %d: tool call %d continues after call %d began", c.Index, tc.Index, cs.tool))
 			}
 			name := ""
 			if tc.Function != nil {
 				name = tc.Function.Name
 			}
 			if name == "" {
-				return dst, translate.UpstreamProtocol(D, fmt.Errorf("choice %d: tool call %d starts without a function name", c.Index, tc.Index))
+				return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("choice %d: tool call %d starts without a function name", c.Index, tc.Index))
 			}
 			id := tc.ID
 			if id == "" {
@@ -229,11 +229,11 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *ChunkChoice) ([]*
 // finishAll ends the stream at [DONE]: every choice must have finished.
 func (d *streamDecoder) finishAll(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
 	if !d.started {
-		return dst, translate.UpstreamProtocol(D, errors.New("[DONE] before any chunk"))
+		return dst, translate.UpstreamProtocol(thisDialect, errors.New("[DONE] before any chunk"))
 	}
 	for i, cs := range d.choices {
 		if !cs.finished {
-			return dst, translate.UpstreamProtocol(D, fmt.Errorf("choice %d ended without a finish_reason", i))
+			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("choice %d ended without a finish_reason", i))
 		}
 	}
 	d.done = true
@@ -254,5 +254,5 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 	if finished {
 		return d.finishAll(dst)
 	}
-	return dst, translate.EndedEarly(D, "the chat-completions upstream's stream ended before [DONE]", nil)
+	return dst, translate.EndedEarly(thisDialect, "the chat-completions upstream's stream ended before [DONE]", nil)
 }

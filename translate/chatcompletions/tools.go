@@ -29,17 +29,17 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			}
 			ft := &parleyv1.FunctionTool{Name: f.Name, Description: deref(f.Description), Parameters: string(f.Parameters), Strict: f.Strict}
 			t.Kind = &parleyv1.Tool_Function{Function: ft}
-			jsonx.Keep(&t.Extensions, D, "function", f.Unknown)
+			jsonx.Keep(&t.Extensions, thisDialect, "function", f.Unknown)
 			if f.Description != nil && *f.Description == "" {
-				jsonx.KeepValue(&t.Extensions, D, "function/description", jsontext.Value(`""`))
+				jsonx.KeepValue(&t.Extensions, thisDialect, "function/description", jsontext.Value(`""`))
 			}
-			jsonx.Keep(&t.Extensions, D, "", wt.Unknown)
+			jsonx.Keep(&t.Extensions, thisDialect, "", wt.Unknown)
 		default:
 			raw, err := jsonx.Marshal(wt)
 			if err != nil {
 				return translate.Invalid(field, "%v", err)
 			}
-			jsonx.KeepValue(&t.Extensions, D, extTool, raw)
+			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, raw)
 		}
 		req.Tools = append(req.Tools, t)
 	}
@@ -60,12 +60,12 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 		if loc := ws.UserLocation; loc != nil {
 			if a := loc.Approximate; a != nil {
 				t.UserLocation = &parleyv1.UserLocation{City: a.City, Country: a.Country, Region: a.Region, Timezone: a.Timezone}
-				jsonx.Keep(&tool.Extensions, D, "user_location/approximate", a.Unknown)
+				jsonx.Keep(&tool.Extensions, thisDialect, "user_location/approximate", a.Unknown)
 			}
-			jsonx.Keep(&tool.Extensions, D, "user_location", loc.Unknown)
+			jsonx.Keep(&tool.Extensions, thisDialect, "user_location", loc.Unknown)
 		}
-		jsonx.Keep(&tool.Extensions, D, "", ws.Unknown)
-		jsonx.KeepValue(&tool.Extensions, D, extWebSearch, jsontext.Value("true"))
+		jsonx.Keep(&tool.Extensions, thisDialect, "", ws.Unknown)
+		jsonx.KeepValue(&tool.Extensions, thisDialect, extWebSearch, jsontext.Value("true"))
 		req.Tools = append(req.Tools, tool)
 	}
 	if tc := w.ToolChoice; tc != nil {
@@ -102,7 +102,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 					c.AllowedNames = append(c.AllowedNames, t.Function.Name)
 				}
 			}
-			jsonx.KeepValue(&req.Extensions, D, extAllowedMode, jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extAllowedMode, jsontext.Value("true"))
 		default:
 			return translate.Invalid("tool_choice.type", "must be function or allowed_tools; got %q", tc.Type)
 		}
@@ -154,7 +154,7 @@ func (e *encoder) tools(w *Request) error {
 			}
 			w.WebSearchOptions = ws
 		case nil:
-			if v, ok := jsonx.Value(t.GetExtensions(), D, extTool); ok {
+			if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok {
 				var raw Tool
 				if err := jsonx.Unmarshal(v, &raw); err != nil {
 					return err
@@ -162,7 +162,7 @@ func (e *encoder) tools(w *Request) error {
 				w.Tools = append(w.Tools, raw)
 			}
 		default:
-			return translate.Unsupported(D, field, "the chat-completions style has functions and web search only")
+			return translate.Unsupported(thisDialect, field, "the chat-completions style has functions and web search only")
 		}
 	}
 	tc := e.req.GetToolChoice()
@@ -182,7 +182,7 @@ func (e *encoder) tools(w *Request) error {
 		mode = "required"
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
 		if tc.GetName() == "" {
-			return translate.Unsupported(D, "tool_choice.kind", "the chat-completions style can force a function only")
+			return translate.Unsupported(thisDialect, "tool_choice.kind", "the chat-completions style can force a function only")
 		}
 		w.ToolChoice = &ToolChoice{Type: "function", Function: &NamedFunc{Name: tc.GetName()}}
 		return nil

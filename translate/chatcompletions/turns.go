@@ -35,7 +35,7 @@ func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Messa
 		return nil, translate.Invalid(field+".role", "must be one of system, developer, user, assistant, tool; got %q", wm.Role)
 	}
 	m := &parleyv1.Message{Role: role, Name: wm.Name}
-	jsonx.Keep(&m.Extensions, D, "", wm.Unknown)
+	jsonx.Keep(&m.Extensions, thisDialect, "", wm.Unknown)
 	switch role {
 	case parleyv1.Role_ROLE_TOOL:
 		if wm.ToolCallID == "" {
@@ -69,10 +69,10 @@ func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Messa
 			}
 			p := translate.CallPart(tc.ID, tc.Function.Name, tc.Function.Arguments)
 			if tc.Type != "" && tc.Type != "function" {
-				jsonx.KeepValue(&p.Extensions, D, extCallType, quote(tc.Type))
+				jsonx.KeepValue(&p.Extensions, thisDialect, extCallType, quote(tc.Type))
 			}
-			jsonx.Keep(&p.Extensions, D, "", tc.Unknown)
-			jsonx.Keep(&p.Extensions, D, "function", tc.Function.Unknown)
+			jsonx.Keep(&p.Extensions, thisDialect, "", tc.Unknown)
+			jsonx.Keep(&p.Extensions, thisDialect, "function", tc.Function.Unknown)
 			names[tc.ID] = tc.Function.Name
 			m.Parts = append(m.Parts, p)
 		}
@@ -96,10 +96,10 @@ func decodeContent(m *parleyv1.Message, c *Content, field string, assistant bool
 	case c == nil:
 		return nil, nil
 	case c.Null:
-		jsonx.KeepValue(&m.Extensions, D, extNull, jsontext.Value("true"))
+		jsonx.KeepValue(&m.Extensions, thisDialect, extNull, jsontext.Value("true"))
 		return nil, nil
 	case c.String:
-		jsonx.KeepValue(&m.Extensions, D, extString, jsontext.Value("true"))
+		jsonx.KeepValue(&m.Extensions, thisDialect, extString, jsontext.Value("true"))
 		return []*parleyv1.Part{translate.TextPart(c.Text)}, nil
 	}
 	parts := make([]*parleyv1.Part, 0, len(c.Parts))
@@ -172,7 +172,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: k.ToolCall.GetName(), Arguments: k.ToolCall.GetArguments()},
 				Unknown: e.take(p.GetExtensions(), "")}
 			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
-			if v, ok := jsonx.Value(p.GetExtensions(), D, extCallType); ok && e.same {
+			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extCallType); ok && e.same {
 				_ = jsonx.Unmarshal(v, &tc.Type)
 			}
 			if tc.Function.Arguments == "" {
@@ -184,7 +184,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			// its content came in: a string, or an array even of one
 			// text part.
 			own := m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same
-			tm, err := e.toolResult(k.ToolResult, pf, own && !jsonx.Has(m.GetExtensions(), D, extString))
+			tm, err := e.toolResult(k.ToolResult, pf, own && !jsonx.Has(m.GetExtensions(), thisDialect, extString))
 			if err != nil {
 				return nil, err
 			}
@@ -217,7 +217,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			// Provider-run tool steps only the provider that ran them can
 			// read again.
 		case *parleyv1.Part_ItemReference:
-			return nil, translate.Unsupported(D, pf+".item_reference", "an item reference needs the stored response it points to")
+			return nil, translate.Unsupported(thisDialect, pf+".item_reference", "an item reference needs the stored response it points to")
 		}
 	}
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {

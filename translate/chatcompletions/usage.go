@@ -15,7 +15,7 @@ func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
 		if d.AudioTokens != nil {
 			out.InputDetails = append(out.InputDetails, &parleyv1.ModalityTokens{Modality: parleyv1.Modality_MODALITY_AUDIO, Tokens: *d.AudioTokens})
 		}
-		jsonx.Keep(ext, D, "usage/prompt_tokens_details", d.Unknown)
+		jsonx.Keep(ext, thisDialect, "usage/prompt_tokens_details", d.Unknown)
 	}
 	if d := u.CompletionTokensDetails; d != nil {
 		out.ReasoningTokens = d.ReasoningTokens
@@ -23,9 +23,9 @@ func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
 		if d.AudioTokens != nil {
 			out.OutputDetails = append(out.OutputDetails, &parleyv1.ModalityTokens{Modality: parleyv1.Modality_MODALITY_AUDIO, Tokens: *d.AudioTokens})
 		}
-		jsonx.Keep(ext, D, "usage/completion_tokens_details", d.Unknown)
+		jsonx.Keep(ext, thisDialect, "usage/completion_tokens_details", d.Unknown)
 	}
-	jsonx.Keep(ext, D, "usage", u.Unknown)
+	jsonx.Keep(ext, thisDialect, "usage", u.Unknown)
 	return out
 }
 
@@ -43,19 +43,19 @@ func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *Usage {
 	if u == nil {
 		return nil
 	}
-	w := &Usage{PromptTokens: u.GetInputTokens(), CompletionTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, D, "usage")}
+	w := &Usage{PromptTokens: u.GetInputTokens(), CompletionTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage")}
 	if u.TotalTokens == nil {
 		w.TotalTokens = w.PromptTokens + w.CompletionTokens
 	}
 	audioIn := modality(u.GetInputDetails(), parleyv1.Modality_MODALITY_AUDIO)
 	if u.CacheReadTokens != nil || audioIn != nil {
-		w.PromptTokensDetails = &PromptDetails{CachedTokens: u.CacheReadTokens, AudioTokens: audioIn, Unknown: jsonx.Take(ext, D, "usage/prompt_tokens_details")}
+		w.PromptTokensDetails = &PromptDetails{CachedTokens: u.CacheReadTokens, AudioTokens: audioIn, Unknown: jsonx.Take(ext, thisDialect, "usage/prompt_tokens_details")}
 	}
 	audioOut := modality(u.GetOutputDetails(), parleyv1.Modality_MODALITY_AUDIO)
 	if u.ReasoningTokens != nil || audioOut != nil || u.AcceptedPredictionTokens != nil || u.RejectedPredictionTokens != nil {
 		w.CompletionTokensDetails = &OutputDetails{ReasoningTokens: u.ReasoningTokens, AudioTokens: audioOut,
 			AcceptedPredictionTokens: u.AcceptedPredictionTokens, RejectedPredictionTokens: u.RejectedPredictionTokens,
-			Unknown: jsonx.Take(ext, D, "usage/completion_tokens_details")}
+			Unknown: jsonx.Take(ext, thisDialect, "usage/completion_tokens_details")}
 	}
 	return w
 }

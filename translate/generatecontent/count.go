@@ -79,7 +79,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
 	var w CountTokensResponse
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	return &parleyv1.TokenCount{InputTokens: w.TotalTokens, CachedTokens: w.CachedContentTokenCount, InputDetails: modalityTokens(w.PromptTokensDetails)}, nil
 }

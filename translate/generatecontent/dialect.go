@@ -15,7 +15,7 @@ import (
 // sends one JSON array of the chunks, and so does Parley.
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     D,
+		Enum:     thisDialect,
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{

@@ -60,7 +60,7 @@ type retryInfo struct {
 // statusName returns the status name a client sees: the upstream's own when
 // it spoke this dialect, PAYLOAD_TOO_LARGE for a 413, else the code's.
 func statusName(e *parleyv1.Error, status int) string {
-	if e.GetOrigin().GetDialect() == D && e.GetReason() != "" {
+	if e.GetOrigin().GetDialect() == thisDialect && e.GetReason() != "" {
 		return e.GetReason()
 	}
 	if status == http.StatusRequestEntityTooLarge {
@@ -83,7 +83,7 @@ var serviceStatuses = map[int]bool{400: true, 401: true, 403: true, 404: true, 4
 // errorDetail renders a canonical error as this dialect's error object.
 func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
 	status := translate.HTTPStatusOf(e)
-	if e.GetOrigin().GetDialect() != D && !serviceStatuses[status] {
+	if e.GetOrigin().GetDialect() != thisDialect && !serviceStatuses[status] {
 		// A status this dialect's service never sends (529 from a
 		// messages upstream, say) becomes the one its code has here.
 		status = translate.HTTPStatus(e.GetCode())
@@ -92,9 +92,9 @@ func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
 	if d.Message == "" {
 		d.Message = http.StatusText(status)
 	}
-	if v, ok := jsonx.Value(e.GetExtensions(), D, "details"); ok {
+	if v, ok := jsonx.Value(e.GetExtensions(), thisDialect, "details"); ok {
 		_ = jsonx.Unmarshal(v, &d.Details)
-		d.Unknown = jsonx.Take(e.GetExtensions(), D, "")
+		d.Unknown = jsonx.Take(e.GetExtensions(), thisDialect, "")
 		delete(d.Unknown, "details")
 		return status, d
 	}
@@ -144,7 +144,7 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
-		e = &parleyv1.Error{Code: translate.CodeForHTTPStatus(status), Message: "upstream answered " + strconv.Itoa(status) + ": " + text, Origin: &parleyv1.Origin{Dialect: D}}
+		e = &parleyv1.Error{Code: translate.CodeForHTTPStatus(status), Message: "upstream answered " + strconv.Itoa(status) + ": " + text, Origin: &parleyv1.Origin{Dialect: thisDialect}}
 	}
 	e.HttpStatus = int32(status)
 	f := translate.ReplyRetryFacts(status, header)
@@ -157,7 +157,7 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 
 // errorFromDetail converts an error object, from a body or a stream chunk.
 func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
-	e := &parleyv1.Error{Message: d.Message, Reason: d.Status, Origin: &parleyv1.Origin{Dialect: D}, HttpStatus: int32(d.Code)}
+	e := &parleyv1.Error{Message: d.Message, Reason: d.Status, Origin: &parleyv1.Origin{Dialect: thisDialect}, HttpStatus: int32(d.Code)}
 	e.Code = parleyv1.Code_CODE_UNKNOWN
 	for code, name := range statusNames {
 		if name == d.Status {
@@ -196,8 +196,8 @@ func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
 	e.Retry = translate.RetryIfAny(translate.RetryFacts{Status: int(d.Code), Code: e.Code, After: after})
 	if len(d.Details) > 0 {
 		raw, _ := jsonx.Marshal(d.Details)
-		jsonx.KeepValue(&e.Extensions, D, "details", raw)
+		jsonx.KeepValue(&e.Extensions, thisDialect, "details", raw)
 	}
-	jsonx.Keep(&e.Extensions, D, "", d.Unknown)
+	jsonx.Keep(&e.Extensions, thisDialect, "", d.Unknown)
 	return e
 }

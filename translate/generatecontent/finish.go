@@ -34,7 +34,7 @@ func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
 	if r, ok := finishReasons[s]; ok {
 		return r
 	}
-	jsonx.KeepValue(&c.Extensions, D, extFinish, jsontext.Value(quote(s)))
+	jsonx.KeepValue(&c.Extensions, thisDialect, extFinish, jsontext.Value(quote(s)))
 	return parleyv1.FinishReason_FINISH_REASON_OTHER
 }
 
@@ -44,7 +44,7 @@ func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
 // nearest word for "cut short".
 func wireFinishReason(r parleyv1.FinishReason, c *parleyv1.Candidate, same bool) string {
 	if same {
-		if v, ok := jsonx.Value(c.GetExtensions(), D, extFinish); ok {
+		if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, extFinish); ok {
 			var s string
 			_ = jsonx.Unmarshal(v, &s)
 			return s

@@ -64,7 +64,7 @@ func (e *encoder) media(w *Part, m *parleyv1.Media, p *parleyv1.Part, field stri
 			mt = defaultMime(m)
 		}
 		if mt == "" {
-			return translate.Unsupported(D, field+".media.mime_type", "inline media needs a MIME type")
+			return translate.Unsupported(thisDialect, field+".media.mime_type", "inline media needs a MIME type")
 		}
 		w.InlineData = &Blob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(s.Data), Unknown: e.partUnknown(p, "inlineData")}
 	case *parleyv1.Media_Uri:
@@ -80,7 +80,7 @@ func (e *encoder) media(w *Part, m *parleyv1.Media, p *parleyv1.Part, field stri
 		w.FileData = &FileData{MimeType: mt, FileURI: s.Uri, Unknown: e.partUnknown(p, "fileData")}
 	case *parleyv1.Media_FileId:
 		if !strings.HasPrefix(s.FileId, "files/") && !strings.Contains(s.FileId, "/files/") {
-			return translate.Unsupported(D, field+".media.file_id", "file id %q is not a file of this service", s.FileId)
+			return translate.Unsupported(thisDialect, field+".media.file_id", "file id %q is not a file of this service", s.FileId)
 		}
 		w.FileData = &FileData{MimeType: mt, FileURI: s.FileId}
 	default:

@@ -21,11 +21,11 @@ func (d responseDecoder) metadata(w *Candidate, c *parleyv1.Candidate) {
 	if cm := w.CitationMetadata; cm != nil {
 		for _, s := range slices.Concat(cm.CitationSources, cm.Citations) {
 			a := &parleyv1.Annotation{Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION, Url: s.URI, License: s.License, Title: s.Title, StartIndex: s.StartIndex, EndIndex: s.EndIndex}
-			jsonx.Keep(&a.Extensions, D, "", s.Unknown)
+			jsonx.Keep(&a.Extensions, thisDialect, "", s.Unknown)
 			c.Citations = append(c.Citations, a)
 		}
 		if len(cm.CitationSources)+len(cm.Citations) == 0 {
-			jsonx.KeepValue(&c.Extensions, D, "@citations", jsontext.Value("true"))
+			jsonx.KeepValue(&c.Extensions, thisDialect, "@citations", jsontext.Value("true"))
 		}
 	}
 	if w.TokenCount != nil {
@@ -43,7 +43,7 @@ func (d responseDecoder) metadata(w *Candidate, c *parleyv1.Candidate) {
 			c.UrlRetrievals = append(c.UrlRetrievals, &parleyv1.UrlRetrieval{Url: u.RetrievedURL, Status: urlStatus(u.URLRetrievalStatus)})
 		}
 		if len(uc.URLMetadata) == 0 {
-			jsonx.KeepValue(&c.Extensions, D, "urlContextMetadata", jsontext.Value("{}"))
+			jsonx.KeepValue(&c.Extensions, thisDialect, "urlContextMetadata", jsontext.Value("{}"))
 		}
 	}
 	for _, ga := range w.GroundingAttributions {
@@ -53,12 +53,12 @@ func (d responseDecoder) metadata(w *Candidate, c *parleyv1.Candidate) {
 
 func (e clientEncoder) candidateMetadata(w *Candidate, c *parleyv1.Candidate) {
 	w.SafetyRatings = wireSafetyRatings(c.GetSafetyRatings())
-	if len(c.GetCitations()) > 0 || e.same && jsonx.Has(c.GetExtensions(), D, "@citations") {
+	if len(c.GetCitations()) > 0 || e.same && jsonx.Has(c.GetExtensions(), thisDialect, "@citations") {
 		cm := &CitationMetadata{}
 		for _, a := range c.GetCitations() {
 			cs := CitationSource{URI: a.GetUrl(), License: a.GetLicense(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
 			if e.same {
-				cs.Unknown = jsonx.Take(a.GetExtensions(), D, "")
+				cs.Unknown = jsonx.Take(a.GetExtensions(), thisDialect, "")
 			}
 			cm.CitationSources = append(cm.CitationSources, cs)
 		}
@@ -69,7 +69,7 @@ func (e clientEncoder) candidateMetadata(w *Candidate, c *parleyv1.Candidate) {
 	}
 	w.GroundingMetadata = wireGrounding(c.GetGrounding(), c, e.same)
 	w.LogprobsResult = wireLogprobs(c.GetLogprobs())
-	if len(c.GetUrlRetrievals()) > 0 || e.same && jsonx.Has(c.GetExtensions(), D, "urlContextMetadata") {
+	if len(c.GetUrlRetrievals()) > 0 || e.same && jsonx.Has(c.GetExtensions(), thisDialect, "urlContextMetadata") {
 		uc := &URLContextMetadata{}
 		for _, u := range c.GetUrlRetrievals() {
 			um := URLMetadata{RetrievedURL: u.GetUrl()}
@@ -161,14 +161,14 @@ func grounding(w *GroundingMetadata, ext **parleyv1.Extensions) *parleyv1.Ground
 			g.DynamicRetrievalScore = rm.WebSearchDynamicRetrievalScore
 		}
 		if g.DynamicRetrievalScore == nil {
-			jsonx.KeepValue(ext, D, "groundingMetadata/retrievalMetadata", jsontext.Value("{}"))
+			jsonx.KeepValue(ext, thisDialect, "groundingMetadata/retrievalMetadata", jsontext.Value("{}"))
 		}
 	}
 	// Unknown members of the grounding objects (maps widgets, flagging
 	// URIs ...) are kept whole for this dialect.
 	if len(w.Unknown) > 0 || hasUnknownGrounding(w) {
 		raw, _ := jsonx.Marshal(w)
-		jsonx.KeepValue(ext, D, "@grounding", raw)
+		jsonx.KeepValue(ext, thisDialect, "@grounding", raw)
 	}
 	return g
 }
@@ -192,7 +192,7 @@ func wireGrounding(g *parleyv1.GroundingMetadata, c *parleyv1.Candidate, same bo
 		return nil
 	}
 	if same {
-		if v, ok := jsonx.Value(c.GetExtensions(), D, "@grounding"); ok {
+		if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, "@grounding"); ok {
 			var raw GroundingMetadata
 			if jsonx.Unmarshal(v, &raw) == nil {
 				return &raw
@@ -230,7 +230,7 @@ func wireGrounding(g *parleyv1.GroundingMetadata, c *parleyv1.Candidate, same bo
 	}
 	if g.DynamicRetrievalScore != nil {
 		w.RetrievalMetadata = &RetrievalMetadata{GoogleSearchDynamicRetrievalScore: g.DynamicRetrievalScore}
-	} else if same && jsonx.Has(c.GetExtensions(), D, "groundingMetadata/retrievalMetadata") {
+	} else if same && jsonx.Has(c.GetExtensions(), thisDialect, "groundingMetadata/retrievalMetadata") {
 		w.RetrievalMetadata = &RetrievalMetadata{}
 	}
 	return w

@@ -37,7 +37,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 	case w.Text != nil:
 		p.Kind = &parleyv1.Part_Text{Text: &parleyv1.Text{Text: *w.Text}}
 		if w.Thought != nil {
-			jsonx.KeepValue(&p.Extensions, D, "thought", jsontext.Value("false"))
+			jsonx.KeepValue(&p.Extensions, thisDialect, "thought", jsontext.Value("false"))
 		}
 	case w.InlineData != nil:
 		m, err := inlineMedia(w.InlineData, path+".inlineData")
@@ -45,13 +45,13 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			return nil, err
 		}
 		p.Kind = &parleyv1.Part_Media{Media: m}
-		jsonx.Keep(&p.Extensions, D, "inlineData", w.InlineData.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "inlineData", w.InlineData.Unknown)
 	case w.FileData != nil:
 		if w.FileData.FileURI == "" {
 			return nil, translate.Invalid(path+".fileData.fileUri", "required field fileUri is missing")
 		}
 		p.Kind = &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: kindOf(w.FileData.MimeType), MimeType: w.FileData.MimeType, Source: &parleyv1.Media_Uri{Uri: w.FileData.FileURI}}}
-		jsonx.Keep(&p.Extensions, D, "fileData", w.FileData.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "fileData", w.FileData.Unknown)
 	case w.FunctionCall != nil:
 		fc := w.FunctionCall
 		if fc.Name == "" {
@@ -66,10 +66,10 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		id := fc.ID
 		if id == "" {
 			id = fmt.Sprintf("call_%d_%d", d.turn, index)
-			jsonx.KeepValue(&p.Extensions, D, extSyntheticID, jsontext.Value("true"))
+			jsonx.KeepValue(&p.Extensions, thisDialect, extSyntheticID, jsontext.Value("true"))
 		}
 		p.Kind = &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: fc.Name, Arguments: args}}
-		jsonx.Keep(&p.Extensions, D, "functionCall", fc.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "functionCall", fc.Unknown)
 	case w.FunctionResponse != nil:
 		fr := w.FunctionResponse
 		if fr.Name == "" {
@@ -88,9 +88,9 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		tr := &parleyv1.ToolResult{CallId: fr.ID, Name: fr.Name, Content: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: response}}}}}
 		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}
 		if fr.ID == "" {
-			jsonx.KeepValue(&p.Extensions, D, extSyntheticID, jsontext.Value("true"))
+			jsonx.KeepValue(&p.Extensions, thisDialect, extSyntheticID, jsontext.Value("true"))
 		}
-		jsonx.Keep(&p.Extensions, D, "functionResponse", fr.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "functionResponse", fr.Unknown)
 	case w.ExecutableCode != nil:
 		ec := w.ExecutableCode
 		lang := parleyv1.CodeLanguage_CODE_LANGUAGE_UNSPECIFIED
@@ -103,9 +103,9 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		}
 		p.Kind = &parleyv1.Part_ExecutableCode{ExecutableCode: &parleyv1.ExecutableCode{Language: lang, Code: ec.Code, Id: ec.ID}}
 		if ec.Language != "" && ec.Language != "PYTHON" && ec.Language != "LANGUAGE_UNSPECIFIED" {
-			jsonx.KeepValue(&p.Extensions, D, "@language", jsontext.Value(quote(ec.Language)))
+			jsonx.KeepValue(&p.Extensions, thisDialect, "@language", jsontext.Value(quote(ec.Language)))
 		}
-		jsonx.Keep(&p.Extensions, D, "executableCode", ec.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "executableCode", ec.Unknown)
 	case w.CodeExecutionResult != nil:
 		cr := w.CodeExecutionResult
 		outcome, ok := outcomes[strings.ToUpper(cr.Outcome)]
@@ -113,10 +113,10 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			return nil, translate.Invalid(path+".codeExecutionResult.outcome", "unknown outcome %q", cr.Outcome)
 		}
 		if cr.Outcome != "" && !strings.HasPrefix(cr.Outcome, "OUTCOME_") {
-			jsonx.KeepValue(&p.Extensions, D, extOutcome, jsontext.Value(quote(cr.Outcome)))
+			jsonx.KeepValue(&p.Extensions, thisDialect, extOutcome, jsontext.Value(quote(cr.Outcome)))
 		}
 		p.Kind = &parleyv1.Part_CodeExecutionResult{CodeExecutionResult: &parleyv1.CodeExecutionResult{Outcome: outcome, Output: cr.Output, Id: cr.ID}}
-		jsonx.Keep(&p.Extensions, D, "codeExecutionResult", cr.Unknown)
+		jsonx.Keep(&p.Extensions, thisDialect, "codeExecutionResult", cr.Unknown)
 	default:
 		if w.ThoughtSignature == "" && len(w.Unknown) == 0 {
 			return nil, translate.Invalid(path, "a part must hold text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult")
@@ -127,11 +127,11 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		if err != nil {
 			return nil, err
 		}
-		jsonx.KeepValue(&p.Extensions, D, extBlock, raw)
+		jsonx.KeepValue(&p.Extensions, thisDialect, extBlock, raw)
 		return p, nil
 	}
 	if w.ThoughtSignature != "" {
-		o := translate.OpenOpaque(w.ThoughtSignature, D)
+		o := translate.OpenOpaque(w.ThoughtSignature, thisDialect)
 		switch {
 		case o.Kind == translate.SealEncrypted && p.GetReasoning() != nil:
 			p.GetReasoning().EncryptedContent = o.Opaque
@@ -139,7 +139,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			p.Signature = o.Opaque
 		}
 	}
-	jsonx.Keep(&p.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&p.Extensions, thisDialect, "", w.Unknown)
 	return p, nil
 }
 
@@ -151,7 +151,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 			return Part{}, false, nil
 		}
 		w.Text = ptr(k.Text.GetText())
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "thought"); ok && e.same && string(v) == "false" {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "thought"); ok && e.same && string(v) == "false" {
 			w.Thought = ptr(false)
 			delete(w.Unknown, "thought")
 		}
@@ -181,10 +181,10 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 			args = "{}"
 		}
 		if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
-			return Part{}, false, translate.Unsupported(D, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", tc.GetId())
+			return Part{}, false, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", tc.GetId())
 		}
 		fc := &FunctionCall{Name: tc.GetName(), Args: jsontext.Value(args), Unknown: e.partUnknown(p, "functionCall")}
-		if e.same && !jsonx.Has(p.GetExtensions(), D, extSyntheticID) {
+		if e.same && !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
 			fc.ID = tc.GetId()
 		}
 		w.FunctionCall = fc
@@ -203,21 +203,21 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		default:
 			w.ExecutableCode.Language = "LANGUAGE_UNSPECIFIED"
 		}
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "@language"); ok && e.same {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@language"); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.ExecutableCode.Language)
 		}
 	case *parleyv1.Part_CodeExecutionResult:
 		cr := k.CodeExecutionResult
 		w.CodeExecutionResult = &CodeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId(), Unknown: e.partUnknown(p, "codeExecutionResult")}
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extOutcome); ok && e.same {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extOutcome); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
 		}
 	case *parleyv1.Part_HostedToolCall, *parleyv1.Part_HostedToolResult:
 		return Part{}, false, nil // another service's server tools
 	case *parleyv1.Part_ItemReference:
-		return Part{}, false, translate.Unsupported(D, field+".item_reference", "an item reference needs the stored response it points to")
+		return Part{}, false, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extBlock); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
 			var raw Part
 			if err := jsonx.Unmarshal(v, &raw); err != nil {
 				return Part{}, false, err
@@ -235,14 +235,14 @@ func (d responseDecoder) part(w *Part, cand, index int) (*parleyv1.Part, error) 
 	if err != nil {
 		return nil, err
 	}
-	if tc := p.GetToolCall(); tc != nil && jsonx.Has(p.GetExtensions(), D, extSyntheticID) {
+	if tc := p.GetToolCall(); tc != nil && jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
 		tc.Id = syntheticID(d.id, cand, index)
 	}
 	if p.Signature != nil {
-		p.Signature = translate.Stamp(p.Signature.GetValue(), D, d.t)
+		p.Signature = translate.Stamp(p.Signature.GetValue(), thisDialect, d.t)
 	}
 	if r := p.GetReasoning(); r != nil && r.EncryptedContent != nil {
-		r.EncryptedContent = translate.Stamp(r.EncryptedContent.GetValue(), D, d.t)
+		r.EncryptedContent = translate.Stamp(r.EncryptedContent.GetValue(), thisDialect, d.t)
 	}
 	return p, nil
 }
@@ -252,16 +252,16 @@ func (d responseDecoder) part(w *Part, cand, index int) (*parleyv1.Part, error) 
 func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 	w := Part{}
 	if e.same {
-		w.Unknown = jsonx.Take(p.GetExtensions(), D, "")
+		w.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "")
 	}
 	if sig := p.GetSignature(); sig != nil {
-		w.ThoughtSignature = translate.SealOpaque(sig, D, translate.SealAsIs)
+		w.ThoughtSignature = translate.SealOpaque(sig, thisDialect, translate.SealAsIs)
 	}
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_Text:
 		w.Text = ptr(k.Text.GetText())
 		if e.same {
-			if v, ok := jsonx.Value(p.GetExtensions(), D, "thought"); ok && string(v) == "false" {
+			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "thought"); ok && string(v) == "false" {
 				w.Thought = ptr(false)
 				delete(w.Unknown, "thought")
 			}
@@ -276,7 +276,7 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		}
 		w.Text, w.Thought = ptr(text), ptr(true)
 		if w.ThoughtSignature == "" && r.GetEncryptedContent() != nil {
-			w.ThoughtSignature = translate.SealOpaque(r.GetEncryptedContent(), D, translate.SealEncrypted)
+			w.ThoughtSignature = translate.SealOpaque(r.GetEncryptedContent(), thisDialect, translate.SealEncrypted)
 		}
 	case *parleyv1.Part_Media:
 		m := k.Media
@@ -290,20 +290,20 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		}
 		if e.same {
 			if w.InlineData != nil {
-				w.InlineData.Unknown = jsonx.Take(p.GetExtensions(), D, "inlineData")
+				w.InlineData.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "inlineData")
 			}
 			if w.FileData != nil {
-				w.FileData.Unknown = jsonx.Take(p.GetExtensions(), D, "fileData")
+				w.FileData.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "fileData")
 			}
 		}
 	case *parleyv1.Part_ToolCall:
 		tc := k.ToolCall
 		fc := &FunctionCall{Name: tc.GetName(), Args: toolArgs(tc.GetArguments())}
-		if !e.same || !jsonx.Has(p.GetExtensions(), D, extSyntheticID) {
+		if !e.same || !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
 			fc.ID = tc.GetId()
 		}
 		if e.same {
-			fc.Unknown = jsonx.Take(p.GetExtensions(), D, "functionCall")
+			fc.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "functionCall")
 		}
 		w.FunctionCall = fc
 	case *parleyv1.Part_ExecutableCode:
@@ -313,19 +313,19 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 			w.ExecutableCode.Language = "LANGUAGE_UNSPECIFIED"
 		}
 		if e.same {
-			w.ExecutableCode.Unknown = jsonx.Take(p.GetExtensions(), D, "executableCode")
+			w.ExecutableCode.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "executableCode")
 		}
 	case *parleyv1.Part_CodeExecutionResult:
 		cr := k.CodeExecutionResult
 		w.CodeExecutionResult = &CodeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId()}
 		if e.same {
-			if v, ok := jsonx.Value(p.GetExtensions(), D, extOutcome); ok {
+			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extOutcome); ok {
 				_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
 			}
-			w.CodeExecutionResult.Unknown = jsonx.Take(p.GetExtensions(), D, "codeExecutionResult")
+			w.CodeExecutionResult.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "codeExecutionResult")
 		}
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extBlock); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
 			var raw Part
 			if err := jsonx.Unmarshal(v, &raw); err != nil {
 				return Part{}, false, err

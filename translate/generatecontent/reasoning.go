@@ -66,7 +66,7 @@ func currentTurnStart(msgs []*parleyv1.Message) int {
 // signature returns the thought signature to send with a part: only one this
 // upstream's dialect made.
 func (e *encoder) signature(op *parleyv1.Opaque) string {
-	if translate.SendableTo(op, D, e.t.Upstream) {
+	if translate.SendableTo(op, thisDialect, e.t.Upstream) {
 		return op.GetValue()
 	}
 	return ""
@@ -90,7 +90,7 @@ func (e *encoder) thinking() *ThinkingConfig {
 		return nil
 	}
 	tc := &ThinkingConfig{IncludeThoughts: rc.IncludeThoughts, Unknown: e.take("generationConfig/thinkingConfig")}
-	level := e.same && jsonx.Has(e.req.GetExtensions(), D, extLevel)
+	level := e.same && jsonx.Has(e.req.GetExtensions(), thisDialect, extLevel)
 	switch rc.GetMode() {
 	case parleyv1.ReasoningMode_REASONING_MODE_DISABLED:
 		tc.ThinkingBudget = ptr(int64(0))
@@ -101,14 +101,14 @@ func (e *encoder) thinking() *ThinkingConfig {
 			tc.ThinkingBudget = ptr(int64(rc.GetBudgetTokens()))
 		}
 	}
-	if v, ok := jsonx.Value(e.req.GetExtensions(), D, "generationConfig/thinkingConfig/thinkingBudget"); ok && e.same {
+	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "generationConfig/thinkingConfig/thinkingBudget"); ok && e.same {
 		_ = jsonx.Unmarshal(v, &tc.ThinkingBudget)
 		delete(tc.Unknown, "thinkingBudget")
 	}
 	if eff := rc.GetEffort(); eff != parleyv1.ReasoningEffort_REASONING_EFFORT_UNSPECIFIED {
 		switch {
 		case level:
-			v, _ := jsonx.Value(e.req.GetExtensions(), D, extLevel)
+			v, _ := jsonx.Value(e.req.GetExtensions(), thisDialect, extLevel)
 			_ = jsonx.Unmarshal(v, &tc.ThinkingLevel)
 		case eff == parleyv1.ReasoningEffort_REASONING_EFFORT_NONE:
 			tc.ThinkingBudget = ptr(int64(0))

@@ -18,8 +18,8 @@ import (
 // upstream's body (Upstream.EncodeRequest), turn by turn. Parts are mapped
 // in parts.go; tools, settings, safety and reasoning in their own files.
 
-// D is this package's dialect.
-const D = parleyv1.Dialect_DIALECT_GENERATE_CONTENT
+// thisDialect is this package's dialect.
+const thisDialect = parleyv1.Dialect_DIALECT_GENERATE_CONTENT
 
 // Extension keys that record spelling, not wire members.
 const (
@@ -38,7 +38,7 @@ type Client struct{}
 var _ translate.Client = Client{}
 
 // Dialect implements translate.Client.
-func (Client) Dialect() parleyv1.Dialect { return D }
+func (Client) Dialect() parleyv1.Dialect { return thisDialect }
 
 // DecodeRequest implements translate.Client. The model and the stream
 // flag come from the path (Incoming.Model, Incoming.Stream).
@@ -77,7 +77,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	if w.Contents == nil {
 		return nil, translate.Invalid("contents", "required field contents is missing")
 	}
-	req := &parleyv1.Request{Extensions: &parleyv1.Extensions{Dialect: D, Fields: map[string]string{}}}
+	req := &parleyv1.Request{Extensions: &parleyv1.Extensions{Dialect: thisDialect, Fields: map[string]string{}}}
 	if w.Model != "" {
 		// The path names the model; a body that names it too keeps the
 		// member for an upstream of this dialect.
@@ -85,7 +85,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		if err != nil {
 			return nil, err
 		}
-		jsonx.KeepValue(&req.Extensions, D, "model", raw)
+		jsonx.KeepValue(&req.Extensions, thisDialect, "model", raw)
 	}
 	d := decoder{}
 	for i := range *w.Contents {
@@ -102,9 +102,9 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 			return nil, err
 		}
 		req.Instructions = parts
-		jsonx.Keep(&req.Extensions, D, "systemInstruction", si.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "systemInstruction", si.Unknown)
 		if si.Role != "" {
-			jsonx.KeepValue(&req.Extensions, D, "systemInstruction/role", jsontext.Value(quote(si.Role)))
+			jsonx.KeepValue(&req.Extensions, thisDialect, "systemInstruction/role", jsontext.Value(quote(si.Role)))
 		}
 	}
 	for i := range w.Tools {
@@ -128,7 +128,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		}
 	}
 	req.CachedContent = w.CachedContent
-	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "", w.Unknown)
 	return req, nil
 }
 
@@ -147,13 +147,13 @@ func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
 	case "user", "":
 		m.Role = parleyv1.Role_ROLE_USER
 		if c.Role == "" {
-			jsonx.KeepValue(&m.Extensions, D, extRole, jsontext.Value(`""`))
+			jsonx.KeepValue(&m.Extensions, thisDialect, extRole, jsontext.Value(`""`))
 		}
 	case "model":
 		m.Role = parleyv1.Role_ROLE_ASSISTANT
 	case "function", "tool":
 		m.Role = parleyv1.Role_ROLE_TOOL
-		jsonx.KeepValue(&m.Extensions, D, extRole, jsontext.Value(quote(c.Role)))
+		jsonx.KeepValue(&m.Extensions, thisDialect, extRole, jsontext.Value(quote(c.Role)))
 	default:
 		return nil, translate.Invalid(path+".role", "role must be one of user, model, function, tool, not %q", c.Role)
 	}
@@ -166,7 +166,7 @@ func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
 	}
 	m.Parts = mergeThoughts(parts)
 	d.turn++
-	jsonx.Keep(&m.Extensions, D, "", c.Unknown)
+	jsonx.Keep(&m.Extensions, thisDialect, "", c.Unknown)
 	return m, nil
 }
 
@@ -189,12 +189,12 @@ type Upstream struct{}
 var _ translate.Upstream = Upstream{}
 
 // Dialect implements translate.Upstream.
-func (Upstream) Dialect() parleyv1.Dialect { return D }
+func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 
 // EncodeRequest implements translate.Upstream. Streams use ?alt=sse; the key
 // goes in x-goog-api-key, never in the URL.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	w, err := e.request()
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func (e *encoder) take(prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(e.req.GetExtensions(), D, prefix)
+	return jsonx.Take(e.req.GetExtensions(), thisDialect, prefix)
 }
 
 func (e *encoder) request() (*Request, error) {
@@ -258,7 +258,7 @@ func (e *encoder) request() (*Request, error) {
 			return nil, err
 		}
 		w.SystemInstruction = &Content{Parts: parts, Unknown: e.take("systemInstruction")}
-		if v, ok := jsonx.Value(e.req.GetExtensions(), D, "systemInstruction/role"); ok && e.same {
+		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "systemInstruction/role"); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.SystemInstruction.Role)
 		}
 	}
@@ -296,10 +296,10 @@ func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, er
 		c.Role = "model"
 	}
 	if e.same {
-		if v, ok := jsonx.Value(m.GetExtensions(), D, extRole); ok {
+		if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extRole); ok {
 			_ = jsonx.Unmarshal(v, &c.Role)
 		}
-		c.Unknown = jsonx.Take(m.GetExtensions(), D, "")
+		c.Unknown = jsonx.Take(m.GetExtensions(), thisDialect, "")
 	}
 	parts, err := e.parts(m.GetParts(), fmt.Sprintf("messages[%d]", i), current && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
 	if err != nil {
@@ -338,7 +338,7 @@ func (e *encoder) partUnknown(p *parleyv1.Part, prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(p.GetExtensions(), D, prefix)
+	return jsonx.Take(p.GetExtensions(), thisDialect, prefix)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -20,7 +20,7 @@ import (
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	if w.Error != nil {
 		return nil, translate.UpstreamFailed(errorFromDetail(w.Error))
@@ -30,7 +30,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	for i := range w.Candidates {
 		c, err := d.candidate(&w.Candidates[i], i)
 		if err != nil {
-			return nil, translate.UpstreamProtocol(D, fmt.Errorf("candidates[%d]: %w", i, err))
+			return nil, translate.UpstreamProtocol(thisDialect, fmt.Errorf("candidates[%d]: %w", i, err))
 		}
 		resp.Candidates = append(resp.Candidates, c)
 	}
@@ -39,14 +39,14 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	}
 	if u := w.UsageMetadata; u != nil {
 		resp.Usage = canonicalUsage(u)
-		jsonx.Keep(&resp.Extensions, D, "usageMetadata", u.Unknown)
+		jsonx.Keep(&resp.Extensions, thisDialect, "usageMetadata", u.Unknown)
 		for name, list := range u.detailLists() {
 			for i, m := range *list {
-				jsonx.Keep(&resp.Extensions, D, detailKey(name, i), m.Unknown)
+				jsonx.Keep(&resp.Extensions, thisDialect, detailKey(name, i), m.Unknown)
 			}
 		}
 	}
-	jsonx.Keep(&resp.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 	return resp, nil
 }
 
@@ -60,7 +60,7 @@ func (d responseDecoder) candidate(w *Candidate, i int) (*parleyv1.Candidate, er
 	if w.Index != nil {
 		c.Index = int32(*w.Index)
 	} else {
-		jsonx.KeepValue(&c.Extensions, D, "@noindex", jsontext.Value("true"))
+		jsonx.KeepValue(&c.Extensions, thisDialect, "@noindex", jsontext.Value("true"))
 	}
 	if w.Content != nil {
 		for j := range w.Content.Parts {
@@ -71,9 +71,9 @@ func (d responseDecoder) candidate(w *Candidate, i int) (*parleyv1.Candidate, er
 			c.Parts = append(c.Parts, p)
 		}
 		if w.Content.Role != "model" {
-			jsonx.KeepValue(&c.Extensions, D, "content/role", jsontext.Value(quote(w.Content.Role)))
+			jsonx.KeepValue(&c.Extensions, thisDialect, "content/role", jsontext.Value(quote(w.Content.Role)))
 		}
-		jsonx.Keep(&c.Extensions, D, "content", w.Content.Unknown)
+		jsonx.Keep(&c.Extensions, thisDialect, "content", w.Content.Unknown)
 	}
 	if w.FinishReason != "" {
 		c.FinishReason = finishReason(w.FinishReason, c)
@@ -81,13 +81,13 @@ func (d responseDecoder) candidate(w *Candidate, i int) (*parleyv1.Candidate, er
 	c.FinishReason = translate.ToolUseFinish(c.FinishReason, translate.HasToolCalls(c.Parts) && w.FinishReason != "")
 	c.FinishMessage = w.FinishMessage
 	d.metadata(w, c)
-	jsonx.Keep(&c.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&c.Extensions, thisDialect, "", w.Unknown)
 	return c, nil
 }
 
 // EncodeResponse implements translate.Client.
 func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]byte, error) {
-	same := resp.GetExtensions().GetDialect() == D
+	same := resp.GetExtensions().GetDialect() == thisDialect
 	w := Response{ResponseID: resp.GetId(), ModelVersion: resp.GetModel()}
 	if w.ModelVersion == "" {
 		w.ModelVersion = req.GetModel()
@@ -103,12 +103,12 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	w.PromptFeedback = wirePromptFeedback(resp.GetPromptFeedback(), resp, same)
 	w.UsageMetadata = wireUsage(resp.GetUsage())
 	if same {
-		w.Unknown = jsonx.Take(resp.GetExtensions(), D, "")
+		w.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "")
 		if w.UsageMetadata != nil {
-			w.UsageMetadata.Unknown = jsonx.Take(resp.GetExtensions(), D, "usageMetadata")
+			w.UsageMetadata.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "usageMetadata")
 			for name, list := range w.UsageMetadata.detailLists() {
 				for i := range *list {
-					(*list)[i].Unknown = jsonx.Take(resp.GetExtensions(), D, detailKey(name, i))
+					(*list)[i].Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, detailKey(name, i))
 				}
 			}
 		}
@@ -123,7 +123,7 @@ type clientEncoder struct {
 
 func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (Candidate, error) {
 	w := Candidate{FinishMessage: c.GetFinishMessage(), AvgLogprobs: c.AvgLogprobs}
-	if !e.same || !jsonx.Has(c.GetExtensions(), D, "@noindex") {
+	if !e.same || !jsonx.Has(c.GetExtensions(), thisDialect, "@noindex") {
 		w.Index = ptr(int64(c.GetIndex()))
 	}
 	parts := PartList{}
@@ -139,16 +139,16 @@ func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (Candidate,
 	if len(parts) > 0 || !stream {
 		w.Content = &Content{Role: "model", Parts: parts}
 		if e.same {
-			if v, ok := jsonx.Value(c.GetExtensions(), D, "content/role"); ok {
+			if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, "content/role"); ok {
 				_ = jsonx.Unmarshal(v, &w.Content.Role)
 			}
-			w.Content.Unknown = jsonx.Take(c.GetExtensions(), D, "content")
+			w.Content.Unknown = jsonx.Take(c.GetExtensions(), thisDialect, "content")
 		}
 	}
 	w.FinishReason = wireFinishReason(c.GetFinishReason(), c, e.same)
 	if e.same {
 		// Before the metadata: it removes the members it writes itself.
-		w.Unknown = jsonx.Take(c.GetExtensions(), D, "")
+		w.Unknown = jsonx.Take(c.GetExtensions(), thisDialect, "")
 	}
 	e.candidateMetadata(&w, c)
 	return w, nil
@@ -167,5 +167,5 @@ func deref[T any](p *T) T {
 // dialect gets its members back as they came, even when there are no
 // members to carry.
 func upstreamMark() *parleyv1.Extensions {
-	return &parleyv1.Extensions{Dialect: D}
+	return &parleyv1.Extensions{Dialect: thisDialect}
 }

@@ -38,13 +38,13 @@ func safetySettings(req *parleyv1.Request, ss []SafetySetting) error {
 		if err != nil {
 			return err
 		}
-		jsonx.KeepValue(&req.Extensions, D, extSafety, raw)
+		jsonx.KeepValue(&req.Extensions, thisDialect, extSafety, raw)
 	}
 	return nil
 }
 
 func (e *encoder) safety() []SafetySetting {
-	if v, ok := jsonx.Value(e.req.GetExtensions(), D, extSafety); ok && e.same {
+	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extSafety); ok && e.same {
 		var raw []SafetySetting
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return raw
@@ -97,10 +97,10 @@ func promptFeedback(w *PromptFeedback, ext **parleyv1.Extensions) *parleyv1.Prom
 			pf.BlockReason = parleyv1.BlockReason(v)
 		} else {
 			pf.BlockReason = parleyv1.BlockReason_BLOCK_REASON_OTHER
-			jsonx.KeepValue(ext, D, "@blockReason", jsontext.Value(quote(w.BlockReason)))
+			jsonx.KeepValue(ext, thisDialect, "@blockReason", jsontext.Value(quote(w.BlockReason)))
 		}
 	}
-	jsonx.Keep(ext, D, "promptFeedback", w.Unknown)
+	jsonx.Keep(ext, thisDialect, "promptFeedback", w.Unknown)
 	return pf
 }
 
@@ -113,10 +113,10 @@ func wirePromptFeedback(pf *parleyv1.PromptFeedback, resp *parleyv1.Response, sa
 		w.BlockReason = strings.TrimPrefix(pf.GetBlockReason().String(), "BLOCK_REASON_")
 	}
 	if same {
-		if v, ok := jsonx.Value(resp.GetExtensions(), D, "@blockReason"); ok {
+		if v, ok := jsonx.Value(resp.GetExtensions(), thisDialect, "@blockReason"); ok {
 			_ = jsonx.Unmarshal(v, &w.BlockReason)
 		}
-		w.Unknown = jsonx.Take(resp.GetExtensions(), D, "promptFeedback")
+		w.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "promptFeedback")
 	}
 	return w
 }

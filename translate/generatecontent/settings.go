@@ -49,7 +49,7 @@ func generationConfig(req *parleyv1.Request, gc *GenerationConfig) error {
 	if gc.TopK != nil {
 		g.TopK = ptr(int32(*gc.TopK))
 		if float64(int32(*gc.TopK)) != *gc.TopK {
-			jsonx.KeepValue(&req.Extensions, D, "generationConfig/topK", jsontext.Value(fmt.Sprint(*gc.TopK)))
+			jsonx.KeepValue(&req.Extensions, thisDialect, "generationConfig/topK", jsontext.Value(fmt.Sprint(*gc.TopK)))
 		}
 	}
 	if gc.MaxOutputTokens != nil {
@@ -94,7 +94,7 @@ func generationConfig(req *parleyv1.Request, gc *GenerationConfig) error {
 			if err != nil {
 				return err
 			}
-			jsonx.KeepValue(&req.Extensions, D, "@speechConfig", raw)
+			jsonx.KeepValue(&req.Extensions, thisDialect, "@speechConfig", raw)
 		}
 	}
 	if tc := gc.ThinkingConfig; tc != nil {
@@ -110,7 +110,7 @@ func generationConfig(req *parleyv1.Request, gc *GenerationConfig) error {
 				rc.BudgetTokens = ptr(clampInt32(*b))
 			}
 			if *b < -1 {
-				jsonx.KeepValue(&req.Extensions, D, "generationConfig/thinkingConfig/thinkingBudget", jsontext.Value(fmt.Sprint(*b)))
+				jsonx.KeepValue(&req.Extensions, thisDialect, "generationConfig/thinkingConfig/thinkingBudget", jsontext.Value(fmt.Sprint(*b)))
 			}
 		}
 		if tc.ThinkingLevel != "" {
@@ -119,15 +119,15 @@ func generationConfig(req *parleyv1.Request, gc *GenerationConfig) error {
 				return translate.Invalid(p+"thinkingConfig.thinkingLevel", "thinkingLevel must be one of MINIMAL, LOW, MEDIUM, HIGH")
 			}
 			rc.Effort = e
-			jsonx.KeepValue(&req.Extensions, D, extLevel, jsontext.Value(quote(tc.ThinkingLevel)))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extLevel, jsontext.Value(quote(tc.ThinkingLevel)))
 		}
-		jsonx.Keep(&req.Extensions, D, "generationConfig/thinkingConfig", tc.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "generationConfig/thinkingConfig", tc.Unknown)
 		req.Reasoning = rc
 	}
 	if err := responseFormat(req, gc); err != nil {
 		return err
 	}
-	jsonx.Keep(&req.Extensions, D, "generationConfig", gc.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "generationConfig", gc.Unknown)
 	req.Generation = g
 	return nil
 }
@@ -158,7 +158,7 @@ func responseFormat(req *parleyv1.Request, gc *GenerationConfig) error {
 	switch {
 	case len(gc.ResponseJSONSchema) > 0:
 		schema = string(gc.ResponseJSONSchema)
-		jsonx.KeepValue(&req.Extensions, D, extJSONSchema, jsontext.Value("true"))
+		jsonx.KeepValue(&req.Extensions, thisDialect, extJSONSchema, jsontext.Value("true"))
 	case len(gc.ResponseSchema) > 0:
 		s, err := schemaToJSONSchema(gc.ResponseSchema)
 		if err != nil {
@@ -173,7 +173,7 @@ func responseFormat(req *parleyv1.Request, gc *GenerationConfig) error {
 			return nil
 		}
 		rf.Kind = parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA
-		jsonx.KeepValue(&req.Extensions, D, "@mime", jsontext.Value(`""`))
+		jsonx.KeepValue(&req.Extensions, thisDialect, "@mime", jsontext.Value(`""`))
 	case "text/plain":
 		rf.Kind = parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT
 	case "application/json":
@@ -195,7 +195,7 @@ func (e *encoder) generationConfig() (*GenerationConfig, error) {
 	w := &GenerationConfig{Unknown: e.take("generationConfig")}
 	if g != nil {
 		if n := len(g.GetStopSequences()); n > 5 {
-			return nil, translate.Unsupported(D, "generation.stop_sequences", "the content-generation style takes at most 5 stop sequences, not %d", n)
+			return nil, translate.Unsupported(thisDialect, "generation.stop_sequences", "the content-generation style takes at most 5 stop sequences, not %d", n)
 		}
 		w.StopSequences = g.GetStopSequences()
 		w.Temperature = g.Temperature
@@ -203,7 +203,7 @@ func (e *encoder) generationConfig() (*GenerationConfig, error) {
 		if g.TopK != nil {
 			w.TopK = ptr(float64(g.GetTopK()))
 		}
-		if v, ok := jsonx.Value(e.req.GetExtensions(), D, "generationConfig/topK"); ok && e.same {
+		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "generationConfig/topK"); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.TopK)
 			delete(w.Unknown, "topK")
 		}
@@ -244,7 +244,7 @@ func isZeroGeneration(w *GenerationConfig) bool {
 }
 
 func (e *encoder) speech(s *parleyv1.SpeechConfig) *SpeechConfig {
-	if v, ok := jsonx.Value(e.req.GetExtensions(), D, "@speechConfig"); ok && e.same {
+	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@speechConfig"); ok && e.same {
 		var raw SpeechConfig
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return &raw
@@ -279,7 +279,7 @@ func (e *encoder) responseFormat(w *GenerationConfig) error {
 		w.ResponseMimeType = "application/json"
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA:
 		w.ResponseMimeType = "application/json"
-		if v, ok := jsonx.Value(e.req.GetExtensions(), D, "@mime"); ok && e.same {
+		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@mime"); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.ResponseMimeType)
 		}
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM:
@@ -288,13 +288,13 @@ func (e *encoder) responseFormat(w *GenerationConfig) error {
 	if rf.GetSchema() == "" {
 		return nil
 	}
-	if e.same && jsonx.Has(e.req.GetExtensions(), D, extJSONSchema) {
+	if e.same && jsonx.Has(e.req.GetExtensions(), thisDialect, extJSONSchema) {
 		w.ResponseJSONSchema = jsontext.Value(rf.GetSchema())
 		return nil
 	}
 	s, err := jsonSchemaToSchema(rf.GetSchema())
 	if err != nil {
-		return translate.Unsupported(D, "response_format.schema", "%v", err)
+		return translate.Unsupported(thisDialect, "response_format.schema", "%v", err)
 	}
 	w.ResponseSchema = s
 	return nil

@@ -49,11 +49,11 @@ func (d *streamDecoder) cand(i int) (*candStream, error) {
 
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
 	if d.failed {
-		return dst, translate.UpstreamProtocol(D, errors.New("data after an error chunk"))
+		return dst, translate.UpstreamProtocol(thisDialect, errors.New("data after an error chunk"))
 	}
 	var w Response
 	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
-		return dst, translate.UpstreamProtocol(D, err)
+		return dst, translate.UpstreamProtocol(thisDialect, err)
 	}
 	if w.Error != nil {
 		d.failed = true
@@ -66,7 +66,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		if w.UsageMetadata != nil {
 			resp.Usage = canonicalUsage(w.UsageMetadata)
 		}
-		jsonx.Keep(&resp.Extensions, D, "", w.Unknown)
+		jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}})
 	}
 	for i := range w.Candidates {
@@ -97,17 +97,17 @@ func (d *streamDecoder) candidate(dst []*parleyv1.StreamEvent, w *Candidate, pos
 	}
 	cs, err := d.cand(ci)
 	if err != nil {
-		return dst, translate.UpstreamProtocol(D, err)
+		return dst, translate.UpstreamProtocol(thisDialect, err)
 	}
 	if cs.finished {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("candidate %d continues after its finishReason", ci))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("candidate %d continues after its finishReason", ci))
 	}
 	rd := responseDecoder{t: d.t, id: d.id}
 	if w.Content != nil {
 		for j := range w.Content.Parts {
 			p, err := rd.part(&w.Content.Parts[j], ci, cs.next)
 			if err != nil {
-				return dst, translate.UpstreamProtocol(D, fmt.Errorf("candidate %d part: %w", ci, err))
+				return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("candidate %d part: %w", ci, err))
 			}
 			dst = cs.part(dst, int32(ci), p)
 		}
@@ -203,7 +203,7 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 		}
 	}
 	if !d.started || !finished && !d.blocked {
-		return dst, translate.EndedEarly(D, "the generate_content upstream's stream ended before a finishReason", nil)
+		return dst, translate.EndedEarly(thisDialect, "the generate_content upstream's stream ended before a finishReason", nil)
 	}
 	for i, c := range d.cands {
 		dst = c.close(dst, int32(i))

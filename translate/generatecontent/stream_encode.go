@@ -75,7 +75,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		if s.model == "" {
 			s.model = s.req.GetModel()
 		}
-		s.enc = clientEncoder{same: r.GetExtensions().GetDialect() == D}
+		s.enc = clientEncoder{same: r.GetExtensions().GetDialect() == thisDialect}
 		if r.GetUsage() != nil {
 			s.usage = proto.Clone(r.GetUsage()).(*parleyv1.Usage)
 		}
@@ -194,14 +194,14 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 			c.open.Signature = d.Signature
 			return nil
 		}
-		p := Part{Text: ptr(""), ThoughtSignature: translate.SealOpaque(d.Signature, D, translate.SealAsIs)}
+		p := Part{Text: ptr(""), ThoughtSignature: translate.SealOpaque(d.Signature, thisDialect, translate.SealAsIs)}
 		if thought {
 			p.Thought = ptr(true)
 		}
 		return s.chunk(w, ci, p)
 	case *parleyv1.PartDelta_EncryptedContent:
 		if thought {
-			return s.chunk(w, ci, Part{Text: ptr(""), Thought: ptr(true), ThoughtSignature: translate.SealOpaque(d.EncryptedContent, D, translate.SealEncrypted)})
+			return s.chunk(w, ci, Part{Text: ptr(""), Thought: ptr(true), ThoughtSignature: translate.SealOpaque(d.EncryptedContent, thisDialect, translate.SealEncrypted)})
 		}
 	case *parleyv1.PartDelta_Annotation:
 		// Citations of this dialect belong to the candidate; they go out

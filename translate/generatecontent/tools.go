@@ -30,7 +30,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 		switch {
 		case len(fd.ParametersJSONSchema) > 0:
 			ft.Parameters = string(fd.ParametersJSONSchema)
-			jsonx.KeepValue(&t.Extensions, D, extJSONSchema, jsontext.Value("true"))
+			jsonx.KeepValue(&t.Extensions, thisDialect, extJSONSchema, jsontext.Value("true"))
 		case len(fd.Parameters) > 0:
 			s, err := schemaToJSONSchema(fd.Parameters)
 			if err != nil {
@@ -38,7 +38,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 			}
 			ft.Parameters = s
 		}
-		jsonx.Keep(&t.Extensions, D, "", fd.Unknown)
+		jsonx.Keep(&t.Extensions, thisDialect, "", fd.Unknown)
 		out = append(out, t)
 	}
 	if w.CodeExecution != nil {
@@ -60,11 +60,11 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 			}
 			ws.DynamicRetrieval.Threshold = drc.DynamicThreshold
 			if drc.Mode != "" && drc.Mode != "MODE_DYNAMIC" {
-				jsonx.KeepValue(&t.Extensions, D, "@mode", jsontext.Value(quote(drc.Mode)))
+				jsonx.KeepValue(&t.Extensions, thisDialect, "@mode", jsontext.Value(quote(drc.Mode)))
 			}
-			jsonx.Keep(&t.Extensions, D, "googleSearchRetrieval/dynamicRetrievalConfig", drc.Unknown)
+			jsonx.Keep(&t.Extensions, thisDialect, "googleSearchRetrieval/dynamicRetrievalConfig", drc.Unknown)
 		}
-		jsonx.Keep(&t.Extensions, D, "googleSearchRetrieval", gsr.Unknown)
+		jsonx.Keep(&t.Extensions, thisDialect, "googleSearchRetrieval", gsr.Unknown)
 		out = append(out, t)
 	}
 	if w.URLContext != nil {
@@ -74,7 +74,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 	}
 	if cu := w.ComputerUse; cu != nil {
 		t := &parleyv1.Tool{Kind: &parleyv1.Tool_ComputerUse{ComputerUse: &parleyv1.ComputerUseTool{Environment: cu.Environment}}}
-		jsonx.Keep(&t.Extensions, D, "computerUse", cu.Unknown)
+		jsonx.Keep(&t.Extensions, thisDialect, "computerUse", cu.Unknown)
 		out = append(out, t)
 	}
 	if len(w.Unknown) > 0 {
@@ -84,7 +84,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 			return nil, err
 		}
 		t := &parleyv1.Tool{}
-		jsonx.KeepValue(&t.Extensions, D, extBlock, raw)
+		jsonx.KeepValue(&t.Extensions, thisDialect, extBlock, raw)
 		out = append(out, t)
 	}
 	return out, nil
@@ -94,12 +94,12 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 func keepObject(ext **parleyv1.Extensions, name string, raw jsontext.Value) {
 	var u jsonx.Unknown
 	if jsonx.Unmarshal(raw, &u) == nil && len(u) > 0 {
-		jsonx.Keep(ext, D, name, u)
+		jsonx.Keep(ext, thisDialect, name, u)
 	}
 }
 
 func toolConfig(req *parleyv1.Request, tc *ToolConfig) error {
-	jsonx.Keep(&req.Extensions, D, "toolConfig", tc.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "toolConfig", tc.Unknown)
 	fcc := tc.FunctionCallingConfig
 	if fcc == nil {
 		return nil
@@ -121,9 +121,9 @@ func toolConfig(req *parleyv1.Request, tc *ToolConfig) error {
 		return translate.Invalid("toolConfig.functionCallingConfig.mode", "mode must be one of MODE_UNSPECIFIED, AUTO, ANY, NONE, VALIDATED")
 	}
 	if fcc.Mode != "" && fcc.Mode != strings.ToUpper(fcc.Mode) || strings.ToUpper(fcc.Mode) == "VALIDATED" || strings.ToUpper(fcc.Mode) == "MODE_UNSPECIFIED" {
-		jsonx.KeepValue(&req.Extensions, D, "@mode", jsontext.Value(quote(fcc.Mode)))
+		jsonx.KeepValue(&req.Extensions, thisDialect, "@mode", jsontext.Value(quote(fcc.Mode)))
 	}
-	jsonx.Keep(&req.Extensions, D, "toolConfig/functionCallingConfig", fcc.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "toolConfig/functionCallingConfig", fcc.Unknown)
 	req.ToolChoice = out
 	return nil
 }
@@ -155,7 +155,7 @@ func (e *encoder) tools() ([]Tool, error) {
 					if dr.GetMode() == parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC {
 						gsr.DynamicRetrievalConfig.Mode = "MODE_DYNAMIC"
 					}
-					if v, ok := jsonx.Value(t.GetExtensions(), D, "@mode"); ok && e.same {
+					if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, "@mode"); ok && e.same {
 						_ = jsonx.Unmarshal(v, &gsr.DynamicRetrievalConfig.Mode)
 					}
 				}
@@ -172,11 +172,11 @@ func (e *encoder) tools() ([]Tool, error) {
 			}
 			out = append(out, Tool{ComputerUse: &ComputerUse{Environment: env, Unknown: e.toolUnknown(t, "computerUse")}})
 		case *parleyv1.Tool_FileSearch:
-			return nil, translate.Unsupported(D, field+".file_search", "the content-generation style has no file search over vector stores")
+			return nil, translate.Unsupported(thisDialect, field+".file_search", "the content-generation style has no file search over vector stores")
 		case *parleyv1.Tool_Bash, *parleyv1.Tool_TextEditor:
-			return nil, translate.Unsupported(D, field, "the content-generation style has no built-in %s tool; declare it as a function", toolName(t))
+			return nil, translate.Unsupported(thisDialect, field, "the content-generation style has no built-in %s tool; declare it as a function", toolName(t))
 		case nil:
-			if v, ok := jsonx.Value(t.GetExtensions(), D, extBlock); ok && e.same {
+			if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock); ok && e.same {
 				var raw Tool
 				if err := jsonx.Unmarshal(v, &raw); err != nil {
 					return nil, err
@@ -202,7 +202,7 @@ func (e *encoder) toolUnknown(t *parleyv1.Tool, prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(t.GetExtensions(), D, prefix)
+	return jsonx.Take(t.GetExtensions(), thisDialect, prefix)
 }
 
 // settings is a built-in tool's settings object: {} unless the client of
@@ -222,13 +222,13 @@ func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field 
 	if f.GetParameters() == "" {
 		return fd, nil
 	}
-	if e.same && jsonx.Has(t.GetExtensions(), D, extJSONSchema) {
+	if e.same && jsonx.Has(t.GetExtensions(), thisDialect, extJSONSchema) {
 		fd.ParametersJSONSchema = jsontext.Value(f.GetParameters())
 		return fd, nil
 	}
 	s, err := jsonSchemaToSchema(f.GetParameters())
 	if err != nil {
-		return FunctionDeclaration{}, translate.Unsupported(D, field+".function.parameters", "%v", err)
+		return FunctionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
 	}
 	fd.Parameters = s
 	return fd, nil
@@ -258,7 +258,7 @@ func (e *encoder) toolConfig() *ToolConfig {
 			fcc.AllowedFunctionNames = []string{tc.GetName()}
 		}
 	}
-	if v, ok := jsonx.Value(e.req.GetExtensions(), D, "@mode"); ok && e.same {
+	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@mode"); ok && e.same {
 		_ = jsonx.Unmarshal(v, &fcc.Mode)
 	}
 	if fcc.Mode == "" && len(fcc.AllowedFunctionNames) == 0 && len(fcc.Unknown) == 0 {
@@ -336,7 +336,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		name = e.callName(tr.GetCallId())
 	}
 	if name == "" {
-		return nil, translate.Unsupported(D, field+".tool_result.name", "the result of tool call %q names no function, and no call with that id is in the conversation", tr.GetCallId())
+		return nil, translate.Unsupported(thisDialect, field+".tool_result.name", "the result of tool call %q names no function, and no call with that id is in the conversation", tr.GetCallId())
 	}
 	var text strings.Builder
 	for _, c := range tr.GetContent() {
@@ -350,7 +350,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		}
 	}
 	fr := &FunctionResponse{Name: name, Unknown: e.partUnknown(p, "functionResponse")}
-	if e.same && !jsonx.Has(p.GetExtensions(), D, extSyntheticID) {
+	if e.same && !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
 		fr.ID = tr.GetCallId()
 	}
 	s := strings.TrimSpace(text.String())

@@ -16,7 +16,7 @@ func citations(raw jsontext.Value, path string, ext **parleyv1.Extensions) ([]*p
 		return nil, nil
 	}
 	if raw.Kind() == 'n' {
-		jsonx.KeepValue(ext, D, "citations", raw)
+		jsonx.KeepValue(ext, thisDialect, "citations", raw)
 		return nil, nil
 	}
 	var cs []Citation
@@ -29,7 +29,7 @@ func citations(raw jsontext.Value, path string, ext **parleyv1.Extensions) ([]*p
 		if !ok {
 			// A citation type Parley does not model: keep all of them raw
 			// for this dialect.
-			jsonx.KeepValue(ext, D, "citations", raw)
+			jsonx.KeepValue(ext, thisDialect, "citations", raw)
 			return nil, nil
 		}
 		out = append(out, a)
@@ -97,7 +97,7 @@ func citation(c *Citation) (*parleyv1.Annotation, bool) {
 
 func (e *encoder) wireCitations(p *parleyv1.Part) jsontext.Value {
 	if e.same {
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "citations"); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "citations"); ok {
 			return v
 		}
 	}
@@ -158,7 +158,7 @@ func wireCitation(a *parleyv1.Annotation) (Citation, bool) {
 
 func clientCitations(p *parleyv1.Part, same bool) jsontext.Value {
 	if same {
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "citations"); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "citations"); ok {
 			return v
 		}
 	}

@@ -16,7 +16,7 @@ func (Client) EncodeCount(c *parleyv1.TokenCount) ([]byte, error) {
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
 	var w CountTokensResponse
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	return &parleyv1.TokenCount{InputTokens: w.InputTokens}, nil
 }

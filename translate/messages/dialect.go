@@ -13,7 +13,7 @@ import (
 // clients always send one of them.
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     D,
+		Enum:     thisDialect,
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{

@@ -36,7 +36,7 @@ var errorTypes = []struct {
 // keeps its status).
 func errorType(e *parleyv1.Error) (string, int) {
 	status := translate.HTTPStatusOf(e)
-	if e.GetOrigin().GetDialect() == D && e.GetReason() != "" {
+	if e.GetOrigin().GetDialect() == thisDialect && e.GetReason() != "" {
 		return e.GetReason(), status
 	}
 	if status == http.StatusServiceUnavailable {
@@ -82,7 +82,7 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 		e = &parleyv1.Error{
 			Code:    translate.CodeForHTTPStatus(status),
 			Message: upstreamText(status, body),
-			Origin:  &parleyv1.Origin{Dialect: D},
+			Origin:  &parleyv1.Origin{Dialect: thisDialect},
 		}
 	}
 	e.HttpStatus = int32(status)
@@ -95,7 +95,7 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 
 // errorFromDetail converts an error object, from a body or a stream event.
 func errorFromDetail(d *ErrorDetail, status int) *parleyv1.Error {
-	e := &parleyv1.Error{Message: d.Message, Reason: d.Type, Origin: &parleyv1.Origin{Dialect: D}}
+	e := &parleyv1.Error{Message: d.Message, Reason: d.Type, Origin: &parleyv1.Origin{Dialect: thisDialect}}
 	for _, t := range errorTypes {
 		if t.typ == d.Type {
 			e.Code = t.code

@@ -94,7 +94,7 @@ func (e *encoder) media(m *parleyv1.Media, field string) (Block, error) {
 		}
 	case m.GetKind() == parleyv1.MediaKind_MEDIA_KIND_IMAGE || strings.HasPrefix(m.GetMimeType(), "image/"):
 	default:
-		return Block{}, translate.Unsupported(D, field+".media", "the messages style takes images and documents, not %s", describeMedia(m))
+		return Block{}, translate.Unsupported(thisDialect, field+".media", "the messages style takes images and documents, not %s", describeMedia(m))
 	}
 	var src Source
 	switch s := m.GetSource().(type) {
@@ -103,15 +103,15 @@ func (e *encoder) media(m *parleyv1.Media, field string) (Block, error) {
 		case b.Type == "document" && strings.HasPrefix(m.GetMimeType(), "text/"):
 			src = Source{Type: "text", MediaType: "text/plain", Data: string(s.Data)}
 		case b.Type == "document" && m.GetMimeType() != "application/pdf":
-			return Block{}, translate.Unsupported(D, field+".media.mime_type", "the messages style takes PDF and plain-text documents, not %s", m.GetMimeType())
+			return Block{}, translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes PDF and plain-text documents, not %s", m.GetMimeType())
 		case b.Type == "image" && !imageTypes[m.GetMimeType()]:
-			return Block{}, translate.Unsupported(D, field+".media.mime_type", "the messages style takes JPEG, PNG, GIF and WebP images, not %s", m.GetMimeType())
+			return Block{}, translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes JPEG, PNG, GIF and WebP images, not %s", m.GetMimeType())
 		default:
 			src = Source{Type: "base64", MediaType: m.GetMimeType(), Data: base64.StdEncoding.EncodeToString(s.Data)}
 		}
 	case *parleyv1.Media_Uri:
 		if !strings.HasPrefix(s.Uri, "https://") && !strings.HasPrefix(s.Uri, "http://") {
-			return Block{}, translate.Unsupported(D, field+".media.uri", "the messages style fetches http(s) URLs only, not %q", s.Uri)
+			return Block{}, translate.Unsupported(thisDialect, field+".media.uri", "the messages style fetches http(s) URLs only, not %q", s.Uri)
 		}
 		src = Source{Type: "url", URL: s.Uri}
 	case *parleyv1.Media_FileId:

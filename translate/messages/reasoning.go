@@ -139,7 +139,7 @@ func wireEffort(e parleyv1.ReasoningEffort) string {
 // carrierOf reports whether p is a reasoning block that only carried the
 // signature of a neighbouring part, and of which one.
 func carrierOf(p *parleyv1.Part) (*parleyv1.Opaque, translate.SealKind) {
-	v, ok := jsonx.Value(p.GetExtensions(), D, extCarrier)
+	v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extCarrier)
 	if !ok {
 		return nil, translate.SealAsIs
 	}
@@ -151,12 +151,12 @@ func carrierOf(p *parleyv1.Part) (*parleyv1.Opaque, translate.SealKind) {
 
 func (e *encoder) reasoningPart(p *parleyv1.Part, r *parleyv1.Reasoning, unknown jsonx.Unknown) []Block {
 	if r.GetRedacted() {
-		if !translate.SendableTo(r.GetEncryptedContent(), D, e.t.Upstream) {
+		if !translate.SendableTo(r.GetEncryptedContent(), thisDialect, e.t.Upstream) {
 			return nil
 		}
 		return []Block{{Type: "redacted_thinking", Data: r.GetEncryptedContent().GetValue(), Unknown: unknown}}
 	}
-	if !translate.SendableTo(p.GetSignature(), D, e.t.Upstream) {
+	if !translate.SendableTo(p.GetSignature(), thisDialect, e.t.Upstream) {
 		return nil
 	}
 	return []Block{{Type: "thinking", Thinking: ptr(r.GetText()), Signature: ptr(p.GetSignature().GetValue()), Unknown: unknown}}
@@ -175,10 +175,10 @@ func (d responseDecoder) block(b *Block) (*parleyv1.Part, error) {
 		return nil, err
 	}
 	if p.Signature != nil {
-		p.Signature = translate.Stamp(p.Signature.GetValue(), D, d.t)
+		p.Signature = translate.Stamp(p.Signature.GetValue(), thisDialect, d.t)
 	}
 	if r := p.GetReasoning(); r != nil && r.EncryptedContent != nil {
-		r.EncryptedContent = translate.Stamp(r.EncryptedContent.GetValue(), D, d.t)
+		r.EncryptedContent = translate.Stamp(r.EncryptedContent.GetValue(), thisDialect, d.t)
 	}
 	return p, nil
 }
@@ -196,14 +196,14 @@ func reasoningText(r *parleyv1.Reasoning) string {
 // block's signature, or the encrypted content another dialect gave.
 func reasoningSignature(p *parleyv1.Part) string {
 	if sig := p.GetSignature(); sig != nil {
-		return translate.SealOpaque(sig, D, translate.SealAsIs)
+		return translate.SealOpaque(sig, thisDialect, translate.SealAsIs)
 	}
 	if enc := p.GetReasoning().GetEncryptedContent(); enc != nil {
-		return translate.SealOpaque(enc, D, translate.SealEncrypted)
+		return translate.SealOpaque(enc, thisDialect, translate.SealEncrypted)
 	}
 	return ""
 }
 
 func carrierBlock(sig *parleyv1.Opaque, kind translate.SealKind) Block {
-	return Block{Type: "thinking", Thinking: ptr(""), Signature: ptr(translate.SealOpaque(sig, D, kind))}
+	return Block{Type: "thinking", Thinking: ptr(""), Signature: ptr(translate.SealOpaque(sig, thisDialect, kind))}
 }

@@ -18,8 +18,8 @@ import (
 // turns.go; reasoning, tools, media, citations, settings and headers each
 // have their own file.
 
-// D is this package's dialect.
-const D = parleyv1.Dialect_DIALECT_MESSAGES
+// thisDialect is this package's dialect.
+const thisDialect = parleyv1.Dialect_DIALECT_MESSAGES
 
 // Client is the messages dialect as clients speak it.
 type Client struct{}
@@ -27,7 +27,7 @@ type Client struct{}
 var _ translate.Client = Client{}
 
 // Dialect implements translate.Client.
-func (Client) Dialect() parleyv1.Dialect { return D }
+func (Client) Dialect() parleyv1.Dialect { return thisDialect }
 
 // Upstream is the messages dialect as upstream services speak it.
 type Upstream struct{}
@@ -35,7 +35,7 @@ type Upstream struct{}
 var _ translate.Upstream = Upstream{}
 
 // Dialect implements translate.Upstream.
-func (Upstream) Dialect() parleyv1.Dialect { return D }
+func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 
 // DecodeRequest implements translate.Client.
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
@@ -70,7 +70,7 @@ func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, err
 
 // EncodeRequest implements translate.Upstream.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	w, err := e.request(false)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 // EncodeCountRequest implements translate.CountUpstream: the request of
 // /v1/messages/count_tokens.
 func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	w, err := e.request(true)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 	}
 	req := &parleyv1.Request{
 		Model:      w.Model,
-		Extensions: &parleyv1.Extensions{Dialect: D, Fields: map[string]string{}},
+		Extensions: &parleyv1.Extensions{Dialect: thisDialect, Fields: map[string]string{}},
 	}
 	gen := &parleyv1.GenerationConfig{}
 	if !countOnly {
@@ -151,7 +151,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		}
 		req.Instructions = parts
 		if w.System.String {
-			jsonx.KeepValue(&req.Extensions, D, "@string:system", jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, "@string:system", jsontext.Value("true"))
 		}
 	}
 	for i := range w.Messages {
@@ -165,7 +165,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		if w.Metadata.UserID != nil {
 			req.EndUserId = *w.Metadata.UserID
 		}
-		jsonx.Keep(&req.Extensions, D, "metadata", w.Metadata.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "metadata", w.Metadata.Unknown)
 	}
 	if w.Thinking != nil {
 		rc, err := thinking(w.Thinking)
@@ -173,7 +173,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 			return nil, err
 		}
 		req.Reasoning = rc
-		jsonx.Keep(&req.Extensions, D, "thinking", w.Thinking.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "thinking", w.Thinking.Unknown)
 	}
 	if w.OutputConfig != nil {
 		if err := d.outputConfig(req, w.OutputConfig); err != nil {
@@ -186,7 +186,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 			return nil, err
 		}
 		req.ToolChoice = tc
-		jsonx.Keep(&req.Extensions, D, "tool_choice", w.ToolChoice.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "tool_choice", w.ToolChoice.Unknown)
 	}
 	for i := range w.Tools {
 		t, err := tool(&w.Tools[i], fmt.Sprintf("tools.%d", i))
@@ -207,7 +207,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 	if !isEmptyGeneration(gen) {
 		req.Generation = gen
 	}
-	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "", w.Unknown)
 	return req, nil
 }
 
@@ -233,7 +233,7 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 		gen = &parleyv1.GenerationConfig{}
 	}
 	if n := gen.GetCandidateCount(); n > 1 {
-		return nil, translate.Unsupported(D, "generation.candidate_count", "the messages style returns one candidate, not %d", n)
+		return nil, translate.Unsupported(thisDialect, "generation.candidate_count", "the messages style returns one candidate, not %d", n)
 	}
 	if !countOnly {
 		maxTokens := int64(DefaultMaxTokens)
@@ -341,7 +341,7 @@ func (e *encoder) system(w *Request) error {
 	}
 	c := &Content{Blocks: blocks}
 	if len(blocks) == 1 && blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 &&
-		(!e.same || jsonx.Has(e.req.GetExtensions(), D, "@string:system")) {
+		(!e.same || jsonx.Has(e.req.GetExtensions(), thisDialect, "@string:system")) {
 		c = &Content{String: true, Text: *blocks[0].Text}
 	}
 	w.System = c
@@ -351,7 +351,7 @@ func (e *encoder) system(w *Request) error {
 func (e *encoder) systemBlock(p *parleyv1.Part, field string) (Block, bool, error) {
 	t := p.GetText()
 	if t == nil {
-		return Block{}, false, translate.Unsupported(D, field, "the system prompt of the messages style holds text only")
+		return Block{}, false, translate.Unsupported(thisDialect, field, "the system prompt of the messages style holds text only")
 	}
 	if t.GetText() == "" && !e.same {
 		return Block{}, false, nil

@@ -19,10 +19,10 @@ import (
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	if w.Type != "" && w.Type != "message" {
-		return nil, translate.UpstreamProtocol(D, fmt.Errorf("reply of type %q, not a message", w.Type))
+		return nil, translate.UpstreamProtocol(thisDialect, fmt.Errorf("reply of type %q, not a message", w.Type))
 	}
 	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED, Extensions: upstreamMark()}
 	d := responseDecoder{t: t}
@@ -30,7 +30,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	for i := range w.Content {
 		p, err := d.block(&w.Content[i])
 		if err != nil {
-			return nil, translate.UpstreamProtocol(D, fmt.Errorf("content.%d: %w", i, err))
+			return nil, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content.%d: %w", i, err))
 		}
 		c.Parts = append(c.Parts, p)
 	}
@@ -45,9 +45,9 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	if w.Usage != nil {
 		resp.Usage = canonicalUsage(w.Usage)
 		resp.ServiceTier = serviceTier(w.Usage.ServiceTier, &resp.Extensions)
-		jsonx.Keep(&resp.Extensions, D, "usage", w.Usage.Unknown)
+		jsonx.Keep(&resp.Extensions, thisDialect, "usage", w.Usage.Unknown)
 	}
-	jsonx.Keep(&resp.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 	return resp, nil
 }
 
@@ -56,13 +56,13 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 // dialect gets its members back as they came, even when there are no
 // members to carry.
 func upstreamMark() *parleyv1.Extensions {
-	return &parleyv1.Extensions{Dialect: D}
+	return &parleyv1.Extensions{Dialect: thisDialect}
 }
 
 // EncodeResponse implements translate.Client.
 func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]byte, error) {
 	w := clientResponse(req, resp)
-	enc := clientEncoder{same: resp.GetExtensions().GetDialect() == D}
+	enc := clientEncoder{same: resp.GetExtensions().GetDialect() == thisDialect}
 	var c *parleyv1.Candidate
 	if len(resp.GetCandidates()) > 0 {
 		c = resp.GetCandidates()[0]
@@ -85,7 +85,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 // clientResponse fills the envelope of a reply: everything but the content
 // and the stop reason.
 func clientResponse(req *parleyv1.Request, resp *parleyv1.Response) *Response {
-	same := resp.GetExtensions().GetDialect() == D
+	same := resp.GetExtensions().GetDialect() == thisDialect
 	w := &Response{ID: resp.GetId(), Type: "message", Role: "assistant", Model: resp.GetModel(), Content: []Block{}}
 	if w.ID == "" {
 		w.ID = translate.NewID("msg_")
@@ -100,8 +100,8 @@ func clientResponse(req *parleyv1.Request, resp *parleyv1.Response) *Response {
 	w.Usage = wireUsage(u)
 	w.Usage.ServiceTier = wireServiceTier(resp)
 	if same {
-		w.Usage.Unknown = jsonx.Take(resp.GetExtensions(), D, "usage")
-		w.Unknown = jsonx.Take(resp.GetExtensions(), D, "")
+		w.Usage.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "usage")
+		w.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "")
 	}
 	return w
 }
@@ -131,7 +131,7 @@ func (e clientEncoder) blocks(parts []*parleyv1.Part) ([]Block, error) {
 func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 	var unknown jsonx.Unknown
 	if e.same {
-		unknown = jsonx.Take(p.GetExtensions(), D, "")
+		unknown = jsonx.Take(p.GetExtensions(), thisDialect, "")
 	}
 	var out []Block
 	if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil {
@@ -163,7 +163,7 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 	case *parleyv1.Part_Reasoning:
 		r := k.Reasoning
 		if r.GetRedacted() {
-			out = append(out, Block{Type: "redacted_thinking", Data: translate.SealOpaque(r.GetEncryptedContent(), D, translate.SealAsIs), Unknown: unknown})
+			out = append(out, Block{Type: "redacted_thinking", Data: translate.SealOpaque(r.GetEncryptedContent(), thisDialect, translate.SealAsIs), Unknown: unknown})
 			break
 		}
 		b := Block{Type: "thinking", Thinking: text(reasoningText(r)), Signature: ptr(""), Unknown: unknown}
@@ -190,12 +190,12 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 			break
 		}
 		typ := defaultResultType(k.HostedToolResult.GetKind())
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extType); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extType); ok {
 			_ = jsonx.Unmarshal(v, &typ)
 		}
 		out = append(out, Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput()), Unknown: unknown})
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extBlock); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
 			var b Block
 			if err := jsonx.Unmarshal(v, &b); err != nil {
 				return nil, err

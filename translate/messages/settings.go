@@ -39,9 +39,9 @@ func (d *decoder) outputConfig(req *parleyv1.Request, oc *OutputConfig) error {
 			return translate.Invalid("output_config.format.type", "Input should be 'json_schema'")
 		}
 		req.ResponseFormat = &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA, Schema: string(f.Schema)}
-		jsonx.Keep(&req.Extensions, D, "output_config/format", f.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "output_config/format", f.Unknown)
 	}
-	jsonx.Keep(&req.Extensions, D, "output_config", oc.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "output_config", oc.Unknown)
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (e *encoder) take(prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(e.req.GetExtensions(), D, prefix)
+	return jsonx.Take(e.req.GetExtensions(), thisDialect, prefix)
 }
 
 // partUnknown returns the client's unknown members of a part's block.
@@ -127,7 +127,7 @@ func (e *encoder) partUnknown(p *parleyv1.Part) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	u := jsonx.Take(p.GetExtensions(), D, "")
+	u := jsonx.Take(p.GetExtensions(), thisDialect, "")
 	delete(u, "citations")
 	return u
 }

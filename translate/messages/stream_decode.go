@@ -44,16 +44,16 @@ type streamDecoder struct {
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
 	var w Event
 	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("event %q: %w", ev.Type, err))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
 	}
 	if w.Type == "" {
 		w.Type = ev.Type
 	}
 	if d.stopped && w.Type != "ping" {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("event %q after message_stop", w.Type))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q after message_stop", w.Type))
 	}
 	if !d.started && w.Type != "message_start" && w.Type != "ping" && w.Type != "error" {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("event %q before message_start", w.Type))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q before message_start", w.Type))
 	}
 	switch w.Type {
 	case "ping":
@@ -66,7 +66,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		return d.blockDelta(dst, &w)
 	case "content_block_stop":
 		if w.Index == nil || int(*w.Index) != d.open {
-			return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_stop for block %v, but block %d is open", index(w.Index), d.open))
+			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_stop for block %v, but block %d is open", index(w.Index), d.open))
 		}
 		if d.kind == "tool_use" && !d.gotArgs {
 			dst = append(dst, partDelta(d.open, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: "{}"}}))
@@ -77,13 +77,13 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		return d.messageDelta(dst, &w)
 	case "message_stop":
 		if d.open >= 0 {
-			return dst, translate.UpstreamProtocol(D, fmt.Errorf("message_stop while block %d is open", d.open))
+			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("message_stop while block %d is open", d.open))
 		}
 		d.stopped = true
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}), nil
 	case "error":
 		if w.Error == nil {
-			return dst, translate.UpstreamProtocol(D, errors.New("error event without an error"))
+			return dst, translate.UpstreamProtocol(thisDialect, errors.New("error event without an error"))
 		}
 		d.stopped = true
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: errorFromDetail(w.Error, 0)}}), nil
@@ -95,7 +95,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 
 func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
 	if !d.stopped {
-		return dst, translate.EndedEarly(D, "the messages upstream's stream ended before message_stop", nil)
+		return dst, translate.EndedEarly(thisDialect, "the messages upstream's stream ended before message_stop", nil)
 	}
 	return dst, nil
 }
@@ -118,10 +118,10 @@ func index(p *int64) any {
 
 func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
 	if d.started {
-		return dst, translate.UpstreamProtocol(D, errors.New("a second message_start"))
+		return dst, translate.UpstreamProtocol(thisDialect, errors.New("a second message_start"))
 	}
 	if w.Message == nil {
-		return dst, translate.UpstreamProtocol(D, errors.New("message_start without a message"))
+		return dst, translate.UpstreamProtocol(thisDialect, errors.New("message_start without a message"))
 	}
 	d.started = true
 	m := w.Message
@@ -130,21 +130,21 @@ func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*
 		d.usage = *m.Usage
 		resp.Usage = canonicalUsage(m.Usage)
 		resp.ServiceTier = serviceTier(m.Usage.ServiceTier, &resp.Extensions)
-		jsonx.Keep(&resp.Extensions, D, "usage", m.Usage.Unknown)
+		jsonx.Keep(&resp.Extensions, thisDialect, "usage", m.Usage.Unknown)
 	}
-	jsonx.Keep(&resp.Extensions, D, "", m.Unknown)
+	jsonx.Keep(&resp.Extensions, thisDialect, "", m.Unknown)
 	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}}), nil
 }
 
 func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
 	if w.Index == nil || w.ContentBlock == nil {
-		return dst, translate.UpstreamProtocol(D, errors.New("content_block_start without index or block"))
+		return dst, translate.UpstreamProtocol(thisDialect, errors.New("content_block_start without index or block"))
 	}
 	if d.open >= 0 {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_start %d while block %d is open", *w.Index, d.open))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_start %d while block %d is open", *w.Index, d.open))
 	}
 	if int(*w.Index) != d.next {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_start index %d out of order (next is %d)", *w.Index, d.next))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_start index %d out of order (next is %d)", *w.Index, d.next))
 	}
 	b := *w.ContentBlock
 	d.kind, d.gotArgs = b.Type, false
@@ -158,7 +158,7 @@ func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 	}
 	p, err := responseDecoder{t: d.t}.block(&b)
 	if err != nil {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_start %d: %w", *w.Index, err))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_start %d: %w", *w.Index, err))
 	}
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
@@ -175,12 +175,12 @@ func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 
 func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
 	if w.Index == nil || int(*w.Index) != d.open || w.Delta == nil {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("content_block_delta for block %v, but block %d is open", index(w.Index), d.open))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_delta for block %v, but block %d is open", index(w.Index), d.open))
 	}
 	i := d.open
 	dl := w.Delta
 	if want, ok := deltaBlock[dl.Type]; ok && !strings.Contains(want, "|"+d.kind+"|") {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("%s for a %s block", dl.Type, d.kind))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("%s for a %s block", dl.Type, d.kind))
 	}
 	switch dl.Type {
 	case "text_delta":
@@ -193,10 +193,10 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 	case "thinking_delta":
 		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: deref(dl.Thinking)}})), nil
 	case "signature_delta":
-		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: translate.Stamp(deref(dl.Signature), D, d.t)}})), nil
+		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: translate.Stamp(deref(dl.Signature), thisDialect, d.t)}})), nil
 	case "citations_delta":
 		if dl.Citation == nil {
-			return dst, translate.UpstreamProtocol(D, errors.New("citations_delta without a citation"))
+			return dst, translate.UpstreamProtocol(thisDialect, errors.New("citations_delta without a citation"))
 		}
 		a, ok := citation(dl.Citation)
 		if !ok {
@@ -204,7 +204,7 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 		}
 		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Annotation{Annotation: a}})), nil
 	}
-	return dst, translate.UpstreamProtocol(D, fmt.Errorf("unknown delta type %q", dl.Type))
+	return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("unknown delta type %q", dl.Type))
 }
 
 // deltaBlock lists the block types each delta type may extend.
@@ -218,7 +218,7 @@ var deltaBlock = map[string]string{
 
 func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
 	if d.open >= 0 {
-		return dst, translate.UpstreamProtocol(D, fmt.Errorf("message_delta while block %d is open", d.open))
+		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("message_delta while block %d is open", d.open))
 	}
 	if u := w.Usage; u != nil {
 		mergeUsage(&d.usage, u)
@@ -230,11 +230,11 @@ func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*
 		f.Reason, f.FinishMessage = finishReason(*w.Delta.StopReason)
 		f.Reason = translate.ToolUseFinish(f.Reason, d.toolUse)
 		f.StopSequence = deref(w.Delta.StopSequence)
-		jsonx.Keep(&f.Extensions, D, "", w.Delta.Unknown)
+		jsonx.Keep(&f.Extensions, thisDialect, "", w.Delta.Unknown)
 		if w.Usage != nil {
 			// Members of the closing usage the canonical counts do not
 			// hold (per-iteration usage, say) ride with the finish.
-			jsonx.Keep(&f.Extensions, D, "usage", w.Usage.Unknown)
+			jsonx.Keep(&f.Extensions, thisDialect, "usage", w.Usage.Unknown)
 		}
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
 	}

@@ -86,8 +86,8 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 			if e.Finish.GetStopSequence() != "" {
 				s.stopSequence = ptr(e.Finish.GetStopSequence())
 			}
-			s.stopUnknown = jsonx.Take(e.Finish.GetExtensions(), D, "")
-			s.usageUnknown = jsonx.Take(e.Finish.GetExtensions(), D, "usage")
+			s.stopUnknown = jsonx.Take(e.Finish.GetExtensions(), thisDialect, "")
+			s.usageUnknown = jsonx.Take(e.Finish.GetExtensions(), thisDialect, "usage")
 		}
 	case *parleyv1.StreamEvent_Metadata:
 		// Safety ratings and grounding have no place in this dialect; a
@@ -128,7 +128,7 @@ func (s *streamEncoder) start(w *sse.Writer, resp *parleyv1.Response) error {
 	if resp == nil {
 		resp = &parleyv1.Response{}
 	}
-	s.enc = clientEncoder{same: resp.GetExtensions().GetDialect() == D}
+	s.enc = clientEncoder{same: resp.GetExtensions().GetDialect() == thisDialect}
 	s.usage = cloneUsage(resp.GetUsage())
 	m := clientResponse(s.req, resp)
 	if resp.GetUsage().GetOutputTokens() == 0 {
@@ -305,12 +305,12 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		return s.delta(w, wireDelta{Type: "thinking_delta", Thinking: ptr(text)})
 	case *parleyv1.PartDelta_Signature:
 		if s.openIsRsn {
-			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.Signature, D, translate.SealAsIs))})
+			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.Signature, thisDialect, translate.SealAsIs))})
 		}
 		s.lateSig = d.Signature
 	case *parleyv1.PartDelta_EncryptedContent:
 		if s.openIsRsn {
-			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.EncryptedContent, D, translate.SealEncrypted))})
+			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.EncryptedContent, thisDialect, translate.SealEncrypted))})
 		}
 	case *parleyv1.PartDelta_Annotation:
 		c, ok := wireCitation(d.Annotation)

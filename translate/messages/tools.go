@@ -91,7 +91,7 @@ func tool(w *Tool, path string) (*parleyv1.Tool, error) {
 		}
 		t.Kind = &parleyv1.Tool_Function{Function: ft}
 		if w.Type == "custom" {
-			jsonx.KeepValue(&t.Extensions, D, "type", jsontext.Value(`"custom"`))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "type", jsontext.Value(`"custom"`))
 		}
 	case kind == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE:
 		ct := &parleyv1.ComputerUseTool{Version: w.Type, Name: keepName("computer")}
@@ -118,21 +118,21 @@ func tool(w *Tool, path string) (*parleyv1.Tool, error) {
 		}
 		if ul := w.UserLocation; ul != nil {
 			ws.UserLocation = &parleyv1.UserLocation{City: ul.City, Region: ul.Region, Country: ul.Country, Timezone: ul.Timezone}
-			jsonx.Keep(&t.Extensions, D, "user_location", ul.Unknown)
+			jsonx.Keep(&t.Extensions, thisDialect, "user_location", ul.Unknown)
 		}
 		t.Kind = &parleyv1.Tool_WebSearch{WebSearch: ws}
 		if w.Name != "web_search" {
-			jsonx.KeepValue(&t.Extensions, D, "name", jsontext.Value(quote(w.Name)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsontext.Value(quote(w.Name)))
 		}
 	case kind == parleyv1.ToolKind_TOOL_KIND_CODE_EXECUTION:
 		t.Kind = &parleyv1.Tool_CodeExecution{CodeExecution: &parleyv1.CodeExecutionTool{Version: w.Type}}
 		if w.Name != "code_execution" {
-			jsonx.KeepValue(&t.Extensions, D, "name", jsontext.Value(quote(w.Name)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsontext.Value(quote(w.Name)))
 		}
 	case kind == parleyv1.ToolKind_TOOL_KIND_URL_CONTEXT:
 		t.Kind = &parleyv1.Tool_UrlContext{UrlContext: &parleyv1.UrlContextTool{Version: w.Type}}
 		if w.Name != "web_fetch" {
-			jsonx.KeepValue(&t.Extensions, D, "name", jsontext.Value(quote(w.Name)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsontext.Value(quote(w.Name)))
 		}
 	default:
 		// A tool type Parley does not model (memory, tool search, MCP
@@ -141,21 +141,21 @@ func tool(w *Tool, path string) (*parleyv1.Tool, error) {
 		if err != nil {
 			return nil, err
 		}
-		jsonx.KeepValue(&t.Extensions, D, extBlock, raw)
+		jsonx.KeepValue(&t.Extensions, thisDialect, extBlock, raw)
 		return t, nil
 	}
 	if t.GetFunction() == nil {
 		if w.Description != nil {
-			jsonx.KeepValue(&t.Extensions, D, "description", jsontext.Value(quote(*w.Description)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "description", jsontext.Value(quote(*w.Description)))
 		}
 		if len(w.InputSchema) > 0 {
-			jsonx.KeepValue(&t.Extensions, D, "input_schema", w.InputSchema)
+			jsonx.KeepValue(&t.Extensions, thisDialect, "input_schema", w.InputSchema)
 		}
 		if w.Strict != nil {
-			jsonx.KeepValue(&t.Extensions, D, "strict", jsontext.Value(fmt.Sprint(*w.Strict)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "strict", jsontext.Value(fmt.Sprint(*w.Strict)))
 		}
 	}
-	jsonx.Keep(&t.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&t.Extensions, thisDialect, "", w.Unknown)
 	return t, nil
 }
 
@@ -198,7 +198,7 @@ func (e *encoder) tools(w *Request) error {
 			c.Name = builtinToolName(tc.GetKind())
 		}
 		if c.Name == "" {
-			return translate.Unsupported(D, "tool_choice.kind", "the messages style cannot force the built-in tool %s", tc.GetKind())
+			return translate.Unsupported(thisDialect, "tool_choice.kind", "the messages style cannot force the built-in tool %s", tc.GetKind())
 		}
 	default:
 		if tc.ParallelCalls == nil {
@@ -250,13 +250,13 @@ func versionOr(v, prefix, def string) string {
 func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 	var w Tool
 	if e.same {
-		if v, ok := jsonx.Value(t.GetExtensions(), D, extBlock); ok {
+		if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock); ok {
 			if err := jsonx.Unmarshal(v, &w); err != nil {
 				return Tool{}, false, err
 			}
 			return w, true, nil
 		}
-		w.Unknown = jsonx.Take(t.GetExtensions(), D, "")
+		w.Unknown = jsonx.Take(t.GetExtensions(), thisDialect, "")
 		if v, ok := w.Unknown["type"]; ok {
 			_ = jsonx.Unmarshal(v, &w.Type)
 			delete(w.Unknown, "type")
@@ -358,7 +358,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		w.Type = versionOr(k.UrlContext.GetVersion(), "web_fetch_", defaultWebFetchVersion)
 		w.Name = nameOr("web_fetch")
 	case *parleyv1.Tool_FileSearch:
-		return Tool{}, false, translate.Unsupported(D, field+".file_search", "the messages style has no file search over vector stores")
+		return Tool{}, false, translate.Unsupported(thisDialect, field+".file_search", "the messages style has no file search over vector stores")
 	case nil:
 		return Tool{}, false, nil
 	}
@@ -369,7 +369,7 @@ func (e *encoder) takeTool(t *parleyv1.Tool, prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(t.GetExtensions(), D, prefix)
+	return jsonx.Take(t.GetExtensions(), thisDialect, prefix)
 }
 
 func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (Block, error) {
@@ -386,7 +386,7 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, field st
 		inner = append(inner, bs...)
 	}
 	stringForm := len(inner) == 1 && inner[0].Type == "text" && inner[0].CacheControl == nil && len(inner[0].Citations) == 0 && len(inner[0].Unknown) == 0 &&
-		(!e.same || jsonx.Has(p.GetExtensions(), D, extStringContent))
+		(!e.same || jsonx.Has(p.GetExtensions(), thisDialect, extStringContent))
 	var raw []byte
 	var err error
 	switch {

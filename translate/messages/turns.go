@@ -38,9 +38,9 @@ func (d *decoder) message(w *Message, path string) (*parleyv1.Message, error) {
 	}
 	m.Parts = parts
 	if w.Content.String {
-		jsonx.KeepValue(&m.Extensions, D, extStringContent, jsontext.Value("true"))
+		jsonx.KeepValue(&m.Extensions, thisDialect, extStringContent, jsontext.Value("true"))
 	}
-	jsonx.Keep(&m.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&m.Extensions, thisDialect, "", w.Unknown)
 	return m, nil
 }
 
@@ -112,7 +112,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 		}
 		p.Kind = &parleyv1.Part_Media{Media: m}
 		if len(b.Citations) > 0 {
-			jsonx.KeepValue(&p.Extensions, D, "citations", b.Citations)
+			jsonx.KeepValue(&p.Extensions, thisDialect, "citations", b.Citations)
 		}
 	case "tool_use":
 		if b.ID == "" {
@@ -140,7 +140,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			if !tr.IsError {
 				// An explicit false has no canonical spelling; keep it for
 				// this dialect.
-				jsonx.KeepValue(&p.Extensions, D, "is_error", jsontext.Value("false"))
+				jsonx.KeepValue(&p.Extensions, thisDialect, "is_error", jsontext.Value("false"))
 			}
 		}
 		if len(b.Content) > 0 {
@@ -154,7 +154,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			}
 			tr.Content = content
 			if c.String {
-				jsonx.KeepValue(&p.Extensions, D, extStringContent, jsontext.Value("true"))
+				jsonx.KeepValue(&p.Extensions, thisDialect, extStringContent, jsontext.Value("true"))
 			}
 		}
 		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}
@@ -165,22 +165,22 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 		}
 		p.Kind = &parleyv1.Part_Reasoning{Reasoning: r}
 		if b.Signature != nil {
-			o := translate.OpenOpaque(*b.Signature, D)
+			o := translate.OpenOpaque(*b.Signature, thisDialect)
 			switch o.Kind {
 			case translate.SealEncrypted:
 				r.EncryptedContent = o.Opaque
 			case translate.SealCarrierNext:
 				p.Signature = o.Opaque
-				jsonx.KeepValue(&p.Extensions, D, extCarrier, jsontext.Value(`"next"`))
+				jsonx.KeepValue(&p.Extensions, thisDialect, extCarrier, jsontext.Value(`"next"`))
 			case translate.SealCarrierPrev:
 				p.Signature = o.Opaque
-				jsonx.KeepValue(&p.Extensions, D, extCarrier, jsontext.Value(`"prev"`))
+				jsonx.KeepValue(&p.Extensions, thisDialect, extCarrier, jsontext.Value(`"prev"`))
 			default:
 				p.Signature = o.Opaque
 			}
 		}
 	case "redacted_thinking":
-		o := translate.OpenOpaque(b.Data, D)
+		o := translate.OpenOpaque(b.Data, thisDialect)
 		p.Kind = &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Redacted: true, EncryptedContent: o.Opaque}}
 	case "server_tool_use":
 		input := string(b.Input)
@@ -193,7 +193,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			hr := &parleyv1.HostedToolResult{CallId: b.ToolUseID, Kind: kind, Output: string(b.Content), IsError: isErrorContent(b.Content)}
 			p.Kind = &parleyv1.Part_HostedToolResult{HostedToolResult: hr}
 			if b.Type != defaultResultType(kind) {
-				jsonx.KeepValue(&p.Extensions, D, extType, jsontext.Value(quote(b.Type)))
+				jsonx.KeepValue(&p.Extensions, thisDialect, extType, jsontext.Value(quote(b.Type)))
 			}
 			break
 		}
@@ -202,7 +202,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 		}
 		return rawBlock(b)
 	}
-	jsonx.Keep(&p.Extensions, D, "", b.Unknown)
+	jsonx.Keep(&p.Extensions, thisDialect, "", b.Unknown)
 	return p, nil
 }
 
@@ -213,7 +213,7 @@ func rawBlock(b *Block) (*parleyv1.Part, error) {
 		return nil, err
 	}
 	p := &parleyv1.Part{}
-	jsonx.KeepValue(&p.Extensions, D, extBlock, raw)
+	jsonx.KeepValue(&p.Extensions, thisDialect, extBlock, raw)
 	return p, nil
 }
 
@@ -251,8 +251,8 @@ func (e *encoder) messages() ([]Message, error) {
 			out = append(out, Message{Role: role, Content: Content{Blocks: blocks}})
 			continue
 		}
-		wm := Message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), D, "")}
-		if jsonx.Has(m.GetExtensions(), D, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
+		wm := Message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), thisDialect, "")}
+		if jsonx.Has(m.GetExtensions(), thisDialect, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
 			blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 {
 			wm.Content = Content{String: true, Text: *blocks[0].Text}
 		}
@@ -298,7 +298,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			return nil, err
 		}
 		if e.same {
-			if v, ok := jsonx.Value(p.GetExtensions(), D, "citations"); ok {
+			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "citations"); ok {
 				b.Citations = v
 			}
 		}
@@ -309,7 +309,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			args = "{}"
 		}
 		if !jsontext.Value(args).IsValid() || jsontext.Value(args).Kind() != '{' {
-			return nil, translate.Unsupported(D, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
+			return nil, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
 		}
 		return one(Block{Type: "tool_use", ID: k.ToolCall.GetId(), Name: k.ToolCall.GetName(), Input: jsontext.Value(args)}), nil
 	case *parleyv1.Part_ToolResult:
@@ -344,14 +344,14 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			return nil, nil
 		}
 		typ := defaultResultType(k.HostedToolResult.GetKind())
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extType); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extType); ok {
 			_ = jsonx.Unmarshal(v, &typ)
 		}
 		return one(Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput())}), nil
 	case *parleyv1.Part_ItemReference:
-		return nil, translate.Unsupported(D, field+".item_reference", "an item reference needs the stored response it points to")
+		return nil, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extBlock); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
 			var b Block
 			if err := jsonx.Unmarshal(v, &b); err != nil {
 				return nil, err

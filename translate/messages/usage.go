@@ -98,7 +98,7 @@ func serviceTier(s string, ext **parleyv1.Extensions) parleyv1.ServiceTier {
 	case "priority":
 		return parleyv1.ServiceTier_SERVICE_TIER_PRIORITY
 	}
-	jsonx.KeepValue(ext, D, "usage/service_tier", jsontext.Value(quote(s)))
+	jsonx.KeepValue(ext, thisDialect, "usage/service_tier", jsontext.Value(quote(s)))
 	return parleyv1.ServiceTier_SERVICE_TIER_UNSPECIFIED
 }
 

@@ -32,7 +32,7 @@ func (Client) EncodeCount(c *parleyv1.TokenCount) ([]byte, error) {
 
 // EncodeCountRequest implements translate.CountUpstream.
 func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	w, err := e.request()
 	if err != nil {
 		return nil, err
@@ -47,10 +47,10 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
 	var w InputTokens
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	if w.Object != "" && w.Object != "response.input_tokens" {
-		return nil, translate.UpstreamProtocol(D, fmt.Errorf("count reply of type %q", w.Object))
+		return nil, translate.UpstreamProtocol(thisDialect, fmt.Errorf("count reply of type %q", w.Object))
 	}
 	return &parleyv1.TokenCount{InputTokens: w.InputTokens}, nil
 }

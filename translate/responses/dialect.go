@@ -16,7 +16,7 @@ import (
 // upstream (package stored); Client implements translate.StoredClient.
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     D,
+		Enum:     thisDialect,
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{
@@ -37,8 +37,8 @@ func errorWithCode(code parleyv1.Code, param, wireCode, format string, args ...a
 	e := &parleyv1.Error{
 		Code:       code,
 		Message:    fmt.Sprintf(format, args...),
-		Origin:     &parleyv1.Origin{Dialect: D},
-		Extensions: &parleyv1.Extensions{Dialect: D, Fields: map[string]string{"code": strconv.Quote(wireCode)}},
+		Origin:     &parleyv1.Origin{Dialect: thisDialect},
+		Extensions: &parleyv1.Extensions{Dialect: thisDialect, Fields: map[string]string{"code": strconv.Quote(wireCode)}},
 	}
 	if param != "" {
 		e.FieldViolations = []*parleyv1.FieldViolation{{Field: param, Description: e.GetMessage()}}

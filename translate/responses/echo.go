@@ -79,7 +79,7 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 		if tc.ParallelCalls != nil {
 			built["parallel_tool_calls"] = tc.GetParallelCalls()
 		}
-		e := &encoder{req: req, same: req.GetExtensions().GetDialect() == D}
+		e := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
 		var wr Request
 		if e.tools(&wr) == nil && wr.ToolChoice != nil {
 			built["tool_choice"] = wr.ToolChoice
@@ -134,7 +134,7 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 	}
 	for _, name := range echoMembers {
 		dst := echoField(w, name)
-		if v, ok := jsonx.Value(ext, D, name); ok {
+		if v, ok := jsonx.Value(ext, thisDialect, name); ok {
 			*dst = v
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 
 // failure converts the error object of a failed response.
 func failure(e *ResponseError) *parleyv1.Error {
-	out := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: e.Message, Reason: e.Code, Origin: &parleyv1.Origin{Dialect: D}}
+	out := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: e.Message, Reason: e.Code, Origin: &parleyv1.Origin{Dialect: thisDialect}}
 	switch e.Code {
 	case "rate_limit_exceeded":
 		out.Code = parleyv1.Code_CODE_RESOURCE_EXHAUSTED
@@ -23,7 +23,7 @@ func failure(e *ResponseError) *parleyv1.Error {
 		"empty_image_file", "invalid_image_format", "image_content_policy_violation", "vector_store_timeout":
 		out.Code = parleyv1.Code_CODE_INVALID_ARGUMENT
 	}
-	jsonx.Keep(&out.Extensions, D, "error", e.Unknown)
+	jsonx.Keep(&out.Extensions, thisDialect, "error", e.Unknown)
 	out.Retry = translate.RetryIfAny(translate.RetryFacts{Code: out.Code})
 	return out
 }
@@ -31,7 +31,7 @@ func failure(e *ResponseError) *parleyv1.Error {
 // failureObject renders an error as a failed response's error.
 func failureObject(e *parleyv1.Error) *ResponseError {
 	code := e.GetReason()
-	if e.GetOrigin().GetDialect() != D || code == "" {
+	if e.GetOrigin().GetDialect() != thisDialect || code == "" {
 		switch e.GetCode() {
 		case parleyv1.Code_CODE_RESOURCE_EXHAUSTED:
 			code = "rate_limit_exceeded"
@@ -46,8 +46,8 @@ func failureObject(e *parleyv1.Error) *ResponseError {
 		msg = http.StatusText(translate.HTTPStatusOf(e))
 	}
 	out := &ResponseError{Code: code, Message: msg}
-	if e.GetOrigin().GetDialect() == D {
-		out.Unknown = jsonx.Take(e.GetExtensions(), D, "error")
+	if e.GetOrigin().GetDialect() == thisDialect {
+		out.Unknown = jsonx.Take(e.GetExtensions(), thisDialect, "error")
 	}
 	return out
 }
@@ -57,5 +57,5 @@ func (Client) EncodeError(e *parleyv1.Error) (int, []byte) { return openai.Encod
 
 // DecodeError implements translate.Upstream.
 func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
-	return openai.DecodeError(D, status, header, body)
+	return openai.DecodeError(thisDialect, status, header, body)
 }

@@ -62,7 +62,7 @@ func mark(p *parleyv1.Part, it *Item) *parleyv1.Part {
 // signature carrier).
 func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 	m := &parleyv1.Message{}
-	jsonx.Keep(&m.Extensions, D, "", it.Unknown)
+	jsonx.Keep(&m.Extensions, thisDialect, "", it.Unknown)
 	add := func(p *parleyv1.Part) {
 		if d.pending != nil && p.Signature == nil {
 			p.Signature, d.pending = d.pending, nil
@@ -78,7 +78,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		}
 		m.Role = role
 		if it.Type == "message" {
-			jsonx.KeepValue(&m.Extensions, D, extTyped, jsontext.Value("true"))
+			jsonx.KeepValue(&m.Extensions, thisDialect, extTyped, jsontext.Value("true"))
 		}
 		if it.Content == nil {
 			return nil, translate.Invalid(field+".content", "is required in a message")
@@ -87,7 +87,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 			keepIDStatus(m, it)
 		}
 		if it.Content.String {
-			jsonx.KeepValue(&m.Extensions, D, extString, jsontext.Value("true"))
+			jsonx.KeepValue(&m.Extensions, thisDialect, extString, jsontext.Value("true"))
 			p := translate.TextPart(it.Content.Text)
 			if role == parleyv1.Role_ROLE_ASSISTANT {
 				mark(p, it)
@@ -139,7 +139,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		}
 		if len(it.Summary) > 0 && summaryUnusual(it.Summary) {
 			raw, _ := jsonx.Marshal(it.Summary)
-			jsonx.KeepValue(&m.Extensions, D, extSummary, raw)
+			jsonx.KeepValue(&m.Extensions, thisDialect, extSummary, raw)
 		}
 		if it.Content != nil {
 			for _, c := range it.Content.Parts {
@@ -166,7 +166,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 				p.Signature = o.Opaque
 			default:
 				r.EncryptedContent = o.Opaque
-				if len(r.Summary) == 0 && r.Text == "" && o.GetOrigin().GetDialect() != D {
+				if len(r.Summary) == 0 && r.Text == "" && o.GetOrigin().GetDialect() != thisDialect {
 					r.Redacted = true
 				}
 			}
@@ -206,7 +206,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 			media.Source = &parleyv1.Media_FileId{FileId: shot.FileID}
 		}
 		r.Content = []*parleyv1.Part{{Kind: &parleyv1.Part_Media{Media: media}}}
-		jsonx.KeepValue(&m.Extensions, D, "output", it.Output)
+		jsonx.KeepValue(&m.Extensions, thisDialect, "output", it.Output)
 		add(&parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: r}})
 		return m, nil
 	case "web_search_call":
@@ -232,17 +232,17 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 	m.Role = parleyv1.Role_ROLE_ASSISTANT
 	m.Extensions = nil
 	p := &parleyv1.Part{ItemId: it.ID, Status: itemStatus(it.Status)}
-	jsonx.KeepValue(&p.Extensions, D, extItem, raw)
+	jsonx.KeepValue(&p.Extensions, thisDialect, extItem, raw)
 	add(p)
 	return m, nil
 }
 
 func keepIDStatus(m *parleyv1.Message, it *Item) {
 	if it.ID != "" {
-		jsonx.KeepValue(&m.Extensions, D, extID, quote(it.ID))
+		jsonx.KeepValue(&m.Extensions, thisDialect, extID, quote(it.ID))
 	}
 	if it.Status != "" {
-		jsonx.KeepValue(&m.Extensions, D, extStatus, quote(it.Status))
+		jsonx.KeepValue(&m.Extensions, thisDialect, extStatus, quote(it.Status))
 	}
 }
 
@@ -258,11 +258,11 @@ func (d *itemDecoder) outputItem(it *Item) ([]*parleyv1.Part, error) {
 		for k, v := range ext.GetFields() {
 			if strings.HasPrefix(k, "@") {
 				if k == extSummary {
-					jsonx.KeepValue(&p.Extensions, D, k, jsontext.Value(v))
+					jsonx.KeepValue(&p.Extensions, thisDialect, k, jsontext.Value(v))
 				}
 				continue
 			}
-			jsonx.KeepValue(&p.Extensions, D, "item/"+k, jsontext.Value(v))
+			jsonx.KeepValue(&p.Extensions, thisDialect, "item/"+k, jsontext.Value(v))
 		}
 	}
 	return m.Parts, nil
@@ -330,7 +330,7 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 		out = append(out, it...)
 	}
 	flush()
-	if len(m.GetParts()) == 0 && e.same && jsonx.Has(m.GetExtensions(), D, extID) {
+	if len(m.GetParts()) == 0 && e.same && jsonx.Has(m.GetExtensions(), thisDialect, extID) {
 		out = append(out, *newMessage(nil))
 	}
 	// A turn of one text part that came as a string goes back as one.
@@ -349,10 +349,10 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 }
 
 func (e *encoder) idStatus(it *Item, m *parleyv1.Message) {
-	if v, ok := jsonx.Value(m.GetExtensions(), D, extID); ok && e.same {
+	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extID); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.ID)
 	}
-	if v, ok := jsonx.Value(m.GetExtensions(), D, extStatus); ok && e.same {
+	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extStatus); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.Status)
 	}
 }
@@ -379,7 +379,7 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 	case *parleyv1.Part_ToolResult:
 		r := k.ToolResult
 		if r.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
-			out, ok := jsonx.Value(m.GetExtensions(), D, "output")
+			out, ok := jsonx.Value(m.GetExtensions(), thisDialect, "output")
 			if !ok || !e.same {
 				raw, err := e.screenshot(r, field)
 				if err != nil {
@@ -428,7 +428,7 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 	case *parleyv1.Part_ItemReference:
 		return []Item{{Type: "item_reference", ID: k.ItemReference.GetId()}}, nil
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extItem); ok && e.same {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok && e.same {
 			var it Item
 			if err := jsonx.Unmarshal(v, &it); err != nil {
 				return nil, err
@@ -441,10 +441,10 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 
 // sameOrigin reports whether p came from a service of this dialect.
 func sameOrigin(p *parleyv1.Part) bool {
-	return p.GetExtensions().GetDialect() == D || p.GetReasoning().GetEncryptedContent().GetOrigin().GetDialect() == D
+	return p.GetExtensions().GetDialect() == thisDialect || p.GetReasoning().GetEncryptedContent().GetOrigin().GetDialect() == thisDialect
 }
 
 // itemUnknown returns the members of the output item p came from.
 func itemUnknown(p *parleyv1.Part) jsonx.Unknown {
-	return jsonx.Take(p.GetExtensions(), D, "item")
+	return jsonx.Take(p.GetExtensions(), thisDialect, "item")
 }

@@ -31,7 +31,7 @@ func (e *encoder) media(m *parleyv1.Media, field string) (*ContentPart, error) {
 		}
 		return cp, nil
 	case parleyv1.MediaKind_MEDIA_KIND_AUDIO, parleyv1.MediaKind_MEDIA_KIND_VIDEO:
-		return nil, translate.Unsupported(D, field+".media", "the responses style takes no %s input", strings.ToLower(strings.TrimPrefix(kind.String(), "MEDIA_KIND_")))
+		return nil, translate.Unsupported(thisDialect, field+".media", "the responses style takes no %s input", strings.ToLower(strings.TrimPrefix(kind.String(), "MEDIA_KIND_")))
 	}
 	cp := &ContentPart{Type: "input_file"}
 	if m.GetFilename() != "" {

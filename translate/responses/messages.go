@@ -30,14 +30,14 @@ func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part,
 			}
 		}
 		if w.Type == "output_text" && w.Annotations == nil {
-			jsonx.KeepValue(&p.Extensions, D, extNoAnn, jsontext.Value("true"))
+			jsonx.KeepValue(&p.Extensions, thisDialect, extNoAnn, jsontext.Value("true"))
 		}
 		if w.Type == "output_text" && len(w.Annotations) > len(p.GetText().GetAnnotations()) {
 			raw, _ := jsonx.Marshal(w.Annotations)
-			jsonx.KeepValue(&p.Extensions, D, "annotations", raw)
+			jsonx.KeepValue(&p.Extensions, thisDialect, "annotations", raw)
 		}
 		if w.Type == "output_text" {
-			jsonx.KeepValue(&p.Extensions, D, "@type", quote(w.Type))
+			jsonx.KeepValue(&p.Extensions, thisDialect, "@type", quote(w.Type))
 		}
 	case "refusal":
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: deref(w.Refusal)}}}
@@ -79,10 +79,10 @@ func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part,
 			return nil, translate.Invalid(field, "%v", err)
 		}
 		p = &parleyv1.Part{}
-		jsonx.KeepValue(&p.Extensions, D, "@part", raw)
+		jsonx.KeepValue(&p.Extensions, thisDialect, "@part", raw)
 		return p, nil
 	}
-	jsonx.Keep(&p.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&p.Extensions, thisDialect, "", w.Unknown)
 	return p, nil
 }
 
@@ -96,7 +96,7 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 		if role == parleyv1.Role_ROLE_ASSISTANT {
 			typ = "output_text"
 		}
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "@type"); ok && e.same {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@type"); ok && e.same {
 			_ = jsonx.Unmarshal(v, &typ)
 		}
 		cp := &ContentPart{Type: typ, Text: &k.Text.Text, Unknown: unknown}
@@ -121,7 +121,7 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 		s := "```\n" + k.CodeExecutionResult.GetOutput() + "\n```"
 		return &ContentPart{Type: "output_text", Text: &s, Annotations: []Annotation{}}, true, nil
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, "@part"); ok && e.same {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@part"); ok && e.same {
 			var cp ContentPart
 			if err := jsonx.Unmarshal(v, &cp); err == nil {
 				return &cp, true, nil
@@ -150,13 +150,13 @@ func simplify(it *Item) {
 // annotations renders a text part's annotations; a client of this dialect
 // gets back the ones Parley does not model as they came.
 func annotations(list []*parleyv1.Annotation, p *parleyv1.Part, same bool) []Annotation {
-	if v, ok := jsonx.Value(p.GetExtensions(), D, "annotations"); ok && same {
+	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "annotations"); ok && same {
 		var raw []Annotation
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return raw
 		}
 	}
-	if same && jsonx.Has(p.GetExtensions(), D, extNoAnn) && len(list) == 0 {
+	if same && jsonx.Has(p.GetExtensions(), thisDialect, extNoAnn) && len(list) == 0 {
 		return nil
 	}
 	out := []Annotation{}
@@ -191,7 +191,7 @@ func newMessageItem(p *parleyv1.Part) Item {
 
 // contentOf renders a message part as a content part.
 func contentOf(p *parleyv1.Part) ContentPart {
-	unknown := jsonx.Take(p.GetExtensions(), D, "")
+	unknown := jsonx.Take(p.GetExtensions(), thisDialect, "")
 	delete(unknown, "annotations")
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_Refusal:

@@ -26,9 +26,9 @@ var summaries = map[string]parleyv1.ReasoningSummary{
 
 func (d *itemDecoder) opaque(v string) translate.Opened {
 	if d.client {
-		return translate.OpenOpaque(v, D)
+		return translate.OpenOpaque(v, thisDialect)
 	}
-	return translate.Opened{Opaque: translate.Stamp(v, D, d.t)}
+	return translate.Opened{Opaque: translate.Stamp(v, thisDialect, d.t)}
 }
 
 // summaryUnusual reports whether summary parts hold anything besides
@@ -47,8 +47,8 @@ func summaryUnusual(s []SummaryPart) bool {
 // content it did not make, and a reasoning item without an id.
 func (e *encoder) reasoning(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.Reasoning) []Item {
 	enc := r.GetEncryptedContent()
-	clientMade := e.same && enc.GetOrigin().GetUpstream() == "" && enc.GetOrigin().GetDialect() == D
-	if !clientMade && !translate.SendableTo(enc, D, e.t.Upstream) {
+	clientMade := e.same && enc.GetOrigin().GetUpstream() == "" && enc.GetOrigin().GetDialect() == thisDialect
+	if !clientMade && !translate.SendableTo(enc, thisDialect, e.t.Upstream) {
 		if e.same && enc == nil && p.GetItemId() != "" {
 			// A client's own reasoning item without encrypted content
 			// (a stored response's): it goes back by id.
@@ -64,7 +64,7 @@ func (e *encoder) reasoning(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.R
 
 func (e *encoder) reasoningItem(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.Reasoning, enc *parleyv1.Opaque) Item {
 	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []SummaryPart{}, Unknown: e.take(m.GetExtensions(), "")}
-	if v, ok := jsonx.Value(m.GetExtensions(), D, extSummary); ok && e.same {
+	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extSummary); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.Summary)
 	} else {
 		for _, s := range r.GetSummary() {
@@ -82,14 +82,14 @@ func (e *encoder) reasoningItem(m *parleyv1.Message, p *parleyv1.Part, r *parley
 
 // carrierItem holds the signature of the part after it.
 func carrierItem(sig *parleyv1.Opaque) Item {
-	return Item{Type: "reasoning", ID: translate.NewID("rs_"), Summary: []SummaryPart{}, EncryptedContent: new(translate.SealOpaque(sig, D, translate.SealCarrierNext))}
+	return Item{Type: "reasoning", ID: translate.NewID("rs_"), Summary: []SummaryPart{}, EncryptedContent: new(translate.SealOpaque(sig, thisDialect, translate.SealCarrierNext))}
 }
 
 // reasoningOut renders a reasoning part as a reasoning item.
 func reasoningOut(p *parleyv1.Part) Item {
 	r := p.GetReasoning()
 	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []SummaryPart{}, Unknown: itemUnknown(p)}
-	if v, ok := jsonx.Value(p.GetExtensions(), D, extSummary); ok {
+	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extSummary); ok {
 		_ = jsonx.Unmarshal(v, &it.Summary)
 	} else {
 		for _, s := range r.GetSummary() {
@@ -97,7 +97,7 @@ func reasoningOut(p *parleyv1.Part) Item {
 		}
 	}
 	enc := r.GetEncryptedContent()
-	if enc.GetOrigin().GetDialect() == D || enc.GetOrigin() == nil && enc != nil {
+	if enc.GetOrigin().GetDialect() == thisDialect || enc.GetOrigin() == nil && enc != nil {
 		if r.GetText() != "" {
 			it.Content = &Content{Parts: []ContentPart{{Type: "reasoning_text", Text: new(r.GetText())}}}
 		}
@@ -112,12 +112,12 @@ func reasoningOut(p *parleyv1.Part) Item {
 		}
 		switch {
 		case p.GetSignature() != nil:
-			it.EncryptedContent = new(translate.SealOpaque(p.GetSignature(), D, translate.SealSignature))
+			it.EncryptedContent = new(translate.SealOpaque(p.GetSignature(), thisDialect, translate.SealSignature))
 		case enc != nil:
-			it.EncryptedContent = new(translate.SealOpaque(enc, D, translate.SealAsIs))
+			it.EncryptedContent = new(translate.SealOpaque(enc, thisDialect, translate.SealAsIs))
 		}
 	}
-	if it.ID == "" || !strings.HasPrefix(it.ID, "rs_") && enc.GetOrigin().GetDialect() != D {
+	if it.ID == "" || !strings.HasPrefix(it.ID, "rs_") && enc.GetOrigin().GetDialect() != thisDialect {
 		it.ID = translate.NewID("rs_")
 	}
 	return it

@@ -19,8 +19,8 @@ import (
 // then tools and settings. Items are mapped in items.go, their content in
 // messages.go.
 
-// D is this package's dialect.
-const D = parleyv1.Dialect_DIALECT_RESPONSES
+// thisDialect is this package's dialect.
+const thisDialect = parleyv1.Dialect_DIALECT_RESPONSES
 
 // Request-level spelling notes.
 const (
@@ -39,7 +39,7 @@ var (
 )
 
 // Dialect implements translate.Client.
-func (Client) Dialect() parleyv1.Dialect { return D }
+func (Client) Dialect() parleyv1.Dialect { return thisDialect }
 
 // APIKey implements translate.Client: clients send Authorization: Bearer.
 func (Client) APIKey(in *translate.Incoming) string { return translate.BearerToken(in.Header) }
@@ -61,9 +61,9 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		return nil, translate.Invalid("input", "is required")
 	}
 	req := &parleyv1.Request{Model: w.Model, Stream: w.Stream != nil && *w.Stream, Metadata: w.Metadata, Store: w.Store}
-	jsonx.Keep(&req.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&req.Extensions, thisDialect, "", w.Unknown)
 	if req.Extensions == nil {
-		req.Extensions = &parleyv1.Extensions{Dialect: D}
+		req.Extensions = &parleyv1.Extensions{Dialect: thisDialect}
 	}
 	if w.Instructions != nil {
 		req.Instructions = []*parleyv1.Part{translate.TextPart(*w.Instructions)}
@@ -73,7 +73,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	}
 	if in := w.Input; in != nil {
 		if in.String {
-			jsonx.KeepValue(&req.Extensions, D, extInputString, jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extInputString, jsontext.Value("true"))
 			req.Messages = []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart(in.Text))}
 		}
 		d := &itemDecoder{client: true, names: map[string]string{}}
@@ -108,7 +108,7 @@ var (
 )
 
 // Dialect implements translate.Upstream.
-func (Upstream) Dialect() parleyv1.Dialect { return D }
+func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 
 type encoder struct {
 	req     *parleyv1.Request
@@ -119,7 +119,7 @@ type encoder struct {
 
 // EncodeRequest implements translate.Upstream.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == D}
+	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	w, err := e.request()
 	if err != nil {
 		return nil, err
@@ -150,11 +150,11 @@ func (e *encoder) take(ext *parleyv1.Extensions, prefix string) jsonx.Unknown {
 	if !e.same {
 		return nil
 	}
-	return jsonx.Take(ext, D, prefix)
+	return jsonx.Take(ext, thisDialect, prefix)
 }
 
 func (e *encoder) has(ext *parleyv1.Extensions, name string) bool {
-	return e.same && jsonx.Has(ext, D, name)
+	return e.same && jsonx.Has(ext, thisDialect, name)
 }
 
 func (e *encoder) request() (*Request, error) {

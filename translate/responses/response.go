@@ -22,13 +22,13 @@ import (
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
 	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(D, err)
+		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}
 	return decodeResponse(&w, t)
 }
 
 func decodeResponse(w *Response, t translate.Target) (*parleyv1.Response, error) {
-	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: statuses[w.Status], Extensions: &parleyv1.Extensions{Dialect: D}}
+	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: statuses[w.Status], Extensions: &parleyv1.Extensions{Dialect: thisDialect}}
 	if w.CreatedAt > 0 {
 		resp.CreatedAt = timestamppb.New(time.Unix(w.CreatedAt, 0))
 	}
@@ -39,15 +39,15 @@ func decodeResponse(w *Response, t translate.Target) (*parleyv1.Response, error)
 		if st, ok := openai.ServiceTier(*w.ServiceTier); ok {
 			resp.ServiceTier = st
 		} else {
-			jsonx.KeepValue(&resp.Extensions, D, "service_tier", quote(*w.ServiceTier))
+			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", quote(*w.ServiceTier))
 		}
 	}
 	for _, name := range echoMembers {
 		if v := *echoField(w, name); len(v) > 0 {
-			jsonx.KeepValue(&resp.Extensions, D, name, v)
+			jsonx.KeepValue(&resp.Extensions, thisDialect, name, v)
 		}
 	}
-	jsonx.Keep(&resp.Extensions, D, "", w.Unknown)
+	jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 	if e := w.Error; e != nil {
 		resp.Error = failure(e)
 	}
@@ -56,7 +56,7 @@ func decodeResponse(w *Response, t translate.Target) (*parleyv1.Response, error)
 	for i := range w.Output {
 		parts, err := d.outputItem(&w.Output[i])
 		if err != nil {
-			return nil, translate.UpstreamProtocol(D, err)
+			return nil, translate.UpstreamProtocol(thisDialect, err)
 		}
 		cand.Parts = append(cand.Parts, parts...)
 	}
@@ -88,7 +88,7 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 	ext := resp.GetExtensions()
 	w := &Response{
 		ID: resp.GetId(), Object: "response", CreatedAt: time.Now().Unix(), Status: responseStatusWord(status),
-		Model: resp.GetModel(), Output: []Item{}, Unknown: jsonx.Take(ext, D, ""),
+		Model: resp.GetModel(), Output: []Item{}, Unknown: jsonx.Take(ext, thisDialect, ""),
 	}
 	for _, name := range echoMembers {
 		delete(w.Unknown, name)
@@ -105,7 +105,7 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 	}
 	if s := openai.ServiceTierWord(resp.GetServiceTier()); s != "" {
 		w.ServiceTier = &s
-	} else if v, ok := jsonx.Value(ext, D, "service_tier"); ok {
+	} else if v, ok := jsonx.Value(ext, thisDialect, "service_tier"); ok {
 		var s string
 		if jsonx.Unmarshal(v, &s) == nil {
 			w.ServiceTier = &s
@@ -161,7 +161,7 @@ func outputItems(cands []*parleyv1.Candidate) []Item {
 	}
 	open := -1 // index in out of the open message item
 	for _, p := range cands[0].GetParts() {
-		if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil && sig.GetOrigin().GetDialect() != D {
+		if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil && sig.GetOrigin().GetDialect() != thisDialect {
 			out = append(out, carrierItem(sig))
 			open = -1
 		}
@@ -188,7 +188,7 @@ func outputItems(cands []*parleyv1.Candidate) []Item {
 				out[n-1].Results = jsontext.Value(k.HostedToolResult.GetOutput())
 			}
 		case nil:
-			if v, ok := jsonx.Value(p.GetExtensions(), D, extItem); ok {
+			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok {
 				var it Item
 				if jsonx.Unmarshal(v, &it) == nil {
 					out = append(out, it)

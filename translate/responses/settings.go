@@ -76,9 +76,9 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 				return err
 			}
 			req.ResponseFormat = rf
-			jsonx.Keep(&req.Extensions, D, "text/format", f.Unknown)
+			jsonx.Keep(&req.Extensions, thisDialect, "text/format", f.Unknown)
 		}
-		jsonx.Keep(&req.Extensions, D, "text", t.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "text", t.Unknown)
 	}
 	req.Generation = g
 	if r := w.Reasoning; r != nil {
@@ -93,7 +93,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		summary := r.Summary
 		if summary == nil && r.GenerateSummary != nil {
 			summary = r.GenerateSummary
-			jsonx.KeepValue(&req.Extensions, D, extGenerateSummary, jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extGenerateSummary, jsontext.Value("true"))
 		}
 		if summary != nil {
 			s, ok := summaries[*summary]
@@ -102,7 +102,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 			}
 			rc.Summary = s
 		}
-		jsonx.Keep(&req.Extensions, D, "reasoning", r.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "reasoning", r.Unknown)
 		req.Reasoning = rc
 	}
 	if err := openai.Metadata("metadata", w.Metadata); err != nil {
@@ -164,7 +164,7 @@ func (e *encoder) settings(w *Request) error {
 		w.TopLogprobs = new(int64(g.GetTopLogprobs()))
 	}
 	if g.GetCandidateCount() > 1 {
-		return translate.Unsupported(D, "generation.candidate_count", "the responses style returns one answer per request")
+		return translate.Unsupported(thisDialect, "generation.candidate_count", "the responses style returns one answer per request")
 	}
 	for _, d := range []struct {
 		set  bool

@@ -63,7 +63,7 @@ func ev(e any) *parleyv1.StreamEvent {
 }
 
 func protocol(format string, args ...any) error {
-	return translate.UpstreamProtocol(D, fmt.Errorf(format, args...))
+	return translate.UpstreamProtocol(thisDialect, fmt.Errorf(format, args...))
 }
 
 func (s *streamDecoder) start(dst []*parleyv1.StreamEvent, p *parleyv1.Part, key [2]int64) []*parleyv1.StreamEvent {
@@ -130,7 +130,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		}
 		p, err := s.d.contentPart(w.Part, "part")
 		if err != nil {
-			return dst, translate.UpstreamProtocol(D, err)
+			return dst, translate.UpstreamProtocol(thisDialect, err)
 		}
 		p.ItemId, p.Status = it.ID, parleyv1.ItemStatus_ITEM_STATUS_IN_PROGRESS
 		return s.start(dst, p, [2]int64{*w.OutputIndex, *w.ContentIndex}), nil
@@ -215,7 +215,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: done}}), nil
 	case "response.failed":
 		s.ended = true
-		e := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: "the response failed", Origin: &parleyv1.Origin{Dialect: D}, Retry: translate.RetryIfAny(translate.RetryFacts{Code: parleyv1.Code_CODE_INTERNAL})}
+		e := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: "the response failed", Origin: &parleyv1.Origin{Dialect: thisDialect}, Retry: translate.RetryIfAny(translate.RetryFacts{Code: parleyv1.Code_CODE_INTERNAL})}
 		if w.Response != nil && w.Response.Error != nil {
 			e = failure(w.Response.Error)
 		}
@@ -224,7 +224,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		s.ended = true
 		d := &openai.ErrorDetail{Message: w.Message, Code: w.Code, Param: w.Param}
 		_ = jsonx.Unmarshal(w.Code, &d.Type)
-		e := openai.FromDetail(D, d, 0)
+		e := openai.FromDetail(thisDialect, d, 0)
 		return append(dst, ev(e)), nil
 	}
 	return dst, nil
@@ -286,7 +286,7 @@ func (s *streamDecoder) itemDone(dst []*parleyv1.StreamEvent, w *Event) ([]*parl
 			dst = s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: args}})
 		}
 		if it.Type == "reasoning" && it.EncryptedContent != nil {
-			dst = s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_EncryptedContent{EncryptedContent: translate.Stamp(*it.EncryptedContent, D, s.t)}})
+			dst = s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_EncryptedContent{EncryptedContent: translate.Stamp(*it.EncryptedContent, thisDialect, s.t)}})
 		}
 		return s.stop(dst, status), nil
 	}
@@ -296,7 +296,7 @@ func (s *streamDecoder) itemDone(dst []*parleyv1.StreamEvent, w *Event) ([]*parl
 	// An item that arrives whole (a hosted tool's call, a computer call).
 	parts, err := s.d.outputItem(it)
 	if err != nil {
-		return dst, translate.UpstreamProtocol(D, err)
+		return dst, translate.UpstreamProtocol(thisDialect, err)
 	}
 	for _, p := range parts {
 		if p.GetToolCall() != nil {
@@ -313,5 +313,5 @@ func (s *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 	if s.ended {
 		return dst, nil
 	}
-	return dst, translate.EndedEarly(D, "the responses upstream's stream ended before response.completed", nil)
+	return dst, translate.EndedEarly(thisDialect, "the responses upstream's stream ended before response.completed", nil)
 }

@@ -192,7 +192,7 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	}
 	p := clonePart(ps.GetPart())
 	s.open, s.openIdx, s.sums = p, ps.GetIndex(), 0
-	if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil && sig.GetOrigin().GetDialect() != D {
+	if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil && sig.GetOrigin().GetDialect() != thisDialect {
 		if err := s.closeMessage(w); err != nil {
 			return err
 		}
@@ -435,7 +435,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 			s.items[n-1].Results = []byte(p.GetHostedToolResult().GetOutput())
 		}
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), D, extItem); ok {
+		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok {
 			var it Item
 			if jsonx.Unmarshal(v, &it) == nil {
 				return s.whole(w, it)

@@ -59,7 +59,7 @@ func (e *encoder) screenshot(r *parleyv1.ToolResult, field string) (jsontext.Val
 			return jsonx.MarshalSorted(shot)
 		}
 	}
-	return nil, translate.Unsupported(D, field+".tool_result", "a computer call's output must be a screenshot")
+	return nil, translate.Unsupported(thisDialect, field+".tool_result", "a computer call's output must be a screenshot")
 }
 
 // resultOutput renders a tool result's content: its text when it is text

@@ -106,7 +106,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 					return translate.Invalid(field+".ranking_options.score_threshold", "must be between 0 and 1; got %v", *st)
 				}
 				fs.Ranking = &parleyv1.RankingOptions{Ranker: ro.Ranker, ScoreThreshold: ro.ScoreThreshold}
-				jsonx.Keep(&t.Extensions, D, "ranking_options", ro.Unknown)
+				jsonx.Keep(&t.Extensions, thisDialect, "ranking_options", ro.Unknown)
 			}
 			if len(wt.Filters) > 0 && wt.Filters.Kind() != 'n' {
 				f, err := decodeFilter(wt.Filters, field+".filters")
@@ -130,7 +130,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 					return translate.Invalid(field+".user_location.type", "must be approximate")
 				}
 				ws.UserLocation = &parleyv1.UserLocation{City: deref(l.City), Region: deref(l.Region), Country: deref(l.Country), Timezone: deref(l.Timezone)}
-				jsonx.Keep(&t.Extensions, D, "user_location", l.Unknown)
+				jsonx.Keep(&t.Extensions, thisDialect, "user_location", l.Unknown)
 			}
 			t.Kind = &parleyv1.Tool_WebSearch{WebSearch: ws}
 		case "computer_use_preview", "computer":
@@ -143,11 +143,11 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			if err != nil {
 				return translate.Invalid(field, "%v", err)
 			}
-			jsonx.KeepValue(&t.Extensions, D, extTool, raw)
+			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, raw)
 			req.Tools = append(req.Tools, t)
 			continue
 		}
-		jsonx.Keep(&t.Extensions, D, "", wt.Unknown)
+		jsonx.Keep(&t.Extensions, thisDialect, "", wt.Unknown)
 		req.Tools = append(req.Tools, t)
 	}
 	if tc := w.ToolChoice; tc != nil {
@@ -178,18 +178,18 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			for _, t := range tc.Tools {
 				c.AllowedNames = append(c.AllowedNames, t.Name)
 			}
-			jsonx.KeepValue(&req.Extensions, D, extAllowedTools, jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extAllowedTools, jsontext.Value("true"))
 		case tc.Type == "file_search":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH
 		case tc.Type == "web_search_preview" || tc.Type == "web_search_preview_2025_03_11" || tc.Type == "web_search":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH
-			jsonx.KeepValue(&req.Extensions, D, extToolChoiceType, quote(tc.Type))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extToolChoiceType, quote(tc.Type))
 		case tc.Type == "computer_use_preview":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE
 		default:
 			return translate.Invalid("tool_choice.type", "must be function, allowed_tools, file_search, web_search_preview or computer_use_preview; got %q", tc.Type)
 		}
-		jsonx.Keep(&req.Extensions, D, "tool_choice", tc.Unknown)
+		jsonx.Keep(&req.Extensions, thisDialect, "tool_choice", tc.Unknown)
 		req.ToolChoice = c
 	}
 	if w.ParallelToolCalls != nil {
@@ -237,12 +237,12 @@ func (e *encoder) tools(w *Request) error {
 			w.ToolChoice = &ToolChoice{Type: "function", Name: tc.GetName()}
 		case kindTypes[tc.GetKind()] != "":
 			typ := kindTypes[tc.GetKind()]
-			if v, ok := jsonx.Value(e.req.GetExtensions(), D, extToolChoiceType); ok && e.same {
+			if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extToolChoiceType); ok && e.same {
 				_ = jsonx.Unmarshal(v, &typ)
 			}
 			w.ToolChoice = &ToolChoice{Type: typ}
 		default:
-			return translate.Unsupported(D, "tool_choice.kind", "the responses style cannot force a %s tool", tc.GetKind())
+			return translate.Unsupported(thisDialect, "tool_choice.kind", "the responses style cannot force a %s tool", tc.GetKind())
 		}
 		w.ToolChoice.Unknown = e.take(e.req.GetExtensions(), "tool_choice")
 		return nil
@@ -346,7 +346,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		}
 		return Tool{Type: typ, DisplayWidth: new(int64(c.GetDisplayWidth())), DisplayHeight: new(int64(c.GetDisplayHeight())), Environment: env, Unknown: unknown}, true, nil
 	case nil:
-		if v, ok := jsonx.Value(t.GetExtensions(), D, extTool); ok && e.same {
+		if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
 			var wt Tool
 			if err := jsonx.Unmarshal(v, &wt); err != nil {
 				return Tool{}, false, err
@@ -355,7 +355,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		}
 		return Tool{}, false, nil
 	}
-	return Tool{}, false, translate.Unsupported(D, field, "the responses style has no %s tool", strings.TrimPrefix(strings.ToLower(kindName(t)), "tool_"))
+	return Tool{}, false, translate.Unsupported(thisDialect, field, "the responses style has no %s tool", strings.TrimPrefix(strings.ToLower(kindName(t)), "tool_"))
 }
 
 func kindName(t *parleyv1.Tool) string {
@@ -400,7 +400,7 @@ func wireFilterOf(f *parleyv1.SearchFilter) map[string]any {
 // the service's defaults filled in.
 func echoTools(req *parleyv1.Request) []Tool {
 	out := []Tool{}
-	e := &encoder{req: req, same: req.GetExtensions().GetDialect() == D}
+	e := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
 	for _, t := range req.GetTools() {
 		wt, ok, err := e.tool(t, "")
 		if err != nil || !ok {

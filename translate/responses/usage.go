@@ -11,13 +11,13 @@ func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
 	out := &parleyv1.Usage{InputTokens: &u.InputTokens, OutputTokens: &u.OutputTokens, TotalTokens: &u.TotalTokens}
 	if d := u.InputTokensDetails; d != nil {
 		out.CacheReadTokens = &d.CachedTokens
-		jsonx.Keep(ext, D, "usage/input_tokens_details", d.Unknown)
+		jsonx.Keep(ext, thisDialect, "usage/input_tokens_details", d.Unknown)
 	}
 	if d := u.OutputTokensDetails; d != nil {
 		out.ReasoningTokens = &d.ReasoningTokens
-		jsonx.Keep(ext, D, "usage/output_tokens_details", d.Unknown)
+		jsonx.Keep(ext, thisDialect, "usage/output_tokens_details", d.Unknown)
 	}
-	jsonx.Keep(ext, D, "usage", u.Unknown)
+	jsonx.Keep(ext, thisDialect, "usage", u.Unknown)
 	return out
 }
 
@@ -27,11 +27,11 @@ func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *Usage {
 	if u == nil {
 		return nil
 	}
-	w := &Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, D, "usage")}
+	w := &Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage")}
 	if u.TotalTokens == nil {
 		w.TotalTokens = w.InputTokens + w.OutputTokens
 	}
-	w.InputTokensDetails = &InputDetails{CachedTokens: u.GetCacheReadTokens(), Unknown: jsonx.Take(ext, D, "usage/input_tokens_details")}
-	w.OutputTokensDetails = &OutputDetails{ReasoningTokens: u.GetReasoningTokens(), Unknown: jsonx.Take(ext, D, "usage/output_tokens_details")}
+	w.InputTokensDetails = &InputDetails{CachedTokens: u.GetCacheReadTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage/input_tokens_details")}
+	w.OutputTokensDetails = &OutputDetails{ReasoningTokens: u.GetReasoningTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage/output_tokens_details")}
 	return w
 }
