@@ -22,7 +22,7 @@ type BuildOptions struct {
 // this package names none). An upstream whose dialect has no chat codec
 // (the music service) is not a chat backend and is skipped.
 func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispatcher, error) {
-	ups := map[string]Upstream{}
+	ups := map[string]UpstreamSpec{}
 	for _, u := range c.Upstreams {
 		var be Backend
 		dialect := parleyv1.Dialect_DIALECT_CANONICAL
@@ -52,7 +52,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 		if u.MaxRetries != nil {
 			retries = *u.MaxRetries
 		}
-		ups[u.Name] = Upstream{Name: u.Name, Dialect: dialect, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
+		ups[u.Name] = UpstreamSpec{Name: u.Name, Dialect: dialect, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
 	}
 	r, err := NewRouter(c.Models, ups)
 	if err != nil {

@@ -41,8 +41,8 @@ type Router struct {
 	models []modelEntry
 }
 
-// Upstream is what the router needs to know of one configured upstream.
-type Upstream struct {
+// UpstreamSpec is what the router needs to know of one configured upstream.
+type UpstreamSpec struct {
 	Name       string
 	Dialect    parleyv1.Dialect
 	Backend    Backend
@@ -53,7 +53,7 @@ type Upstream struct {
 // NewRouter builds a router from the configured models over the given
 // upstreams (by name). The configuration has been validated, so every
 // route names a known upstream.
-func NewRouter(models []config.Model, upstreams map[string]Upstream) (*Router, error) {
+func NewRouter(models []config.Model, upstreams map[string]UpstreamSpec) (*Router, error) {
 	r := &Router{}
 	for _, m := range models {
 		e := modelEntry{name: m.Name, glob: config.IsGlob(m.Name), window: m.ContextWindow}

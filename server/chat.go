@@ -20,8 +20,8 @@ import (
 	"github.com/parleyhq/parley/translate/sse"
 )
 
-// exchange is one client request as it goes through the server.
-type exchange struct {
+// clientRequest is one client request as it goes through the server.
+type clientRequest struct {
 	meter
 	s      *Server
 	w      http.ResponseWriter
@@ -44,8 +44,8 @@ type meter struct {
 
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
 
-func (s *Server) newExchange(w http.ResponseWriter, r *http.Request, c *clientDialect) *exchange {
-	x := &exchange{meter: newMeter(), s: s, w: w, r: r, c: c}
+func (s *Server) newClientRequest(w http.ResponseWriter, r *http.Request, c *clientDialect) *clientRequest {
+	x := &clientRequest{meter: newMeter(), s: s, w: w, r: r, c: c}
 	w.Header().Set("X-Request-Id", x.id)
 	return x
 }
@@ -58,7 +58,7 @@ func newRequestID() string {
 
 // incoming reads the request: key first (no work for a stranger), then
 // the body within the size limit.
-func (x *exchange) incoming(in *translate.Incoming) (*principal, error) {
+func (x *clientRequest) incoming(in *translate.Incoming) (*principal, error) {
 	in.Header, in.Query = x.r.Header, x.r.URL.Query()
 	p, err := x.s.keys.authenticate(x.c.APIKey(in))
 	if err != nil {
@@ -100,7 +100,7 @@ func setRetryAfter(h http.Header, e *parleyv1.Error) {
 
 // fail renders an error before any byte of the reply: the dialect's status
 // and body, and Retry-After when there is advice.
-func (x *exchange) fail(err error) {
+func (x *clientRequest) fail(err error) {
 	e := translate.ToProto(err)
 	if e.GetRequestId() == "" {
 		e.RequestId = x.id
@@ -115,7 +115,7 @@ func (x *exchange) fail(err error) {
 }
 
 // done records the request in the log and the metrics.
-func (x *exchange) done(e *parleyv1.Error) {
+func (x *clientRequest) done(e *parleyv1.Error) {
 	x.finish(x.s, x.c.label, x.status, e, "path", x.r.URL.Path)
 }
 
@@ -137,7 +137,7 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 }
 
 // serve answers a generation request, whole or streamed.
-func (x *exchange) serve(in *translate.Incoming) {
+func (x *clientRequest) serve(in *translate.Incoming) {
 	p, err := x.incoming(in)
 	if err != nil {
 		x.fail(err)
@@ -167,7 +167,7 @@ func (x *exchange) serve(in *translate.Incoming) {
 }
 
 // admit checks that the key may use the model and that it is served.
-func (x *exchange) admit(p *principal, model string) error { return x.s.admit(p, model, "model") }
+func (x *clientRequest) admit(p *principal, model string) error { return x.s.admit(p, model, "model") }
 
 // admit checks that the key may use the model and that it is served;
 // field names the model in the caller's spelling.
@@ -184,13 +184,13 @@ func (s *Server) admit(p *principal, model, field string) error {
 	return nil
 }
 
-func (x *exchange) setDropped() {
+func (x *clientRequest) setDropped() {
 	if len(x.call.Dropped) > 0 {
 		x.w.Header().Set("X-Parley-Dropped", strings.Join(x.call.Dropped, ", "))
 	}
 }
 
-func (x *exchange) whole(req *parleyv1.Request) {
+func (x *clientRequest) whole(req *parleyv1.Request) {
 	resp, err := x.s.d.Generate(x.r.Context(), req, &x.call)
 	if err != nil {
 		x.fail(err)
@@ -215,7 +215,7 @@ func (x *exchange) whole(req *parleyv1.Request) {
 // streamWriter sends the reply's headers with its first byte, so that an
 // error before it can still be a status and a JSON body.
 type streamWriter struct {
-	x       *exchange
+	x       *clientRequest
 	rc      *http.ResponseController
 	ctype   string
 	started bool
@@ -253,7 +253,7 @@ func (sw *streamWriter) flush() {
 
 // stream relays a stream event by event, flushing each, framed as the
 // dialect says.
-func (x *exchange) stream(req *parleyv1.Request, framing translate.Framing) {
+func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing) {
 	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
 	out := sse.NewWriter(sw)
 	if framing == translate.FramingJSONArray {

@@ -7,7 +7,7 @@ import (
 
 // serveCount serves a dialect's count-tokens endpoint: the upstream counts
 // where its dialect can, else Parley estimates (dispatch.Estimate).
-func (x *exchange) serveCount(in *translate.Incoming) {
+func (x *clientRequest) serveCount(in *translate.Incoming) {
 	p, err := x.incoming(in)
 	if err != nil {
 		x.fail(err)

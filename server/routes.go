@@ -84,7 +84,7 @@ func (s *Server) dialectRoutes(ds translate.Dialects) {
 // endpoint serves one route of a dialect.
 func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := s.newExchange(w, r, c)
+		x := s.newClientRequest(w, r, c)
 		in := &translate.Incoming{}
 		op := rt.Op
 		if rt.Resolve != nil {
@@ -117,7 +117,7 @@ func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
 
 // authenticated authenticates a request without a body (a listing, a
 // stored response); on failure it has answered, and the principal is nil.
-func (x *exchange) authenticated() *principal {
+func (x *clientRequest) authenticated() *principal {
 	p, err := x.s.keys.authenticate(x.c.APIKey(&translate.Incoming{Header: x.r.Header, Query: x.r.URL.Query()}))
 	if err != nil {
 		x.fail(err)
@@ -127,7 +127,7 @@ func (x *exchange) authenticated() *principal {
 }
 
 // listModels lists the models the caller's key may use.
-func (x *exchange) listModels() {
+func (x *clientRequest) listModels() {
 	p := x.authenticated()
 	if p == nil {
 		return
@@ -141,7 +141,7 @@ func (x *exchange) listModels() {
 }
 
 // getModel describes one model.
-func (x *exchange) getModel() {
+func (x *clientRequest) getModel() {
 	p := x.authenticated()
 	if p == nil {
 		return
@@ -162,7 +162,7 @@ func (x *exchange) getModel() {
 
 // getStored returns a stored response as it was returned, with the
 // settings of its request.
-func (x *exchange) getStored() {
+func (x *clientRequest) getStored() {
 	p := x.authenticated()
 	if p == nil {
 		return
@@ -182,7 +182,7 @@ func (x *exchange) getStored() {
 }
 
 // deleteStored deletes a stored response.
-func (x *exchange) deleteStored() {
+func (x *clientRequest) deleteStored() {
 	p := x.authenticated()
 	if p == nil {
 		return
@@ -202,7 +202,7 @@ func (x *exchange) deleteStored() {
 
 // listStoredInput pages through the whole input of a stored response,
 // with the dialect's paging parameters.
-func (x *exchange) listStoredInput() {
+func (x *clientRequest) listStoredInput() {
 	p := x.authenticated()
 	if p == nil {
 		return
@@ -220,7 +220,7 @@ func (x *exchange) listStoredInput() {
 	x.ok(body)
 }
 
-func (x *exchange) ok(body []byte) {
+func (x *clientRequest) ok(body []byte) {
 	x.w.Header().Set("Content-Type", "application/json")
 	x.w.WriteHeader(http.StatusOK)
 	_, _ = x.w.Write(body)

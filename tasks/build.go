@@ -29,7 +29,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, st store.Tasks, d *disp
 	}
 	for _, u := range c.Upstreams {
 		if d := ds.Named(u.Dialect); u.Name == sg.Upstream && d != nil && d.TaskUpstream != nil {
-			o.Upstream = NewUpstream(u, d.TaskUpstream, upstreamTransport)
+			o.Upstream = NewMusicService(u, d.TaskUpstream, upstreamTransport)
 		}
 	}
 	return New(o)

@@ -63,7 +63,7 @@ import (
 type Options struct {
 	Store store.Tasks
 	// Upstream serves music tasks; nil when none is configured.
-	Upstream *Upstream
+	Upstream *MusicService
 	// Client renders tasks for the clients' callbacks (the task
 	// dialect's client side); nil sends no callbacks.
 	Client translate.TaskClient

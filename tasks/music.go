@@ -22,8 +22,8 @@ const maxUpstreamReply = 8 << 20
 // fetchBatch is how many upstream ids go in one batch query.
 const fetchBatch = 50
 
-// Upstream is a music service, spoken to through its task dialect.
-type Upstream struct {
+// MusicService is a music service, spoken to through its task dialect.
+type MusicService struct {
 	codec   translate.TaskUpstream
 	name    string
 	base    string
@@ -32,10 +32,10 @@ type Upstream struct {
 	client  *http.Client
 }
 
-// NewUpstream returns the client of a configured music upstream that
+// NewMusicService returns the client of a configured music upstream that
 // speaks through codec. transport, when not nil, carries its requests
 // (tests).
-func NewUpstream(u config.Upstream, codec translate.TaskUpstream, transport http.RoundTripper) *Upstream {
+func NewMusicService(u config.Upstream, codec translate.TaskUpstream, transport http.RoundTripper) *MusicService {
 	if transport == nil {
 		transport = dispatch.NewTransport(u.ConnectTimeout.D(), u.HeaderTimeout.D())
 	}
@@ -43,7 +43,7 @@ func NewUpstream(u config.Upstream, codec translate.TaskUpstream, transport http
 	if timeout == 0 {
 		timeout = config.DefaultHeaderTimeout
 	}
-	return &Upstream{
+	return &MusicService{
 		codec:   codec,
 		name:    u.Name,
 		base:    strings.TrimRight(u.BaseURL, "/"),
@@ -54,12 +54,12 @@ func NewUpstream(u config.Upstream, codec translate.TaskUpstream, transport http
 }
 
 // Name is the configured name of the upstream.
-func (u *Upstream) Name() string { return u.name }
+func (u *MusicService) Name() string { return u.name }
 
 // post sends one request and returns the status, headers and body. A
 // submit is not retried: a music service charges per song, and a submit
 // whose reply was lost may have been accepted.
-func (u *Upstream) post(ctx context.Context, path string, body []byte) (int, http.Header, []byte, error) {
+func (u *MusicService) post(ctx context.Context, path string, body []byte) (int, http.Header, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, u.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.base+path, bytes.NewReader(body))
@@ -89,7 +89,7 @@ func (u *Upstream) post(ctx context.Context, path string, body []byte) (int, htt
 	return resp.StatusCode, resp.Header, data, nil
 }
 
-func (u *Upstream) transportError(ctx context.Context, err error) error {
+func (u *MusicService) transportError(ctx context.Context, err error) error {
 	e := &parleyv1.Error{
 		Code: parleyv1.Code_CODE_UNAVAILABLE, Reason: translate.ReasonUpstreamUnavailable, HttpStatus: http.StatusServiceUnavailable,
 		Message: "the music service " + u.name + " cannot be reached",
@@ -103,7 +103,7 @@ func (u *Upstream) transportError(ctx context.Context, err error) error {
 }
 
 // Submit relays a task and returns the upstream's id for it.
-func (u *Upstream) Submit(ctx context.Context, in *parleyv1.TaskInput, continueID string) (string, error) {
+func (u *MusicService) Submit(ctx context.Context, in *parleyv1.TaskInput, continueID string) (string, error) {
 	path, body, err := u.codec.EncodeSubmit(in, continueID)
 	if err != nil {
 		return "", err
@@ -116,7 +116,7 @@ func (u *Upstream) Submit(ctx context.Context, in *parleyv1.TaskInput, continueI
 }
 
 // Fetch asks for the state of upstream tasks, in batches.
-func (u *Upstream) Fetch(ctx context.Context, ids []string) ([]*translate.TaskUpdate, error) {
+func (u *MusicService) Fetch(ctx context.Context, ids []string) ([]*translate.TaskUpdate, error) {
 	var out []*translate.TaskUpdate
 	for len(ids) > 0 {
 		n := min(len(ids), fetchBatch)
