@@ -16,6 +16,14 @@
 // another, so N dialects cost N translators. This package knows no dialect's
 // field names.
 //
+// Each dialect package also exports a Dialect descriptor: its codecs, its
+// client endpoints with the operation each serves, and its stream framing.
+// The layers above (server, dispatch, stored, tasks) are handed the list
+// of descriptors and name no dialect; task dialects (music tasks) have
+// their own two sides, TaskClient and TaskUpstream. Retry policy (Retry)
+// and the canonical stream's order (StreamChecker) are decided here, once,
+// for every dialect.
+//
 // Streams are pulled, not pushed. An upstream stream is an
 // iter.Seq2[*parleyv1.StreamEvent, error] built by DecodeStream from the
 // shared SSE reader and a dialect's StreamDecoder; the HTTP handler ranges
