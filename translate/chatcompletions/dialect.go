@@ -17,3 +17,8 @@ func Dialect() *translate.Dialect {
 		},
 	}
 }
+
+var (
+	_ translate.StreamEncoder = (*streamEncoder)(nil)
+	_ translate.StreamDecoder = (*streamDecoder)(nil)
+)

@@ -54,3 +54,8 @@ func framing(in *translate.Incoming) translate.Framing {
 	}
 	return translate.FramingJSONArray
 }
+
+var (
+	_ translate.StreamEncoder = (*streamEncoder)(nil)
+	_ translate.StreamDecoder = (*streamDecoder)(nil)
+)

@@ -27,3 +27,8 @@ func Dialect() *translate.Dialect {
 
 // claims reports whether a request on a shared path is this dialect's.
 func claims(h http.Header) bool { return h.Get("anthropic-version") != "" || h.Get("x-api-key") != "" }
+
+var (
+	_ translate.StreamEncoder = (*streamEncoder)(nil)
+	_ translate.StreamDecoder = (*streamDecoder)(nil)
+)

@@ -120,3 +120,8 @@ func (Client) EncodeInputItems(input []*parleyv1.Message, responseID string, q u
 	}
 	return EncodeItemList(items, more)
 }
+
+var (
+	_ translate.StreamEncoder = (*streamEncoder)(nil)
+	_ translate.StreamDecoder = (*streamDecoder)(nil)
+)
