@@ -116,3 +116,49 @@ func TestToolMessageKeepsOneTextPartArray(t *testing.T) {
 		t.Errorf("string content = %s, want the string", got)
 	}
 }
+
+// A tool message's content reaches an upstream of this dialect in a form
+// the service takes: a string or a non-empty array of text parts. Content
+// the client sent null, as an empty array or not at all goes as "".
+func TestToolMessageContentTheServiceTakes(t *testing.T) {
+	for content, want := range map[string]string{
+		`"content":null`:  `""`,
+		`"content":[]`:    `""`,
+		``:                `""`,
+		`"content":""`:    `""`,
+		`"content":"18C"`: `"18C"`,
+		`"content":[{"type":"text","text":"18"},{"type":"text","text":"C"}]`: `[{"type":"text","text":"18"},{"type":"text","text":"C"}]`,
+	} {
+		tool, name := `{"role":"tool","tool_call_id":"c1"`, content
+		if content != "" {
+			tool += "," + content
+		} else {
+			name = "no content"
+		}
+		body := `{"model":"m","messages":[` +
+			`{"role":"user","content":"Weather?"},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},` +
+			tool + `}]}`
+		req, err := chatcompletions.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(body)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out, err := chatcompletions.Upstream{}.EncodeRequest(req, translate.Target{Model: "m"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sdkcheck.ChatRequest(t, out.Body)
+		var w struct {
+			Messages []struct{ Content json.RawMessage }
+		}
+		if err := json.Unmarshal(out.Body, &w); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Messages) != 3 {
+			t.Fatalf("%s: messages = %s", name, out.Body)
+		}
+		if got := string(w.Messages[2].Content); got != want {
+			t.Errorf("tool message with %s: content %s, want %s", name, got, want)
+		}
+	}
+}

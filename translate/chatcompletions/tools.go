@@ -209,7 +209,10 @@ func (e *encoder) tools(w *Request) error {
 
 // toolResult renders a tool result as a tool message. For a client of
 // this dialect the content is a string when it is one plain text part,
-// unless asParts says the client sent it as an array.
+// unless asParts says the client sent it as an array. The service takes a
+// tool message's content as a string or a non-empty array of text parts,
+// not null: a result with no content (sent as null, [] or not at all)
+// goes as "", as it does for a client of another dialect.
 func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool) (Message, error) {
 	tm := Message{Role: "tool", ToolCallID: r.GetCallId()}
 	var parts []ContentPart
@@ -232,7 +235,7 @@ func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool)
 			parts = []ContentPart{{Type: "text", Text: &s}}
 		}
 	}
-	if e.same {
+	if e.same && len(parts) > 0 {
 		tm.Content = &Content{Parts: parts}
 		if !asParts && len(parts) == 1 && parts[0].Type == "text" && len(parts[0].Unknown) == 0 {
 			tm.Content = &Content{String: true, Text: *parts[0].Text}

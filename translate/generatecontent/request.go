@@ -260,6 +260,10 @@ func (e *encoder) request() (*Request, error) {
 		w.SystemInstruction = &Content{Parts: parts, Unknown: e.take("systemInstruction")}
 		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "systemInstruction/role"); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.SystemInstruction.Role)
+			// The role is kept under the systemInstruction prefix, so
+			// take returned it too: written from both, it would be
+			// sent twice.
+			delete(w.SystemInstruction.Unknown, "role")
 		}
 	}
 	contents := ContentList{}

@@ -143,6 +143,9 @@ func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (Candidate,
 				_ = jsonx.Unmarshal(v, &w.Content.Role)
 			}
 			w.Content.Unknown = jsonx.Take(c.GetExtensions(), thisDialect, "content")
+			// The role came back among the content's members too; it
+			// is written from Role.
+			delete(w.Content.Unknown, "role")
 		}
 	}
 	w.FinishReason = wireFinishReason(c.GetFinishReason(), c, e.same)

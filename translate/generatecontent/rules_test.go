@@ -349,3 +349,38 @@ func TestURLContextMetadataOnce(t *testing.T) {
 		t.Errorf("urlContextMetadata is missing: %s", body)
 	}
 }
+
+// TestCandidateRoleOnce: a candidate whose content.role is not "model"
+// reaches a client of this dialect as it came: the role once, and none
+// when the content had none.
+func TestCandidateRoleOnce(t *testing.T) {
+	for content, want := range map[string]string{
+		`{"role":"user","parts":[{"text":"Hi"}]}`: `{"parts":[{"text":"Hi"}],"role":"user"}`,
+		`{"parts":[{"text":"Hi"}]}`:               `{"parts":[{"text":"Hi"}]}`,
+	} {
+		reply := `{"candidates":[{"content":` + content + `,"finishReason":"STOP","index":0}],"modelVersion":"gemini-x","responseId":"r1"}`
+		resp, err := generatecontent.Upstream{}.DecodeResponse(translate.Target{Model: "gemini-x"}, []byte(reply))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := generatecontent.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := jsontext.NewDecoder(bytes.NewReader(body)).ReadValue(); err != nil {
+			t.Errorf("%s: %v\n%s", content, err, body)
+			continue
+		}
+		var got struct {
+			Candidates []struct {
+				Content any `json:"content"`
+			} `json:"candidates"`
+		}
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatal(err)
+		}
+		if s := jsonOf(got.Candidates[0].Content); s != want {
+			t.Errorf("content %s reached the client as %s, want %s", content, s, want)
+		}
+	}
+}

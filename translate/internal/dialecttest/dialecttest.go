@@ -7,9 +7,10 @@
 // form, pinned in the matching *.canonical.json, and encoded back; what
 // comes out must be what came in, up to null members and pings, unless the
 // case pins the output (request.upstream.json, response.client.json,
-// stream.client.sse) and says why in case.json. The dialect's official SDK
-// must accept every upstream request and read every reply, stream and
-// error.
+// stream.client.sse) and says why in case.json. No object in what is
+// encoded may repeat a member name, which the comparisons, made with
+// encoding/json, would not see. The dialect's official SDK must accept
+// every upstream request and read every reply, stream and error.
 package dialecttest
 
 import (
@@ -107,6 +108,7 @@ func (s Spec) request(t *testing.T, c golden.Case, model string) {
 	if err != nil {
 		t.Fatalf("encode request: %v", err)
 	}
+	checkNames(t, "the upstream request", out.Body)
 	if c.Exists("request.upstream.json") {
 		golden.JSON(t, c.Path("request.upstream.json"), out.Body)
 	} else if diff, err := golden.DiffJSON(body, out.Body, golden.IgnoreNullMembers); err != nil || diff != "" {
@@ -127,6 +129,7 @@ func (s Spec) response(t *testing.T, c golden.Case) {
 	if err != nil {
 		t.Fatalf("encode response: %v", err)
 	}
+	checkNames(t, "the client's reply", out)
 	if c.Exists("response.client.json") {
 		golden.JSON(t, c.Path("response.client.json"), out)
 	} else if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
@@ -168,6 +171,7 @@ func (s Spec) stream(t *testing.T, c golden.Case) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkNames(t, "the client's reply of the accumulated stream", whole)
 	s.SDKStream(t, in, out, whole)
 }
 
@@ -179,6 +183,7 @@ func (s Spec) error(t *testing.T, c golden.Case, meta golden.Meta) {
 	e := s.Upstream.DecodeError(meta.Status, http.Header{"Request-Id": {"req_header"}}, body)
 	golden.Proto(t, c.Path("error.canonical.json"), e)
 	status, out := s.Client.EncodeError(e)
+	checkNames(t, "the client's error", out)
 	if status != meta.Status {
 		t.Errorf("status = %d, want %d", status, meta.Status)
 	}
@@ -188,7 +193,8 @@ func (s Spec) error(t *testing.T, c golden.Case, meta golden.Meta) {
 	s.SDKError(t, status, out, e)
 }
 
-// EncodeStream renders canonical events as the client's stream for req.
+// EncodeStream renders canonical events as the client's stream for req,
+// and checks that no event's data repeats a member name.
 func EncodeStream(t testing.TB, c translate.Client, req *parleyv1.Request, events []*parleyv1.StreamEvent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -199,5 +205,6 @@ func EncodeStream(t testing.TB, c translate.Client, req *parleyv1.Request, event
 			t.Fatalf("encode stream: %v", err)
 		}
 	}
+	checkStreamNames(t, buf.Bytes())
 	return buf.Bytes()
 }
