@@ -216,9 +216,27 @@ func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFun
 
 func ok(status int) bool { return status >= 200 && status <= 299 }
 
+// encode builds the upstream request: the client's own body with the model
+// swapped when the upstream's dialect can send it on (the same-dialect
+// fast path), else the canonical request encoded.
+func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Call) (*translate.Outgoing, error) {
+	call.Forwarded = false
+	if f, can := b.up.(translate.Forwarder); can && call.Source != nil && call.Source.Dialect == b.up.Dialect() {
+		out, ok, err := f.Forward(req, call.Source, t)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			call.Forwarded = true
+			return out, nil
+		}
+	}
+	return b.up.EncodeRequest(req, t)
+}
+
 // Generate implements Backend.
 func (b *HTTPBackend) Generate(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) (*parleyv1.Response, error) {
-	out, err := b.up.EncodeRequest(req, t)
+	out, err := b.encode(req, t, call)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +266,7 @@ func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]
 // Stream implements Backend.
 func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
-		out, err := b.up.EncodeRequest(req, t)
+		out, err := b.encode(req, t, call)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -13,8 +13,15 @@ import (
 
 // Call records what the dispatcher did for one request, for the caller's
 // headers, logs and metrics. For a stream it is complete once the first
-// event has been yielded.
+// event has been yielded. The caller may set Source before the call.
 type Call struct {
+	// Source, when set, is the client's request as it came: an upstream
+	// of the client's dialect may send it on with its model swapped
+	// instead of encoding the canonical request again (the same-dialect
+	// fast path, translate.Forwarder).
+	Source *translate.Source
+	// Forwarded is true when the answering attempt sent Source on.
+	Forwarded bool
 	// Model is the name the client asked for.
 	Model string
 	// Upstream, Dialect and UpstreamModel name the route that answered (or

@@ -102,6 +102,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 			{"direct", fake.URL + "/v1/chat/completions", chatReq(mode.stream)},
 			{"reverseproxy", proxy.URL + "/v1/chat/completions", chatReq(mode.stream)},
 			{"parley_same", g.url + "/v1/chat/completions", chatReq(mode.stream)},
+			// A client that asks for usage itself, as Parley asks when it
+			// encodes: the same-dialect fast path takes its streams too.
+			{"parley_same_usage", g.url + "/v1/chat/completions", withUsage(chatReq(mode.stream))},
 			{"parley_cross", g.url + "/v1/messages", msgReq(mode.stream)},
 		} {
 			b.Run(mode.name+"/"+path.name, func(b *testing.B) {
@@ -112,6 +115,14 @@ func BenchmarkEndToEnd(b *testing.B) {
 			})
 		}
 	}
+}
+
+// withUsage adds stream_options.include_usage to a streamed chat request.
+func withUsage(body []byte) []byte {
+	if !bytes.Contains(body, []byte(`"stream":true`)) {
+		return body
+	}
+	return append(body[:len(body)-1:len(body)-1], []byte(`,"stream_options":{"include_usage":true}}`)...)
 }
 
 // BenchmarkConnect measures Generate and StreamGenerate through the

@@ -1,6 +1,7 @@
 package messages
 
 import (
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"net/http"
 
 	"github.com/parleyhq/parley/translate"
@@ -32,3 +33,29 @@ var (
 	_ translate.StreamEncoder = (*streamEncoder)(nil)
 	_ translate.StreamDecoder = (*streamDecoder)(nil)
 )
+
+// Forward implements translate.Forwarder. A messages client's request
+// goes on as it came, with the upstream's model, when every signature in
+// it is its own (none came through another dialect) and it asks for
+// nothing this dialect cannot carry: then the encoder, which passes a
+// client of this dialect its choices, would build the same request.
+func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
+	if src == nil || src.Dialect != thisDialect || req.GetExtensions().GetDialect() != thisDialect ||
+		!translate.OwnOpaques(req, thisDialect) || len(dropped(req)) > 0 {
+		return nil, false, nil
+	}
+	body, err := translate.SetModel(src.Body, t.Model)
+	if err != nil {
+		return nil, false, nil
+	}
+	e := encoder{req: req, t: t, same: true}
+	return &translate.Outgoing{
+		Method: http.MethodPost,
+		Path:   "/v1/messages",
+		Header: e.header(),
+		Body:   body,
+		Stream: req.GetStream(),
+	}, true, nil
+}
+
+var _ translate.Forwarder = Upstream{}

@@ -16,6 +16,7 @@ package dialecttest
 import (
 	"bytes"
 	"net/http"
+	"reflect"
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -60,6 +61,15 @@ type Spec struct {
 
 // Run runs every case under s.Dir.
 func Run(t *testing.T, s Spec) {
+	forwarded, notForwarded = 0, 0
+	if _, ok := s.Upstream.(translate.Forwarder); ok {
+		defer func() {
+			t.Logf("the same-dialect fast path took %d requests and left %d", forwarded, notForwarded)
+			if forwarded == 0 && !t.Failed() {
+				t.Errorf("the same-dialect fast path took none of the %d requests", notForwarded)
+			}
+		}()
+	}
 	for _, c := range golden.Cases(t, s.Dir) {
 		t.Run(c.Name, func(t *testing.T) {
 			meta := c.Meta(t)
@@ -116,7 +126,44 @@ func (s Spec) request(t *testing.T, c golden.Case, model string) {
 	}
 	s.CheckUpstream(t, req, out, model)
 	s.SDKRequest(t, out.Body)
+	s.forward(t, req, body, out, model)
 }
+
+// forward checks the same-dialect fast path: where the upstream codec
+// sends the client's own body on, that request must be the one the
+// encoder builds, up to null members (which the encoder leaves out and a
+// service reads as absent), with the same method, path, headers, stream
+// flag and nothing dropped.
+func (s Spec) forward(t *testing.T, req *parleyv1.Request, body []byte, encoded *translate.Outgoing, model string) {
+	f, ok := s.Upstream.(translate.Forwarder)
+	if !ok {
+		return
+	}
+	out, ok, err := f.Forward(req, &translate.Source{Dialect: s.Client.Dialect(), Body: body}, s.UpstreamTarget(req, model))
+	if err != nil {
+		t.Fatalf("forward: %v", err)
+	}
+	if !ok {
+		notForwarded++
+		return
+	}
+	forwarded++
+	if diff, err := golden.DiffJSON(encoded.Body, out.Body, golden.IgnoreNullMembers); err != nil || diff != "" {
+		t.Errorf("the forwarded body is not the encoded one (-encoded +forwarded):\n%s%v", diff, err)
+	}
+	if out.Method != encoded.Method || out.Path != encoded.Path || out.Stream != encoded.Stream ||
+		!reflect.DeepEqual(out.Header, encoded.Header) || !reflect.DeepEqual(out.Query, encoded.Query) {
+		t.Errorf("forwarded %s %s %v %v stream %v; encoded %s %s %v %v stream %v",
+			out.Method, out.Path, out.Query, out.Header, out.Stream, encoded.Method, encoded.Path, encoded.Query, encoded.Header, encoded.Stream)
+	}
+	if len(out.Dropped) != 0 || len(encoded.Dropped) != 0 {
+		t.Errorf("forwarded although something is dropped: %v / %v", out.Dropped, encoded.Dropped)
+	}
+}
+
+// forwarded and notForwarded count the cases the fast path took and
+// left in one Run, which insists that it takes some.
+var forwarded, notForwarded int
 
 func (s Spec) response(t *testing.T, c golden.Case) {
 	body := c.Read(t, "response.json")
