@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -72,55 +72,146 @@ func OwnOpaques(req *parleyv1.Request, d parleyv1.Dialect) bool {
 // SetModel returns body, a JSON object, with its top-level "model" member
 // set to model: body itself when it already says so, else a copy with
 // that one value replaced and every other byte as it was. A body whose
-// names repeat is refused, so that no second "model" can stand behind the
-// one Parley checked and replaced (the dialects' decoders let the last of
-// repeated names win, as their services do).
+// top-level "model" appears more than once is refused, so that no second
+// model can stand behind the one Parley checked (the dialects' decoders
+// let the last of repeated names win, as their services do). The body is
+// one a decoder has accepted; SetModel only finds its way through it, and
+// refuses what it cannot follow.
 func SetModel(body []byte, model string) ([]byte, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
 		return nil, errors.New("the request body is not a JSON object")
 	}
-	start, end := -1, -1
-	same := false
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
+	start, end, seen := -1, -1, 0
+	i = skipSpace(body, i+1)
+	for i < len(body) && body[i] != '}' {
+		if body[i] != '"' {
+			return nil, fmt.Errorf("no member name at offset %d", i)
+		}
+		keyEnd, err := stringEnd(body, i)
 		if err != nil {
 			return nil, err
 		}
-		if name.String() != "model" {
-			if err := dec.SkipValue(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		v, err := dec.ReadValue()
+		isModel, err := namesModel(body[i:keyEnd])
 		if err != nil {
 			return nil, err
 		}
-		end = int(dec.InputOffset())
-		start = end - len(v)
-		if v.Kind() == '"' {
-			s, err := strconv.Unquote(string(v))
-			same = err == nil && s == model
+		i = skipSpace(body, keyEnd)
+		if i >= len(body) || body[i] != ':' {
+			return nil, fmt.Errorf("no colon after a member name at offset %d", i)
+		}
+		i = skipSpace(body, i+1)
+		vEnd, err := valueEnd(body, i)
+		if err != nil {
+			return nil, err
+		}
+		if isModel {
+			seen++
+			start, end = i, vEnd
+		}
+		i = skipSpace(body, vEnd)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		} else if i < len(body) && body[i] != '}' {
+			return nil, fmt.Errorf("unexpected %q at offset %d", body[i], i)
 		}
 	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, errors.New("the request body holds more than one JSON value")
+	if i >= len(body) {
+		return nil, io.ErrUnexpectedEOF
 	}
 	switch {
-	case start < 0:
-		return nil, fmt.Errorf("the request body has no model")
-	case same:
-		return body, nil
+	case seen == 0:
+		return nil, errors.New("the request body has no model")
+	case seen > 1:
+		return nil, errors.New("the request body names its model more than once")
 	}
-	quoted, err := jsontext.AppendQuote(nil, model)
+	quoted, err := jsontext.AppendQuote(make([]byte, 0, len(model)+2), model)
 	if err != nil {
 		return nil, err
+	}
+	if bytes.Equal(body[start:end], quoted) {
+		return body, nil
 	}
 	out := make([]byte, 0, len(body)-(end-start)+len(quoted))
 	out = append(append(append(out, body[:start]...), quoted...), body[end:]...)
 	return out, nil
+}
+
+// namesModel reports whether a quoted member name is "model", escapes
+// read as a decoder reads them.
+func namesModel(name []byte) (bool, error) {
+	if bytes.IndexByte(name, '\\') < 0 {
+		return string(name) == `"model"`, nil
+	}
+	var s string
+	if err := json.Unmarshal(name, &s); err != nil {
+		return false, err
+	}
+	return s == "model", nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the offset after the string that starts at b[i]: the
+// first quote after it that an even number of backslashes precedes.
+func stringEnd(b []byte, i int) (int, error) {
+	for j := i + 1; j < len(b); j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			break
+		}
+		j += k
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, nil
+		}
+	}
+	return 0, io.ErrUnexpectedEOF
+}
+
+// valueEnd returns the offset after the value that starts at b[i].
+func valueEnd(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e, err := stringEnd(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, io.ErrUnexpectedEOF
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return 0, fmt.Errorf("no value at offset %d", i)
+	}
+	return j, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -31,6 +32,66 @@ func BenchmarkRequest(b *testing.B) {
 		if _, err := (messages.Upstream{}).EncodeRequest(req, translate.Target{Model: "m"}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// agentRequest is a coding agent's request of about 130 KB: a system
+// prompt, three tools and 40 turns of tool calls and results.
+func agentRequest() []byte {
+	var s strings.Builder
+	s.WriteString(`{"model":"claude-sonnet-4-5","max_tokens":32000,"stream":true,"system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}}],`)
+	s.WriteString(`"tools":[`)
+	for i, name := range []string{"Bash", "Read", "Edit"} {
+		if i > 0 {
+			s.WriteString(",")
+		}
+		fmt.Fprintf(&s, `{"name":%q,"description":"Runs %s.","input_schema":{"type":"object","properties":{"command":{"type":"string"},"path":{"type":"string"}},"required":["command"]}}`, name, name)
+	}
+	s.WriteString(`],"messages":[{"role":"user","content":"Fix the failing test."}`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&s, `,{"role":"assistant","content":[{"type":"text","text":"Looking at step %d."},{"type":"tool_use","id":"toolu_%02d","name":"Bash","input":{"command":"go test ./... -run Test%d"}}]}`, i, i, i)
+		fmt.Fprintf(&s, `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%02d","content":%q}]}`, i, strings.Repeat("ok  \tgithub.com/example/pkg\t0.012s\n", 80))
+	}
+	s.WriteString(`]}`)
+	return []byte(s.String())
+}
+
+// BenchmarkUpstreamRequest builds the upstream request of a decoded
+// same-dialect request both ways: encoded from the canonical form, and
+// forwarded as it came with the model swapped (the fast path).
+func BenchmarkUpstreamRequest(b *testing.B) {
+	small, err := os.ReadFile(casesDir + "/sdk_thinking_history/request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, body := range []struct {
+		name string
+		b    []byte
+	}{{"2KB", small}, {"agent130KB", agentRequest()}} {
+		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Header: http.Header{}, Body: body.b})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t := translate.Target{Model: "claude-sonnet-4-5-20250929", APIKey: "k"}
+		b.Run(body.name+"/encode", func(b *testing.B) {
+			b.SetBytes(int64(len(body.b)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := (messages.Upstream{}).EncodeRequest(req, t); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(body.name+"/forward", func(b *testing.B) {
+			b.SetBytes(int64(len(body.b)))
+			b.ReportAllocs()
+			src := &translate.Source{Dialect: req.GetExtensions().GetDialect(), Body: body.b}
+			for b.Loop() {
+				if _, ok, err := (messages.Upstream{}).Forward(req, src, t); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
 	}
 }
 
