@@ -130,6 +130,9 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	if m.usage != nil {
 		attrs = append(attrs, "input_tokens", m.usage.GetInputTokens(), "output_tokens", m.usage.GetOutputTokens())
 	}
+	if m.call.Forwarded {
+		attrs = append(attrs, "forwarded", true)
+	}
 	if e != nil {
 		attrs = append(attrs, "error", e.GetCode().String())
 	}
