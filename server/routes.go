@@ -66,7 +66,7 @@ func (s *Server) dialectRoutes(ds translate.Dialects) {
 			continue
 		}
 		s.mux.Handle(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var rest http.Handler = http.NotFoundHandler()
+			rest := http.NotFoundHandler()
 			for _, c := range cs {
 				switch {
 				case c.claims == nil:

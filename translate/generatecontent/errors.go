@@ -193,7 +193,7 @@ func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
 	}
 	// An error inside a 200 reply or a stream says by its code whether
 	// trying again may help.
-	e.Retry = translate.RetryIfAny(translate.RetryFacts{Status: int(d.Code), Code: e.Code, After: after})
+	e.Retry = translate.RetryIfAny(translate.RetryFacts{Status: d.Code, Code: e.Code, After: after})
 	if len(d.Details) > 0 {
 		raw, _ := jsonx.Marshal(d.Details)
 		jsonx.KeepValue(&e.Extensions, thisDialect, "details", raw)
