@@ -15,6 +15,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // Backend is one upstream, canonical in and canonical out.
@@ -220,7 +221,7 @@ func ok(status int) bool { return status >= 200 && status <= 299 }
 // swapped when the upstream's dialect can send it on (the same-dialect
 // fast path), else the canonical request encoded.
 func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Call) (*translate.Outgoing, error) {
-	call.Forwarded = false
+	call.Forwarded, call.Reply, call.frames = false, nil, nil
 	if f, can := b.up.(translate.Forwarder); can && call.Source != nil && call.Source.Dialect == b.up.Dialect() {
 		out, ok, err := f.Forward(req, call.Source, t)
 		if err != nil {
@@ -245,7 +246,11 @@ func (b *HTTPBackend) Generate(ctx context.Context, req *parleyv1.Request, t tra
 	if err != nil {
 		return nil, err
 	}
-	return b.up.DecodeResponse(t, body)
+	resp, err := b.up.DecodeResponse(t, body)
+	if err == nil && call.Forwarded {
+		call.Reply = body
+	}
+	return resp, err
 }
 
 // exchange sends a request whose reply is one body, and returns that body
@@ -285,7 +290,11 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 		}
 		body := newIdleReader(resp.Body, b.opts.IdleTimeout, cancel)
 		defer body.stop()
-		for ev, err := range translate.DecodeStream(b.up.Dialect(), body, b.up.NewStreamDecoder(t), b.opts.Stream) {
+		var frame func(sse.Event)
+		if call.Forwarded {
+			frame = func(ev sse.Event) { call.frames = append(call.frames, ev) }
+		}
+		for ev, err := range translate.DecodeStreamFrames(b.up.Dialect(), body, b.up.NewStreamDecoder(t), b.opts.Stream, frame) {
 			if err != nil {
 				var up *translate.UpstreamError
 				if !errors.As(err, &up) {

@@ -9,6 +9,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // Call records what the dispatcher did for one request, for the caller's
@@ -20,8 +21,14 @@ type Call struct {
 	// instead of encoding the canonical request again (the same-dialect
 	// fast path, translate.Forwarder).
 	Source *translate.Source
-	// Forwarded is true when the answering attempt sent Source on.
+	// Forwarded is true when the answering attempt sent Source on. Its
+	// reply is then the client's dialect as it is: Reply holds a whole
+	// reply's body, and TakeFrames a stream's upstream events, so that
+	// the caller can relay them as they came, having decoded them only to
+	// observe them.
 	Forwarded bool
+	Reply     []byte
+	frames    []sse.Event
 	// Model is the name the client asked for.
 	Model string
 	// Upstream, Dialect and UpstreamModel name the route that answered (or
@@ -38,6 +45,15 @@ type Call struct {
 	Dropped []string
 	// Estimated is true when a token count was estimated by Parley.
 	Estimated bool
+}
+
+// TakeFrames returns the upstream events of a forwarded stream read since
+// the last call, in order: each comes before the canonical events decoded
+// from it. They are valid until the stream is read on.
+func (c *Call) TakeFrames() []sse.Event {
+	f := c.frames
+	c.frames = c.frames[:0]
+	return f
 }
 
 // Failure is one failed attempt.

@@ -211,10 +211,14 @@ func (x *clientRequest) whole(req *parleyv1.Request) {
 		resp.Id = x.id
 	}
 	x.usage = resp.GetUsage()
-	body, err := x.c.EncodeResponse(req, resp)
-	if err != nil {
-		x.fail(err)
-		return
+	body := x.call.Reply
+	if !x.call.Forwarded || body == nil || x.turn != nil || resp.GetId() == x.id {
+		// Parley's own reply, unless the request was forwarded and the
+		// upstream's reply, of the client's dialect, is all it would say.
+		if body, err = x.c.EncodeResponse(req, resp); err != nil {
+			x.fail(err)
+			return
+		}
 	}
 	x.setDropped()
 	x.ok(body)
@@ -278,10 +282,17 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 				x.turn.Observe(ctx, ev)
 			}
 			x.note(ev)
-			err = enc.Encode(out, ev)
-			if err != nil && sw.err == nil {
-				// The upstream's stream broke the canonical order.
-				err = translate.UpstreamProtocol(x.call.Dialect, err)
+			if x.call.Forwarded && ev.GetError() == nil {
+				err = x.relay(out)
+			} else {
+				// An error is rendered from its canonical form, never
+				// relayed: what reaches the client is Parley's to vet.
+				x.call.TakeFrames()
+				err = enc.Encode(out, ev)
+				if err != nil && sw.err == nil {
+					// The upstream's stream broke the canonical order.
+					err = translate.UpstreamProtocol(x.call.Dialect, err)
+				}
 			}
 		}
 		if sw.err != nil {
@@ -303,6 +314,10 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		}
 		sw.flush()
 	}
+	if x.call.Forwarded && failed == nil {
+		// Upstream events after the last canonical one ([DONE], say).
+		_ = x.relay(out)
+	}
 	if !sw.started && failed == nil {
 		// A stream with no events at all: still a valid (empty) reply.
 		sw.ctype = "text/event-stream"
@@ -313,6 +328,19 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		x.status = 499
 	}
 	x.done(failed)
+}
+
+// relay writes the upstream's own events read so far, for a stream whose
+// request was forwarded: client and upstream speak one dialect, so what
+// the upstream sent is what the client's encoder would have written, and
+// the canonical events were decoded only to be observed.
+func (x *clientRequest) relay(out *sse.Writer) error {
+	for _, f := range x.call.TakeFrames() {
+		if err := out.Event(f.Type, f.Data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // note keeps what the metrics need of an event: time to first token and

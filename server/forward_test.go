@@ -5,12 +5,16 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
+
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // sentBody records the body of each request an SDK sends.
@@ -101,6 +105,72 @@ func TestSameDialectForward(t *testing.T) {
 		sent, got := chat(t, false)
 		if bytes.Equal(got, swap(sent)) || !bytes.Contains(got, []byte(`"include_usage":true`)) {
 			t.Errorf("a stream that did not ask for usage went on as it came:\n%s", got)
+		}
+	})
+}
+
+// events reads an event stream into its events' types and data.
+func events(t *testing.T, b []byte) []string {
+	t.Helper()
+	r := sse.NewReader(bytes.NewReader(b), 1<<20)
+	var out []string
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev.Type+" "+string(ev.Data))
+	}
+}
+
+// TestSameDialectRelay: the reply to a forwarded request is the upstream's
+// own, whole or streamed, decoded only to be observed; an upstream's
+// error inside a stream is still rendered by Parley.
+func TestSameDialectRelay(t *testing.T) {
+	g := startGateway(t, gwExtra{})
+	fake := g.fakes["messages"]
+	req := withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", false)
+
+	t.Run("whole", func(t *testing.T) {
+		reply := fixture(t, "text", "messages", "response.json")
+		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(reply)
+		})
+		resp := post(t, g.url+"/v1/messages", req)
+		got, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(got, reply) {
+			t.Errorf("status %d, reply\n%s\nnot the upstream's\n%s", resp.StatusCode, got, reply)
+		}
+	})
+	t.Run("stream", func(t *testing.T) {
+		stream := fixture(t, "text", "messages", "stream.sse")
+		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) { writeStream(w, stream, nil) })
+		resp := post(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true))
+		got, _ := io.ReadAll(resp.Body)
+		if w, g := events(t, stream), events(t, got); !slices.Equal(w, g) {
+			t.Errorf("the client got the events\n%s\nnot the upstream's\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+	})
+	t.Run("error inside a stream", func(t *testing.T) {
+		stream := fixture(t, "text", "messages", "stream.sse")
+		cut := bytes.Index(stream, []byte("event: content_block_stop"))
+		broken := append(slices.Clip(stream[:cut]), []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded sk-ant-leaked\"}}\n\n")...)
+		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) { writeStream(w, broken, nil) })
+		resp := post(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true))
+		got, _ := io.ReadAll(resp.Body)
+		evs := events(t, got)
+		errs := 0
+		for _, e := range evs {
+			if strings.HasPrefix(e, "error ") {
+				errs++
+			}
+		}
+		if last := evs[len(evs)-1]; errs != 1 || !strings.HasPrefix(last, "error ") || !strings.Contains(last, "overloaded_error") {
+			t.Errorf("the stream does not end with one overloaded_error event:\n%s", got)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,14 @@ var ErrStreamTooLarge = errors.New("event stream exceeds the configured limits")
 // malformed or truncated stream, or the body's own read error (the request
 // context's error when the client went away).
 func DecodeStream(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits) iter.Seq2[*parleyv1.StreamEvent, error] {
+	return DecodeStreamFrames(d, body, dec, lim, nil)
+}
+
+// DecodeStreamFrames is DecodeStream that also hands each upstream event,
+// as it came, to frame before yielding the canonical events it decodes
+// to, so that a stream can be relayed as the upstream sent it and decoded
+// only to be observed. frame gets its own copy of the data.
+func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits, frame func(sse.Event)) iter.Seq2[*parleyv1.StreamEvent, error] {
 	if lim.MaxFrameBytes <= 0 {
 		lim.MaxFrameBytes = DefaultStreamLimits.MaxFrameBytes
 	}
@@ -74,6 +83,10 @@ func DecodeStream(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim Str
 			if n++; n > lim.MaxEvents {
 				yield(nil, streamError(d, ErrStreamTooLarge))
 				return
+			}
+			if frame != nil {
+				ev.Data = bytes.Clone(ev.Data)
+				frame(ev)
 			}
 			buf, err = dec.Decode(buf[:0], ev)
 			for _, e := range buf {
