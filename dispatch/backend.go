@@ -222,8 +222,8 @@ func ok(status int) bool { return status >= 200 && status <= 299 }
 // fast path), else the canonical request encoded.
 func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Call) (*translate.Outgoing, error) {
 	call.Forwarded, call.Reply, call.frames = false, nil, nil
-	if f, can := b.up.(translate.Forwarder); can && call.Source != nil && call.Source.Dialect == b.up.Dialect() {
-		out, ok, err := f.Forward(req, call.Source, t)
+	if f, can := b.up.(translate.Forwarder); can && call.Source.Body != nil && call.Source.Dialect == b.up.Dialect() {
+		out, ok, err := f.Forward(req, &call.Source, t)
 		if err != nil {
 			return nil, err
 		}

@@ -16,11 +16,11 @@ import (
 // headers, logs and metrics. For a stream it is complete once the first
 // event has been yielded. The caller may set Source before the call.
 type Call struct {
-	// Source, when set, is the client's request as it came: an upstream
-	// of the client's dialect may send it on with its model swapped
-	// instead of encoding the canonical request again (the same-dialect
-	// fast path, translate.Forwarder).
-	Source *translate.Source
+	// Source, when its Body is set, is the client's request as it came:
+	// an upstream of the client's dialect may send it on with its model
+	// swapped instead of encoding the canonical request again (the
+	// same-dialect fast path, translate.Forwarder).
+	Source translate.Source
 	// Forwarded is true when the answering attempt sent Source on. Its
 	// reply is then the client's dialect as it is: Reply holds a whole
 	// reply's body, and TakeFrames a stream's upstream events, so that

@@ -159,9 +159,9 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 	// The body may go on as it came to an upstream of the same dialect;
 	// a stateful dialect's request is rebuilt from its chain first, so
 	// its body is not what goes on.
-	x.call.Source = &translate.Source{Dialect: x.c.d.Enum, Body: in.Body}
+	x.call.Source = translate.Source{Dialect: x.c.d.Enum, Body: in.Body}
 	if x.c.stored != nil {
-		x.call.Source = nil
+		x.call.Source = translate.Source{}
 		if x.turn, err = x.s.stored.Begin(x.r.Context(), x.c.stored, p.name, req); err != nil {
 			x.fail(err)
 			return

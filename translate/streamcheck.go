@@ -16,10 +16,14 @@ import (
 // deltas of their own kind and close before the next opens, the
 // candidate's finish, or the end; nothing follows the end (done or
 // error). Keep-alives may come anywhere. The stream's phase and each
-// candidate's only move forward.
+// candidate's only move forward. A StreamChecker must not be copied once
+// used.
 type StreamChecker struct {
 	phase streamPhase
 	cands []candCheck
+	// one holds the first candidate, so that a stream of one (nearly
+	// every stream) costs no allocation of its own.
+	one [1]candCheck
 }
 
 // streamPhase is where a stream stands.
@@ -133,6 +137,9 @@ func checkCandidate(i int32) error {
 // cand returns candidate i (checked), adding any before it: a candidate
 // may say nothing before a later one does.
 func (c *StreamChecker) cand(i int32) *candCheck {
+	if c.cands == nil {
+		c.cands = c.one[:0]
+	}
 	for int(i) >= len(c.cands) {
 		c.cands = append(c.cands, candCheck{open: -1})
 	}
