@@ -19,21 +19,41 @@ import (
 // candidate's only move forward. A StreamChecker must not be copied once
 // used.
 type StreamChecker struct {
-	phase streamPhase
+	phase Phase
 	cands []candCheck
 	// one holds the first candidate, so that a stream of one (nearly
 	// every stream) costs no allocation of its own.
 	one [1]candCheck
 }
 
-// streamPhase is where a stream stands.
-type streamPhase uint8
+// Phase is where a stream, or one side's state machine over it, stands:
+// before its start, streaming, or ended. It only moves forward.
+type Phase uint8
 
 const (
-	beforeStart streamPhase = iota
-	streaming
-	ended
+	// PhaseBeforeStart: nothing has begun the stream yet.
+	PhaseBeforeStart Phase = iota
+	// PhaseStreaming: the stream has started and not ended.
+	PhaseStreaming
+	// PhaseEnded: the stream has ended (done, error or a failure).
+	PhaseEnded
 )
+
+// Started reports whether the stream has started (it may have ended since).
+func (p Phase) Started() bool { return p >= PhaseStreaming }
+
+// Ended reports whether the stream has ended.
+func (p Phase) Ended() bool { return p == PhaseEnded }
+
+func (p Phase) String() string {
+	switch p {
+	case PhaseBeforeStart:
+		return "before its start"
+	case PhaseStreaming:
+		return "streaming"
+	}
+	return "its end"
+}
 
 // candCheck is where one candidate stands.
 type candCheck struct {
@@ -75,20 +95,20 @@ func (c *StreamChecker) Check(ev *parleyv1.StreamEvent) error {
 	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
 		return nil
 	}
-	if c.phase == ended {
+	if c.phase.Ended() {
 		return fmt.Errorf("stream event %T after the end of the stream", ev.GetEvent())
 	}
-	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && c.phase == beforeStart {
+	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !c.phase.Started() {
 		if _, isErr := ev.GetEvent().(*parleyv1.StreamEvent_Error); !isErr {
 			return fmt.Errorf("stream event %T before the start", ev.GetEvent())
 		}
 	}
 	switch e := ev.GetEvent().(type) {
 	case *parleyv1.StreamEvent_Start:
-		if c.phase != beforeStart {
+		if c.phase.Started() {
 			return fmt.Errorf("a second start event")
 		}
-		c.phase = streaming
+		c.phase = PhaseStreaming
 	case *parleyv1.StreamEvent_PartStart:
 		return c.partStart(e.PartStart)
 	case *parleyv1.StreamEvent_PartDelta:
@@ -110,14 +130,14 @@ func (c *StreamChecker) Check(ev *parleyv1.StreamEvent) error {
 		}
 		c.cand(i).finished = true
 	case *parleyv1.StreamEvent_Error:
-		c.phase = ended
+		c.phase = PhaseEnded
 	case *parleyv1.StreamEvent_Done:
 		for i, cs := range c.cands {
 			if cs.open >= 0 {
 				return fmt.Errorf("done while part %d of candidate %d is open", cs.open, i)
 			}
 		}
-		c.phase = ended
+		c.phase = PhaseEnded
 	default:
 		return fmt.Errorf("unknown stream event %T", ev.GetEvent())
 	}
@@ -125,7 +145,7 @@ func (c *StreamChecker) Check(ev *parleyv1.StreamEvent) error {
 }
 
 // Ended reports whether a done or error event has arrived.
-func (c *StreamChecker) Ended() bool { return c.phase == ended }
+func (c *StreamChecker) Ended() bool { return c.phase.Ended() }
 
 func checkCandidate(i int32) error {
 	if i < 0 || i > 1<<10 {

@@ -47,8 +47,9 @@ type choiceState struct {
 }
 
 type streamDecoder struct {
-	t       translate.Target
-	started bool
+	t translate.Target
+	// phase only moves forward: before the start, streaming, ended.
+	phase   translate.Phase
 	done    bool
 	choices map[int64]*choiceState
 }
@@ -93,13 +94,13 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		d.done = true
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: openai.FromDetail(thisDialect, &detail, 0)}}), nil
 	}
-	if !d.started {
+	if !d.phase.Started() {
 		if w.ID == "" && len(w.Choices) == 0 && w.Usage == nil {
 			// A chunk before the answer (content-filter results of some
 			// hosts) carries nothing this stream needs.
 			return dst, nil
 		}
-		d.started = true
+		d.phase = translate.PhaseStreaming
 		resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS}
 		header(resp, w.Object, w.Created, w.ServiceTier, w.SystemFingerprint)
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}})
@@ -228,7 +229,7 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *ChunkChoice) ([]*
 
 // finishAll ends the stream at [DONE]: every choice must have finished.
 func (d *streamDecoder) finishAll(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
-	if !d.started {
+	if !d.phase.Started() {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("[DONE] before any chunk"))
 	}
 	for i, cs := range d.choices {
@@ -247,7 +248,7 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 	if d.done {
 		return dst, nil
 	}
-	finished := d.started && len(d.choices) > 0
+	finished := d.phase.Started() && len(d.choices) > 0
 	for _, cs := range d.choices {
 		finished = finished && cs.finished
 	}

@@ -31,12 +31,12 @@ type candOut struct {
 type streamEncoder struct {
 	req       *parleyv1.Request
 	wantUsage bool
-	started   bool
-	ended     bool
-	head      Chunk
-	origin    parleyv1.Dialect
-	usage     *parleyv1.Usage
-	cands     map[int32]*candOut
+	// phase only moves forward: before the start, streaming, ended.
+	phase  translate.Phase
+	head   Chunk
+	origin parleyv1.Dialect
+	usage  *parleyv1.Usage
+	cands  map[int32]*candOut
 }
 
 func (s *streamEncoder) cand(i int32) *candOut {
@@ -73,13 +73,13 @@ func (s *streamEncoder) delta(w *sse.Writer, ci int32, d Delta) error {
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
-	if s.ended {
+	if s.phase.Ended() {
 		if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
 			return nil
 		}
 		return errors.New("chatcompletions: event after the end of the stream")
 	}
-	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !s.started {
+	if _, ok := ev.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !s.phase.Started() {
 		switch e := ev.GetEvent().(type) {
 		case *parleyv1.StreamEvent_KeepAlive:
 			return nil
@@ -91,10 +91,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 	}
 	switch e := ev.GetEvent().(type) {
 	case *parleyv1.StreamEvent_Start:
-		if s.started {
+		if s.phase.Started() {
 			return errors.New("chatcompletions: a second start")
 		}
-		s.started = true
+		s.phase = translate.PhaseStreaming
 		resp := e.Start.GetResponse()
 		s.origin = resp.GetExtensions().GetDialect()
 		s.head = Chunk{ID: responseID(resp), Object: "chat.completion.chunk", Created: created(resp), Model: model(s.req, resp)}
@@ -211,7 +211,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 	case *parleyv1.StreamEvent_Error:
 		return s.Fail(w, e.Error)
 	case *parleyv1.StreamEvent_Done:
-		s.ended = true
+		s.phase = translate.PhaseEnded
 		if s.wantUsage {
 			u := wireUsage(s.usage, nil)
 			if u == nil {
@@ -229,7 +229,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 // Fail implements translate.StreamEncoder: the dialect's in-stream error is
 // a chunk holding only "error"; the stream ends there, without [DONE].
 func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
-	s.ended = true
+	s.phase = translate.PhaseEnded
 	_, d := openai.ErrorObject(e)
 	b, err := jsonx.Marshal(openai.ErrorBody{Error: d})
 	if err != nil {

@@ -21,9 +21,10 @@ func (Upstream) NewStreamDecoder(t translate.Target) translate.StreamDecoder {
 }
 
 type streamDecoder struct {
-	t       translate.Target
-	id      string
-	started bool
+	t  translate.Target
+	id string
+	// phase only moves forward: before the start, streaming, ended.
+	phase   translate.Phase
 	failed  bool
 	blocked bool // the prompt was blocked: no candidate will come
 	cands   []*candStream
@@ -59,8 +60,8 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		d.failed = true
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: errorFromDetail(w.Error)}}), nil
 	}
-	if !d.started {
-		d.started = true
+	if !d.phase.Started() {
+		d.phase = translate.PhaseStreaming
 		d.id = w.ResponseID
 		resp := &parleyv1.Response{Id: w.ResponseID, Model: w.ModelVersion, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: upstreamMark()}
 		if w.UsageMetadata != nil {
@@ -202,7 +203,7 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 			finished = false
 		}
 	}
-	if !d.started || !finished && !d.blocked {
+	if !d.phase.Started() || !finished && !d.blocked {
 		return dst, translate.EndedEarly(thisDialect, "the generate_content upstream's stream ended before a finishReason", nil)
 	}
 	for i, c := range d.cands {

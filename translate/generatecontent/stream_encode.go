@@ -23,10 +23,10 @@ func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
 // usage. It writes no comments or event names: clients of this dialect
 // read every line as data.
 type streamEncoder struct {
-	req     *parleyv1.Request
-	enc     clientEncoder
-	started bool
-	ended   bool
+	req *parleyv1.Request
+	enc clientEncoder
+	// phase only moves forward: before the start, streaming, ended.
+	phase translate.Phase
 
 	id, model string
 	usage     *parleyv1.Usage
@@ -58,17 +58,17 @@ func (s *streamEncoder) cand(i int32) *candOut {
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
-	if s.ended {
+	if s.phase.Ended() {
 		return fmt.Errorf("stream event %T after the end of the stream", ev.GetEvent())
 	}
 	switch e := ev.GetEvent().(type) {
 	case *parleyv1.StreamEvent_KeepAlive:
 		return nil
 	case *parleyv1.StreamEvent_Start:
-		if s.started {
+		if s.phase.Started() {
 			return errors.New("a second start event")
 		}
-		s.started = true
+		s.phase = translate.PhaseStreaming
 		r := e.Start.GetResponse()
 		s.resp = r
 		s.id, s.model = r.GetId(), r.GetModel()
@@ -84,7 +84,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		// An upstream may fail before it says anything.
 		return s.Fail(w, e.Error)
 	}
-	if !s.started {
+	if !s.phase.Started() {
 		return fmt.Errorf("stream event %T before the start", ev.GetEvent())
 	}
 	switch e := ev.GetEvent().(type) {
@@ -238,7 +238,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 			return fmt.Errorf("done while part %d of candidate %d is open", s.cands[i].openIdx, i)
 		}
 	}
-	s.ended = true
+	s.phase = translate.PhaseEnded
 	last := Response{ModelVersion: s.model, ResponseID: s.id, UsageMetadata: wireUsage(s.usage)}
 	last.PromptFeedback = wirePromptFeedback(s.feedback, s.resp, s.enc.same)
 	for _, i := range s.order {
@@ -262,7 +262,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 
 // Fail implements translate.StreamEncoder: the dialect's error chunk.
 func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
-	s.ended = true
+	s.phase = translate.PhaseEnded
 	_, d := errorDetail(e)
 	b, err := jsonx.Marshal(ErrorBody{Error: d})
 	if err != nil {

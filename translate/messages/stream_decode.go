@@ -29,9 +29,9 @@ func (Upstream) NewStreamDecoder(t translate.Target) translate.StreamDecoder {
 }
 
 type streamDecoder struct {
-	t        translate.Target
-	started  bool
-	stopped  bool
+	t translate.Target
+	// phase only moves forward: before the start, streaming, ended.
+	phase    translate.Phase
 	next     int // index of the next block
 	open     int // index of the open block, -1 when none
 	kind     string
@@ -49,10 +49,10 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	if w.Type == "" {
 		w.Type = ev.Type
 	}
-	if d.stopped && w.Type != "ping" {
+	if d.phase.Ended() && w.Type != "ping" {
 		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q after message_stop", w.Type))
 	}
-	if !d.started && w.Type != "message_start" && w.Type != "ping" && w.Type != "error" {
+	if !d.phase.Started() && w.Type != "message_start" && w.Type != "ping" && w.Type != "error" {
 		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q before message_start", w.Type))
 	}
 	switch w.Type {
@@ -79,13 +79,13 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		if d.open >= 0 {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("message_stop while block %d is open", d.open))
 		}
-		d.stopped = true
+		d.phase = translate.PhaseEnded
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}), nil
 	case "error":
 		if w.Error == nil {
 			return dst, translate.UpstreamProtocol(thisDialect, errors.New("error event without an error"))
 		}
-		d.stopped = true
+		d.phase = translate.PhaseEnded
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Error{Error: errorFromDetail(w.Error, 0)}}), nil
 	}
 	// The dialect may add event types; an unknown one carries nothing this
@@ -94,7 +94,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 }
 
 func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
-	if !d.stopped {
+	if !d.phase.Ended() {
 		return dst, translate.EndedEarly(thisDialect, "the messages upstream's stream ended before message_stop", nil)
 	}
 	return dst, nil
@@ -117,13 +117,13 @@ func index(p *int64) any {
 }
 
 func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
-	if d.started {
+	if d.phase.Started() {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("a second message_start"))
 	}
 	if w.Message == nil {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("message_start without a message"))
 	}
-	d.started = true
+	d.phase = translate.PhaseStreaming
 	m := w.Message
 	resp := &parleyv1.Response{Id: m.ID, Model: m.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: upstreamMark()}
 	if m.Usage != nil {

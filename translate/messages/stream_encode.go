@@ -21,10 +21,10 @@ func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
 // streamEncoder renders a canonical stream as this dialect's events for a
 // client. Only the first candidate is rendered: the dialect has one.
 type streamEncoder struct {
-	req     *parleyv1.Request
-	enc     clientEncoder
-	started bool
-	ended   bool
+	req *parleyv1.Request
+	enc clientEncoder
+	// phase only moves forward: before the start, streaming, ended.
+	phase translate.Phase
 
 	next      int           // wire index of the next block
 	wire      map[int32]int // canonical part index -> wire index of its block
@@ -43,7 +43,7 @@ type streamEncoder struct {
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
-	if s.ended {
+	if s.phase.Ended() {
 		return fmt.Errorf("stream event %T after the end of the stream", ev.GetEvent())
 	}
 	switch e := ev.GetEvent().(type) {
@@ -56,7 +56,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		// is valid at any point of the stream.
 		return s.Fail(w, e.Error)
 	}
-	if !s.started {
+	if !s.phase.Started() {
 		return fmt.Errorf("stream event %T before the start", ev.GetEvent())
 	}
 	switch e := ev.GetEvent().(type) {
@@ -121,10 +121,10 @@ type messageStartEvent struct {
 }
 
 func (s *streamEncoder) start(w *sse.Writer, resp *parleyv1.Response) error {
-	if s.started {
+	if s.phase.Started() {
 		return errors.New("a second start event")
 	}
-	s.started = true
+	s.phase = translate.PhaseStreaming
 	if resp == nil {
 		resp = &parleyv1.Response{}
 	}
@@ -372,7 +372,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 	if s.open != nil {
 		return fmt.Errorf("done while part %d is open", s.openWire)
 	}
-	s.ended = true
+	s.phase = translate.PhaseEnded
 	reason := s.stopReason
 	if reason == "" {
 		reason = stopReason(parleyv1.FinishReason_FINISH_REASON_STOP, s.toolUse)
@@ -393,7 +393,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 // Fail implements translate.StreamEncoder: the dialect's in-stream error
 // event, after which the stream ends.
 func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
-	s.ended = true
+	s.phase = translate.PhaseEnded
 	typ, _ := errorType(e)
 	return s.write(w, "error", ErrorBody{Type: "error", Error: ErrorDetail{Type: typ, Message: errorMessage(e)}})
 }

@@ -34,10 +34,10 @@ func (Upstream) NewStreamDecoder(t translate.Target) translate.StreamDecoder {
 }
 
 type streamDecoder struct {
-	t       translate.Target
-	d       *itemDecoder
-	started bool
-	ended   bool
+	t translate.Target
+	d *itemDecoder
+	// phase only moves forward: before the start, streaming, ended.
+	phase   translate.Phase
 	next    int32 // index of the next part
 	open    int32 // index of the open part, -1 when none
 	openKey [2]int64
@@ -91,10 +91,10 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 	if w.Type == "" {
 		w.Type = e.Type
 	}
-	if s.ended {
+	if s.phase.Ended() {
 		return dst, protocol("event %q after the end of the response", w.Type)
 	}
-	if !s.started && w.Type != "response.created" && w.Type != "error" && w.Type != "response.failed" {
+	if !s.phase.Started() && w.Type != "response.created" && w.Type != "error" && w.Type != "response.failed" {
 		if w.Type == "response.queued" || w.Type == "response.in_progress" {
 			return dst, nil
 		}
@@ -102,13 +102,13 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 	}
 	switch w.Type {
 	case "response.created":
-		if s.started {
+		if s.phase.Started() {
 			return dst, protocol("a second response.created")
 		}
 		if w.Response == nil {
 			return dst, protocol("response.created without a response")
 		}
-		s.started = true
+		s.phase = translate.PhaseStreaming
 		resp, err := decodeResponse(w.Response, s.t)
 		if err != nil {
 			return dst, err
@@ -187,7 +187,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		if w.Response == nil {
 			return dst, protocol("%s without a response", w.Type)
 		}
-		s.ended = true
+		s.phase = translate.PhaseEnded
 		r := w.Response
 		if r.Usage != nil {
 			var ext *parleyv1.Extensions
@@ -214,14 +214,14 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: done}}), nil
 	case "response.failed":
-		s.ended = true
+		s.phase = translate.PhaseEnded
 		e := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: "the response failed", Origin: &parleyv1.Origin{Dialect: thisDialect}, Retry: translate.RetryIfAny(translate.RetryFacts{Code: parleyv1.Code_CODE_INTERNAL})}
 		if w.Response != nil && w.Response.Error != nil {
 			e = failure(w.Response.Error)
 		}
 		return append(dst, ev(e)), nil
 	case "error":
-		s.ended = true
+		s.phase = translate.PhaseEnded
 		d := &openai.ErrorDetail{Message: w.Message, Code: w.Code, Param: w.Param}
 		_ = jsonx.Unmarshal(w.Code, &d.Type)
 		e := openai.FromDetail(thisDialect, d, 0)
@@ -310,7 +310,7 @@ func (s *streamDecoder) itemDone(dst []*parleyv1.StreamEvent, w *Event) ([]*parl
 
 // End implements translate.StreamDecoder.
 func (s *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
-	if s.ended {
+	if s.phase.Ended() {
 		return dst, nil
 	}
 	return dst, translate.EndedEarly(thisDialect, "the responses upstream's stream ended before response.completed", nil)

@@ -18,13 +18,13 @@ func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
 }
 
 type streamEncoder struct {
-	req     *parleyv1.Request
-	started bool
-	ended   bool
-	seq     int64
-	resp    *parleyv1.Response // the start's response, for snapshots
-	items   []Item             // output items so far
-	msg     int                // index in items of the open message item, -1 when none
+	req *parleyv1.Request
+	// phase only moves forward: before the start, streaming, ended.
+	phase translate.Phase
+	seq   int64
+	resp  *parleyv1.Response // the start's response, for snapshots
+	items []Item             // output items so far
+	msg   int                // index in items of the open message item, -1 when none
 	// the open part, accumulated
 	open    *parleyv1.Part
 	openIdx int32
@@ -63,10 +63,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 	if _, ok := e.GetEvent().(*parleyv1.StreamEvent_KeepAlive); ok {
 		return nil
 	}
-	if s.ended {
+	if s.phase.Ended() {
 		return fmt.Errorf("responses: event after the end of the stream")
 	}
-	if _, ok := e.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !s.started {
+	if _, ok := e.GetEvent().(*parleyv1.StreamEvent_Start); !ok && !s.phase.Started() {
 		if x := e.GetError(); x != nil {
 			return s.Fail(w, x)
 		}
@@ -74,10 +74,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 	}
 	switch x := e.GetEvent().(type) {
 	case *parleyv1.StreamEvent_Start:
-		if s.started {
+		if s.phase.Started() {
 			return fmt.Errorf("responses: a second start")
 		}
-		s.started = true
+		s.phase = translate.PhaseStreaming
 		s.resp = x.Start.GetResponse()
 		if s.resp == nil {
 			s.resp = &parleyv1.Response{}
@@ -122,7 +122,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 		if err := s.closeMessage(w); err != nil {
 			return err
 		}
-		s.ended = true
+		s.phase = translate.PhaseEnded
 		if translate.HasToolCalls(s.parts()) {
 			s.reason = translate.ToolUseFinish(s.reason, true)
 		}
@@ -449,8 +449,9 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 // a failure is response.failed with the response's error; before that it
 // is an error event, as the service sends them.
 func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
-	s.ended = true
-	if !s.started {
+	started := s.phase.Started()
+	s.phase = translate.PhaseEnded
+	if !started {
 		_, d := openai.ErrorObject(e)
 		code := d.Code
 		if string(code) == "null" || len(code) == 0 {
