@@ -10,6 +10,8 @@ import (
 
 	"github.com/parleyhq/parley/dialects"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 const module = "github.com/parleyhq/parley"

@@ -18,6 +18,7 @@ package cross_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -27,115 +28,38 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
-	"github.com/parleyhq/parley/translate/responses"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
 const casesDir = "../../testdata/cross"
 
-// dialect is one dialect in both roles, with the model an upstream of it
-// is asked for and its official SDK's checks.
-type dialect struct {
-	client   translate.Client
-	upstream translate.Upstream
-	model    string
-
-	sdkRequest     func(t testing.TB, body []byte)
-	sdkReply       func(t testing.TB, body []byte)
-	sdkStream      func(t testing.TB, stream, whole []byte)
-	sdkStreamError func(t testing.TB, stream []byte, status int, body []byte, message string)
-	sdkError       func(t testing.TB, status int, body []byte, message string)
-}
-
-var dialects = map[string]dialect{
-	"messages": {
-		client: messages.Client{}, upstream: messages.Upstream{}, model: "claude-sonnet-4-5",
-		sdkRequest: sdkcheck.MessagesRequest,
-		sdkReply:   func(t testing.TB, body []byte) { sdkcheck.MessagesReply(t, body) },
-		sdkStream: func(t testing.TB, stream, whole []byte) {
-			sdkcheck.SameMessage(t, sdkcheck.MessagesReply(t, whole), sdkcheck.MessagesStream(t, stream))
-		},
-		sdkStreamError: func(t testing.TB, stream []byte, _ int, body []byte, message string) {
-			var b struct{ Error struct{ Type string } }
-			_ = json.Unmarshal(body, &b)
-			sdkcheck.MessagesStreamError(t, stream, b.Error.Type, message)
-		},
-		sdkError: func(t testing.TB, status int, body []byte, message string) {
-			sdkcheck.MessagesError(t, status, body, "", message)
-		},
-	},
-	"generate_content": {
-		client: generatecontent.Client{}, upstream: generatecontent.Upstream{}, model: "gemini-2.5-flash",
-		sdkRequest: sdkcheck.GenerateContentRequest,
-		sdkReply:   func(t testing.TB, body []byte) { sdkcheck.GenerateContentReply(t, body) },
-		sdkStream: func(t testing.TB, stream, whole []byte) {
-			sdkcheck.SameReassembled(t, "stream vs whole reply",
-				sdkcheck.Reassemble(sdkcheck.GenerateContentReply(t, whole)), sdkcheck.GenerateContentStream(t, stream))
-		},
-		sdkStreamError: func(t testing.TB, stream []byte, status int, body []byte, message string) {
-			var b struct{ Error struct{ Status string } }
-			_ = json.Unmarshal(body, &b)
-			sdkcheck.GenerateContentStreamError(t, stream, status, b.Error.Status, message)
-		},
-		sdkError: sdkcheck.GenerateContentError,
-	},
-	"responses": {
-		client: responses.Client{}, upstream: responses.Upstream{}, model: "gpt-5",
-		sdkRequest: sdkcheck.ResponsesRequest,
-		sdkReply:   func(t testing.TB, body []byte) { sdkcheck.ResponsesReply(t, body) },
-		sdkStream: func(t testing.TB, stream, whole []byte) {
-			sdkcheck.SameResponse(t, sdkcheck.ResponsesReply(t, whole), sdkcheck.ResponsesStream(t, stream))
-		},
-		sdkStreamError: func(t testing.TB, stream []byte, _ int, _ []byte, message string) {
-			sdkcheck.ResponsesStreamError(t, stream, message)
-		},
-		sdkError: func(t testing.TB, status int, body []byte, message string) {
-			sdkcheck.OpenAIError(t, status, body, "", message)
-		},
-	},
-	"chat_completions": {
-		client: chatcompletions.Client{}, upstream: chatcompletions.Upstream{}, model: "gpt-4.1",
-		sdkRequest: sdkcheck.ChatRequest,
-		sdkReply:   func(t testing.TB, body []byte) { sdkcheck.ChatReply(t, body) },
-		sdkStream: func(t testing.TB, stream, whole []byte) {
-			sdkcheck.SameChatCompletion(t, sdkcheck.ChatReply(t, whole), sdkcheck.ChatStream(t, stream))
-		},
-		sdkStreamError: func(t testing.TB, stream []byte, _ int, _ []byte, message string) {
-			sdkcheck.ChatStreamError(t, stream, message)
-		},
-		sdkError: func(t testing.TB, status int, body []byte, message string) {
-			sdkcheck.OpenAIError(t, status, body, "", message)
-		},
-	},
-}
-
 func TestCross(t *testing.T) {
 	for _, c := range golden.Cases(t, casesDir) {
 		t.Run(c.Name, func(t *testing.T) {
 			meta := c.Meta(t)
-			from, ok := dialects[meta.Client]
-			if !ok {
+			from := dialecttest.Named(meta.Client)
+			if from == nil {
 				t.Fatalf("case.json: unknown client dialect %q", meta.Client)
 			}
-			to, ok := dialects[meta.Upstream]
-			if !ok || meta.Upstream == meta.Client {
+			to := dialecttest.Named(meta.Upstream)
+			if to == nil || meta.Upstream == meta.Client {
 				t.Fatalf("case.json: upstream dialect %q is not another known dialect", meta.Upstream)
 			}
 			if len(meta.Rules) == 0 {
 				t.Fatal("case.json: a cross-dialect case names the rules it pins")
 			}
-			req := &parleyv1.Request{Model: to.model}
+			req := &parleyv1.Request{Model: to.Model}
 			ran := false
 			if c.Exists("request.json") {
 				ran = true
 				req = checkRequest(t, c, from, to)
 			}
-			target := translate.Target{Model: to.model}
+			target := translate.Target{Model: to.Model}
 			if c.Exists("response.json") {
 				ran = true
 				checkResponse(t, c, req, from, to, target)
@@ -172,25 +96,21 @@ type errorReply struct {
 	Body   json.RawMessage `json:"body"`
 }
 
-func checkRequest(t *testing.T, c golden.Case, from, to dialect) *parleyv1.Request {
-	in := &translate.Incoming{Header: c.Headers(t), Body: c.Read(t, "request.json")}
-	if from.client.Dialect() == parleyv1.Dialect_DIALECT_GENERATE_CONTENT {
-		in.Model = "models/" + from.model // the model is in the path
-	}
-	req, err := from.client.DecodeRequest(in)
+func checkRequest(t *testing.T, c golden.Case, from, to *dialecttest.Spec) *parleyv1.Request {
+	req, err := from.Client.DecodeRequest(from.Incoming(c.Headers(t), from.Model, c.Read(t, "request.json")))
 	if err != nil {
 		t.Fatalf("decode request: %v", err)
 	}
-	out, err := to.upstream.EncodeRequest(req, translate.Target{Model: to.model, APIKey: "sk-test"})
+	out, err := to.Upstream.EncodeRequest(req, translate.Target{Model: to.Model, APIKey: "sk-test"})
 	if err != nil {
 		if !c.Exists("request.error.json") {
 			t.Fatalf("encode request: %v", err)
 		}
 		e := translate.ToProto(err)
-		status, body := from.client.EncodeError(e)
+		status, body := from.Client.EncodeError(e)
 		pin, _ := json.Marshal(errorReply{Status: status, Body: body})
 		golden.JSON(t, c.Path("request.error.json"), pin)
-		from.sdkError(t, status, body, e.GetMessage())
+		from.SDKError(t, status, body, "", e.GetMessage())
 		return req
 	}
 	if c.Exists("request.error.json") {
@@ -201,31 +121,31 @@ func checkRequest(t *testing.T, c golden.Case, from, to dialect) *parleyv1.Reque
 	h.Del("Content-Type")
 	pin, _ := json.Marshal(upstreamHTTP{Method: out.Method, Path: out.Path, Query: out.Query, Header: h, Dropped: out.Dropped})
 	golden.JSON(t, c.Path("request.upstream.http.json"), pin)
-	to.sdkRequest(t, out.Body)
+	to.SDKRequest(t, out.Body)
 	return req
 }
 
-func checkResponse(t *testing.T, c golden.Case, req *parleyv1.Request, from, to dialect, target translate.Target) {
-	resp, err := to.upstream.DecodeResponse(target, c.Read(t, "response.json"))
+func checkResponse(t *testing.T, c golden.Case, req *parleyv1.Request, from, to *dialecttest.Spec, target translate.Target) {
+	resp, err := to.Upstream.DecodeResponse(target, c.Read(t, "response.json"))
 	if err != nil {
 		t.Fatalf("decode response: %v", err)
 	}
 	stampID(resp)
-	out, err := from.client.EncodeResponse(req, resp)
+	out, err := from.Client.EncodeResponse(req, resp)
 	if err != nil {
 		t.Fatalf("encode response: %v", err)
 	}
 	golden.JSON(t, c.Path("response.client.json"), out)
-	from.sdkReply(t, out)
+	from.SDKReply(t, out)
 }
 
-func checkStream(t *testing.T, c golden.Case, req *parleyv1.Request, from, to dialect, target translate.Target) {
+func checkStream(t *testing.T, c golden.Case, req *parleyv1.Request, from, to *dialecttest.Spec, target translate.Target) {
 	acc := translate.NewAccumulator()
 	var buf bytes.Buffer
 	w := sse.NewWriter(&buf)
-	enc := from.client.NewStreamEncoder(req)
+	enc := from.Client.NewStreamEncoder(req)
 	var last *parleyv1.StreamEvent
-	for ev, err := range translate.DecodeStream(to.upstream.Dialect(), bytes.NewReader(c.Read(t, "stream.sse")), to.upstream.NewStreamDecoder(target), translate.StreamLimits{}) {
+	for ev, err := range translate.DecodeStream(to.Upstream.Dialect(), bytes.NewReader(c.Read(t, "stream.sse")), to.Upstream.NewStreamDecoder(target), translate.StreamLimits{}) {
 		if err != nil {
 			t.Fatalf("decode stream: %v", err)
 		}
@@ -242,35 +162,35 @@ func checkStream(t *testing.T, c golden.Case, req *parleyv1.Request, from, to di
 	if e := last.GetError(); e != nil {
 		// The client's SDK must see the error the client's dialect
 		// makes of it, as a whole error reply would carry it.
-		status, body := from.client.EncodeError(e)
-		from.sdkStreamError(t, buf.Bytes(), status, body, e.GetMessage())
+		status, body := from.Client.EncodeError(e)
+		from.SDKStreamError(t, buf.Bytes(), status, replyReason(body), e.GetMessage())
 		return
 	}
-	whole, err := from.client.EncodeResponse(req, acc.Response())
+	whole, err := from.Client.EncodeResponse(req, acc.Response())
 	if err != nil {
 		t.Fatal(err)
 	}
-	from.sdkStream(t, buf.Bytes(), whole)
+	from.SDKStream(t, buf.Bytes(), whole)
 }
 
-func checkError(t *testing.T, c golden.Case, meta golden.Meta, from, to dialect) {
+func checkError(t *testing.T, c golden.Case, meta golden.Meta, from, to *dialecttest.Spec) {
 	if meta.Status == 0 {
 		t.Fatal("an error case needs the upstream's status in case.json")
 	}
-	e := to.upstream.DecodeError(meta.Status, http.Header{}, c.Read(t, "error.json"))
-	status, body := from.client.EncodeError(e)
+	e := to.Upstream.DecodeError(meta.Status, http.Header{}, c.Read(t, "error.json"))
+	status, body := from.Client.EncodeError(e)
 	pin, _ := json.Marshal(errorReply{Status: status, Body: body})
 	golden.JSON(t, c.Path("error.client.json"), pin)
-	from.sdkError(t, status, body, e.GetMessage())
+	from.SDKError(t, status, body, "", e.GetMessage())
 }
 
-// The dialects this test knows are the ones the cases may name.
-func TestDialectsAreNamedAsTheTranslatorsSayThem(t *testing.T) {
-	for name, d := range dialects {
-		if got := translate.DialectName(d.client.Dialect()); got != name || d.upstream.Dialect() != d.client.Dialect() {
-			t.Errorf("%s: the translators say %q", name, got)
-		}
-	}
+// replyReason is the reason an error reply of a client's dialect gives:
+// its error's type (messages, and the OpenAI dialects, whose SDK checks
+// do not ask for it), or its status name (content generation).
+func replyReason(body []byte) string {
+	var b struct{ Error struct{ Type, Status string } }
+	_ = json.Unmarshal(body, &b)
+	return cmp.Or(b.Error.Type, b.Error.Status)
 }
 
 // stampID names a response its upstream left unnamed, as the gateway does

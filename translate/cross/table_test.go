@@ -13,6 +13,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -38,13 +39,13 @@ func TestTable(t *testing.T) {
 		t.Fatalf("%d scenarios, want 7", len(scenarios))
 	}
 	for _, sc := range scenarios {
-		for aName, a := range dialects {
-			for bName, b := range dialects {
-				if aName == bName {
+		for _, a := range dialecttest.All {
+			for _, b := range dialecttest.All {
+				if a == b {
 					continue
 				}
-				t.Run(sc.Name()+"/"+aName+"_to_"+bName, func(t *testing.T) {
-					c := tableCase{t: t, scenario: sc.Name(), dir: filepath.Join(root, sc.Name()), a: a, b: b, aName: aName, bName: bName}
+				t.Run(sc.Name()+"/"+a.Name()+"_to_"+b.Name(), func(t *testing.T) {
+					c := tableCase{t: t, scenario: sc.Name(), dir: filepath.Join(root, sc.Name()), a: a, b: b, aName: a.Name(), bName: b.Name()}
 					c.run()
 				})
 			}
@@ -56,7 +57,7 @@ type tableCase struct {
 	t            *testing.T
 	scenario     string
 	dir          string
-	a, b         dialect
+	a, b         *dialecttest.Spec
 	aName, bName string
 }
 
@@ -69,56 +70,52 @@ func (c *tableCase) read(d, name string) []byte {
 	return body
 }
 
-func incoming(d dialect, body []byte) *translate.Incoming {
-	in := &translate.Incoming{Header: http.Header{}, Body: body}
-	if d.client.Dialect() == parleyv1.Dialect_DIALECT_GENERATE_CONTENT {
-		in.Model = "models/" + d.model
-	}
-	return in
+func incoming(d *dialecttest.Spec, body []byte) *translate.Incoming {
+	return d.Incoming(http.Header{}, d.Model, body)
 }
 
 func (c *tableCase) run() {
 	t := c.t
-	req, err := c.a.client.DecodeRequest(incoming(c.a, c.read(c.aName, "request.json")))
+	req, err := c.a.Client.DecodeRequest(incoming(c.a, c.read(c.aName, "request.json")))
 	if err != nil {
 		t.Fatalf("decode %s request: %v", c.aName, err)
 	}
-	target := translate.Target{Model: c.b.model, APIKey: "sk-test", Upstream: "up-" + c.bName}
-	out, err := c.b.upstream.EncodeRequest(req, target)
+	target := translate.Target{Model: c.b.Model, APIKey: "sk-test", Upstream: "up-" + c.bName}
+	out, err := c.b.Upstream.EncodeRequest(req, target)
 	if err != nil {
 		t.Fatalf("encode %s request: %v", c.bName, err)
 	}
-	c.b.sdkRequest(t, out.Body)
-	seen, err := c.b.client.DecodeRequest(incoming(c.b, out.Body))
+	c.b.SDKRequest(t, out.Body)
+	seen, err := c.b.Client.DecodeRequest(incoming(c.b, out.Body))
 	if err != nil {
 		t.Fatalf("the %s request Parley made does not decode as %s: %v", c.bName, c.bName, err)
 	}
 	c.checkRequest(seen)
 
 	if c.scenario == "errors" {
-		e := c.b.upstream.DecodeError(http.StatusTooManyRequests, http.Header{"Retry-After": {"7"}}, c.read(c.bName, "error.json"))
-		status, body := c.a.client.EncodeError(e)
+		e := c.b.Upstream.DecodeError(http.StatusTooManyRequests, http.Header{"Retry-After": {"7"}}, c.read(c.bName, "error.json"))
+		status, body := c.a.Client.EncodeError(e)
 		if status != http.StatusTooManyRequests {
 			t.Errorf("the client got status %d, want 429", status)
 		}
 		if !e.GetRetry().GetRetryable() || e.GetRetry().GetRetryAfter().AsDuration().Seconds() != 7 {
 			t.Errorf("retry advice = %v", e.GetRetry())
 		}
-		c.a.sdkError(t, status, body, e.GetMessage())
+		c.a.SDKError(t, status, body, "", e.GetMessage())
 		return
 	}
 
-	resp, err := c.b.upstream.DecodeResponse(target, c.read(c.bName, "response.json"))
+	resp, err := c.b.Upstream.DecodeResponse(target, c.read(c.bName, "response.json"))
 	if err != nil {
 		t.Fatalf("decode %s reply: %v", c.bName, err)
 	}
 	stampID(resp)
-	whole, err := c.a.client.EncodeResponse(req, resp)
+	whole, err := c.a.Client.EncodeResponse(req, resp)
 	if err != nil {
 		t.Fatalf("encode %s reply: %v", c.aName, err)
 	}
-	c.a.sdkReply(t, whole)
-	got, err := c.a.upstream.DecodeResponse(translate.Target{}, whole)
+	c.a.SDKReply(t, whole)
+	got, err := c.a.Upstream.DecodeResponse(translate.Target{}, whole)
 	if err != nil {
 		t.Fatalf("the %s reply Parley made does not decode as %s: %v", c.aName, c.aName, err)
 	}
@@ -130,9 +127,9 @@ func (c *tableCase) run() {
 	streamReq.Stream, streamReq.StreamUsage = true, new(true)
 	var buf bytes.Buffer
 	w := sse.NewWriter(&buf)
-	enc := c.a.client.NewStreamEncoder(streamReq)
+	enc := c.a.Client.NewStreamEncoder(streamReq)
 	acc := translate.NewAccumulator()
-	for ev, err := range translate.DecodeStream(c.b.upstream.Dialect(), bytes.NewReader(c.read(c.bName, "stream.sse")), c.b.upstream.NewStreamDecoder(target), translate.StreamLimits{}) {
+	for ev, err := range translate.DecodeStream(c.b.Upstream.Dialect(), bytes.NewReader(c.read(c.bName, "stream.sse")), c.b.Upstream.NewStreamDecoder(target), translate.StreamLimits{}) {
 		if err != nil {
 			t.Fatalf("decode %s stream: %v", c.bName, err)
 		}
@@ -144,13 +141,13 @@ func (c *tableCase) run() {
 			t.Fatalf("encode %s stream: %v", c.aName, err)
 		}
 	}
-	streamWhole, err := c.a.client.EncodeResponse(streamReq, acc.Response())
+	streamWhole, err := c.a.Client.EncodeResponse(streamReq, acc.Response())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.a.sdkStream(t, buf.Bytes(), streamWhole)
+	c.a.SDKStream(t, buf.Bytes(), streamWhole)
 	back := translate.NewAccumulator()
-	for ev, err := range translate.DecodeStream(c.a.upstream.Dialect(), bytes.NewReader(buf.Bytes()), c.a.upstream.NewStreamDecoder(translate.Target{}), translate.StreamLimits{}) {
+	for ev, err := range translate.DecodeStream(c.a.Upstream.Dialect(), bytes.NewReader(buf.Bytes()), c.a.Upstream.NewStreamDecoder(translate.Target{}), translate.StreamLimits{}) {
 		if err != nil {
 			t.Fatalf("the %s stream Parley made does not decode as %s: %v", c.aName, c.aName, err)
 		}

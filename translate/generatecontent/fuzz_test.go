@@ -3,26 +3,13 @@ package generatecontent_test
 import (
 	"testing"
 
-	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
 )
 
-// FuzzDecodeRequest: any body either fails with an input error or decodes
-// to a request that encodes for an upstream, and that encoding decodes
-// again. Nothing panics.
-func FuzzDecodeRequest(f *testing.F) {
-	dialecttest.Seeds(f, casesDir, "request.json")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		dialecttest.FuzzRequest(t, generatecontent.Client{}, generatecontent.Upstream{}, &translate.Incoming{Model: "m", Body: body})
-	})
-}
+// The fuzz targets are the shared ones (translate/internal/dialecttest
+// says what they check), declared here because CI fuzzes each package's
+// targets by these names and testdata/fuzz/<name> holds their corpus.
 
-// FuzzStreamDecoder: any upstream stream yields well-ordered canonical
-// events or an error, and whatever it yields renders for a client.
-func FuzzStreamDecoder(f *testing.F) {
-	dialecttest.Seeds(f, casesDir, "stream.sse")
-	f.Fuzz(func(t *testing.T, stream []byte) {
-		dialecttest.FuzzStream(t, generatecontent.Upstream{}, stream)
-	})
-}
+func FuzzDecodeRequest(f *testing.F) { dialecttest.FuzzDecodeRequest(f, dialecttest.GenerateContent) }
+
+func FuzzStreamDecoder(f *testing.F) { dialecttest.FuzzStreamDecoder(f, dialecttest.GenerateContent) }

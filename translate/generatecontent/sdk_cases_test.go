@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 )
 
 func f32(v float32) *float32 { return &v }
@@ -235,12 +236,12 @@ func sdkRequest(t *testing.T, c golden.Case) string {
 
 func TestEverySDKCaseHasAFolder(t *testing.T) {
 	have := map[string]bool{}
-	for _, c := range golden.Cases(t, casesDir) {
+	for _, c := range golden.Cases(t, dialecttest.GenerateContent.Cases) {
 		have[c.Name] = true
 	}
 	for name := range sdkCases {
 		if !have[name] {
-			t.Errorf("SDK case %s has no folder under %s", name, casesDir)
+			t.Errorf("SDK case %s has no folder under %s", name, dialecttest.GenerateContent.Cases)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/messages"
 )
 
@@ -284,12 +285,12 @@ func sdkRequest(t *testing.T, c golden.Case) {
 
 func TestEverySDKCaseHasAFolder(t *testing.T) {
 	have := map[string]bool{}
-	for _, c := range golden.Cases(t, casesDir) {
+	for _, c := range golden.Cases(t, dialecttest.Messages.Cases) {
 		have[c.Name] = true
 	}
 	for name := range sdkCases {
 		if !have[name] {
-			t.Errorf("SDK case %s has no folder with a case.json under %s", name, casesDir)
+			t.Errorf("SDK case %s has no folder with a case.json under %s", name, dialecttest.Messages.Cases)
 		}
 	}
 }

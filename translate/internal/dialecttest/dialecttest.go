@@ -1,257 +1,97 @@
-// Package dialecttest runs a dialect's golden cases: the same-dialect
-// round trip that every dialect package pins, in one place.
+// Package dialecttest describes each chat dialect once for the tests that
+// every dialect shares: the golden round trip of its own cases (Run), the
+// cross-dialect tests (translate/cross), the fuzz targets and the
+// benchmarks. Adding a dialect is one more Spec in All; a test checks All
+// against the list in package dialects.
 //
-// Every case folder holds some of: request.json (what a client sent),
-// response.json and stream.sse (what the service answered), error.json (an
-// error reply, with its status in case.json). Each is decoded to canonical
-// form, pinned in the matching *.canonical.json, and encoded back; what
-// comes out must be what came in, up to null members and pings, unless the
-// case pins the output (request.upstream.json, response.client.json,
-// stream.client.sse) and says why in case.json. No object in what is
-// encoded may repeat a member name, which the comparisons, made with
-// encoding/json, would not see. The dialect's official SDK must accept
-// every upstream request and read every reply, stream and error.
+// Paths are relative to a package directory under translate/
+// (translate/messages, translate/cross, ...), where the tests that read
+// them run.
 package dialecttest
 
 import (
-	"bytes"
 	"net/http"
-	"reflect"
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/golden"
-	"github.com/parleyhq/parley/translate/sse"
 )
 
-// Spec describes a dialect to the harness.
+// Spec describes one dialect to the shared tests.
 type Spec struct {
-	// Dir holds the case folders.
-	Dir      string
-	Client   translate.Client
-	Upstream translate.Upstream
-	// Target is what replies and streams are decoded for.
-	Target translate.Target
-	// RequestSchema and ResponseSchema validate the wire inputs.
-	RequestSchema, ResponseSchema *golden.Validator
-	// Prepare runs first for each case (regenerating SDK-captured
-	// request.json, say) and returns the model the client addressed, or
-	// "" for the dialect's default.
-	Prepare func(t *testing.T, c golden.Case) string
-	// Incoming builds the client's HTTP request around body.
-	Incoming func(t *testing.T, c golden.Case, model string, body []byte) *translate.Incoming
-	// UpstreamTarget is what a decoded request is encoded for.
-	UpstreamTarget func(req *parleyv1.Request, model string) translate.Target
-	// CheckUpstream checks the upstream request apart from its body.
-	CheckUpstream func(t *testing.T, req *parleyv1.Request, out *translate.Outgoing, model string)
-	// ClientRequest is the request a reply is rendered for.
+	// Dialect is the dialect's own descriptor, so that the codecs under
+	// test are the ones the gateway serves, and its Name is the one the
+	// cross cases use.
+	*translate.Dialect
+
+	// Cases holds the golden case folders; their request.json and
+	// stream.sse files also seed the fuzz targets.
+	Cases string
+	// CaseModel is the model the golden cases run with: replies and
+	// streams are decoded for it, and a client that names its model
+	// outside the body names it unless the case's SDK call named another.
+	CaseModel string
+	// Model is the model an upstream of the dialect is asked for, and a
+	// client of it names, in the cross-dialect tests.
+	Model string
+	// Incoming wraps a client's request body, its headers and the model
+	// it named outside the body, as the server hands them to the client
+	// codec.
+	Incoming func(h http.Header, model string, body []byte) *translate.Incoming
+
+	// Schemas pins the JSON Schemas of the wire types and returns
+	// validators of a request and a reply.
+	Schemas func(t *testing.T) (request, response *golden.Validator)
+	// ClientRequest is the request a reply or stream of the dialect's own
+	// upstream is rendered for, in the golden cases and the benchmarks.
 	ClientRequest *parleyv1.Request
 	// PinStreams pins every re-encoded stream in stream.client.sse, for a
 	// dialect whose chunking is the encoder's choice.
 	PinStreams bool
+	// CheckUpstream checks a golden upstream request apart from its body;
+	// model is the one the client named.
+	CheckUpstream func(t *testing.T, req *parleyv1.Request, out *translate.Outgoing, model string)
 
-	// The official SDK's checks.
+	// The official SDK's checks. SDKStream compares what the SDK reads in
+	// a stream with what it reads in the whole reply of the same response;
+	// SDKSameStream, where set, compares what it reads in a re-encoded
+	// stream with what it reads in the upstream's own stream. An error
+	// must reach the SDK with its message and, where the dialect's error
+	// carries them, its status and reason (any reason when "").
 	SDKRequest     func(t testing.TB, body []byte)
 	SDKReply       func(t testing.TB, body []byte)
-	SDKStream      func(t testing.TB, upstream, stream, whole []byte)
-	SDKStreamError func(t testing.TB, stream []byte, e *parleyv1.Error)
-	SDKError       func(t testing.TB, status int, body []byte, e *parleyv1.Error)
+	SDKStream      func(t testing.TB, stream, whole []byte)
+	SDKSameStream  func(t testing.TB, upstream, stream []byte)
+	SDKStreamError func(t testing.TB, stream []byte, status int, reason, message string)
+	SDKError       func(t testing.TB, status int, body []byte, reason, message string)
+
+	// BenchRequest is a representative client request, a file under
+	// Cases; Stream500 builds an upstream stream of about 500 events,
+	// which decodes to at least Stream500Events canonical ones.
+	BenchRequest    string
+	Stream500       func() []byte
+	Stream500Events int
 }
 
-// Run runs every case under s.Dir.
-func Run(t *testing.T, s Spec) {
-	forwarded, notForwarded = 0, 0
-	if _, ok := s.Upstream.(translate.Forwarder); ok {
-		defer func() {
-			t.Logf("the same-dialect fast path took %d requests and left %d", forwarded, notForwarded)
-			if forwarded == 0 && !t.Failed() {
-				t.Errorf("the same-dialect fast path took none of the %d requests", notForwarded)
-			}
-		}()
-	}
-	for _, c := range golden.Cases(t, s.Dir) {
-		t.Run(c.Name, func(t *testing.T) {
-			meta := c.Meta(t)
-			model := ""
-			if s.Prepare != nil {
-				model = s.Prepare(t, c)
-			}
-			ran := false
-			if c.Exists("request.json") {
-				ran = true
-				if err := s.RequestSchema.Validate(c.Read(t, "request.json")); err != nil {
-					t.Errorf("request.json does not fit the wire types' schema: %v", err)
-				}
-				s.request(t, c, model)
-			}
-			if c.Exists("response.json") {
-				ran = true
-				if err := s.ResponseSchema.Validate(c.Read(t, "response.json")); err != nil {
-					t.Errorf("response.json does not fit the wire types' schema: %v", err)
-				}
-				s.response(t, c)
-			}
-			if c.Exists("stream.sse") {
-				ran = true
-				s.stream(t, c)
-			}
-			if c.Exists("error.json") {
-				ran = true
-				s.error(t, c, meta)
-			}
-			if !ran {
-				t.Fatal("the case has no wire file")
-			}
-		})
-	}
-}
+// All describes every chat dialect, in the order of dialects.All().
+var All = []*Spec{Messages, GenerateContent, Responses, ChatCompletions}
 
-func (s Spec) request(t *testing.T, c golden.Case, model string) {
-	body := c.Read(t, "request.json")
-	req, err := s.Client.DecodeRequest(s.Incoming(t, c, model, body))
-	if err != nil {
-		t.Fatalf("decode request: %v", err)
-	}
-	golden.Proto(t, c.Path("request.canonical.json"), req)
-	out, err := s.Upstream.EncodeRequest(req, s.UpstreamTarget(req, model))
-	if err != nil {
-		t.Fatalf("encode request: %v", err)
-	}
-	checkNames(t, "the upstream request", out.Body)
-	if c.Exists("request.upstream.json") {
-		golden.JSON(t, c.Path("request.upstream.json"), out.Body)
-	} else if diff, err := golden.DiffJSON(body, out.Body, golden.IgnoreNullMembers); err != nil || diff != "" {
-		t.Errorf("the round trip changed the request (-in +out):\n%s%v", diff, err)
-	}
-	s.CheckUpstream(t, req, out, model)
-	s.SDKRequest(t, out.Body)
-	s.forward(t, req, body, out, model)
-}
-
-// forward checks the same-dialect fast path: where the upstream codec
-// sends the client's own body on, that request must be the one the
-// encoder builds, up to null members (which the encoder leaves out and a
-// service reads as absent), with the same method, path, headers, stream
-// flag and nothing dropped.
-func (s Spec) forward(t *testing.T, req *parleyv1.Request, body []byte, encoded *translate.Outgoing, model string) {
-	f, ok := s.Upstream.(translate.Forwarder)
-	if !ok {
-		return
-	}
-	out, ok, err := f.Forward(req, &translate.Source{Dialect: s.Client.Dialect(), Body: body}, s.UpstreamTarget(req, model))
-	if err != nil {
-		t.Fatalf("forward: %v", err)
-	}
-	if !ok {
-		notForwarded++
-		return
-	}
-	forwarded++
-	if diff, err := golden.DiffJSON(encoded.Body, out.Body, golden.IgnoreNullMembers); err != nil || diff != "" {
-		t.Errorf("the forwarded body is not the encoded one (-encoded +forwarded):\n%s%v", diff, err)
-	}
-	if out.Method != encoded.Method || out.Path != encoded.Path || out.Stream != encoded.Stream ||
-		!reflect.DeepEqual(out.Header, encoded.Header) || !reflect.DeepEqual(out.Query, encoded.Query) {
-		t.Errorf("forwarded %s %s %v %v stream %v; encoded %s %s %v %v stream %v",
-			out.Method, out.Path, out.Query, out.Header, out.Stream, encoded.Method, encoded.Path, encoded.Query, encoded.Header, encoded.Stream)
-	}
-	if len(out.Dropped) != 0 || len(encoded.Dropped) != 0 {
-		t.Errorf("forwarded although something is dropped: %v / %v", out.Dropped, encoded.Dropped)
-	}
-}
-
-// forwarded and notForwarded count the cases the fast path took and
-// left in one Run, which insists that it takes some.
-var forwarded, notForwarded int
-
-func (s Spec) response(t *testing.T, c golden.Case) {
-	body := c.Read(t, "response.json")
-	resp, err := s.Upstream.DecodeResponse(s.Target, body)
-	if err != nil {
-		t.Fatalf("decode response: %v", err)
-	}
-	golden.Proto(t, c.Path("response.canonical.json"), resp)
-	out, err := s.Client.EncodeResponse(s.ClientRequest, resp)
-	if err != nil {
-		t.Fatalf("encode response: %v", err)
-	}
-	checkNames(t, "the client's reply", out)
-	if c.Exists("response.client.json") {
-		golden.JSON(t, c.Path("response.client.json"), out)
-	} else if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
-		t.Errorf("the round trip changed the response (-in +out):\n%s%v", diff, err)
-	}
-	s.SDKReply(t, out)
-}
-
-func (s Spec) stream(t *testing.T, c golden.Case) {
-	in := c.Read(t, "stream.sse")
-	var events []*parleyv1.StreamEvent
-	acc := translate.NewAccumulator()
-	for ev, err := range translate.DecodeStream(s.Upstream.Dialect(), bytes.NewReader(in), s.Upstream.NewStreamDecoder(s.Target), translate.StreamLimits{}) {
-		if err != nil {
-			t.Fatalf("decode stream: %v", err)
-		}
-		if err := acc.Add(ev); err != nil {
-			t.Fatalf("the decoded stream is out of order: %v", err)
-		}
-		events = append(events, ev)
-	}
-	golden.Messages(t, c.Path("stream.canonical.json"), events)
-
-	out := EncodeStream(t, s.Client, s.ClientRequest, events)
-	if s.PinStreams || c.Exists("stream.client.sse") {
-		golden.SSE(t, c.Path("stream.client.sse"), out)
-	} else if diff, err := golden.DiffSSE(in, out, golden.IgnoreNullMembers, golden.SkipPings); err != nil || diff != "" {
-		t.Errorf("the round trip changed the stream (-in +out):\n%s%v", diff, err)
-	}
-
-	// A stream that ends in an error must reach the SDK as its typed
-	// error; any other must build, through the SDK's own reader, what
-	// the whole reply of the accumulated response holds.
-	if last := events[len(events)-1].GetError(); last != nil {
-		s.SDKStreamError(t, out, last)
-		return
-	}
-	whole, err := s.Client.EncodeResponse(s.ClientRequest, acc.Response())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkNames(t, "the client's reply of the accumulated stream", whole)
-	s.SDKStream(t, in, out, whole)
-}
-
-func (s Spec) error(t *testing.T, c golden.Case, meta golden.Meta) {
-	body := c.Read(t, "error.json")
-	if meta.Status == 0 {
-		t.Fatal("an error case needs the status in case.json")
-	}
-	e := s.Upstream.DecodeError(meta.Status, http.Header{"Request-Id": {"req_header"}}, body)
-	golden.Proto(t, c.Path("error.canonical.json"), e)
-	status, out := s.Client.EncodeError(e)
-	checkNames(t, "the client's error", out)
-	if status != meta.Status {
-		t.Errorf("status = %d, want %d", status, meta.Status)
-	}
-	if diff, err := golden.DiffJSON(body, out, golden.IgnoreNullMembers); err != nil || diff != "" {
-		t.Errorf("the round trip changed the error (-in +out):\n%s%v", diff, err)
-	}
-	s.SDKError(t, status, out, e)
-}
-
-// EncodeStream renders canonical events as the client's stream for req,
-// and checks that no event's data repeats a member name.
-func EncodeStream(t testing.TB, c translate.Client, req *parleyv1.Request, events []*parleyv1.StreamEvent) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := sse.NewWriter(&buf)
-	enc := c.NewStreamEncoder(req)
-	for _, ev := range events {
-		if err := enc.Encode(w, ev); err != nil {
-			t.Fatalf("encode stream: %v", err)
+// Named returns the description of the dialect of that name, or nil.
+func Named(name string) *Spec {
+	for _, s := range All {
+		if s.Name() == name {
+			return s
 		}
 	}
-	checkStreamNames(t, buf.Bytes())
-	return buf.Bytes()
+	return nil
+}
+
+// testdata is the repository's testdata folder.
+const testdata = "../../testdata/"
+
+// withHeaders is Incoming for a dialect whose client names the model in
+// the body.
+func withHeaders(h http.Header, _ string, body []byte) *translate.Incoming {
+	return &translate.Incoming{Header: h, Body: body}
 }

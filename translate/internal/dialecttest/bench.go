@@ -1,0 +1,64 @@
+package dialecttest
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// The benchmarks are declared in the dialects' packages (and, for pairs
+// of dialects, in translate/cross) so that their numbers keep their
+// names; their bodies are these. from is the client's dialect, to the
+// upstream's: the same for a same-dialect route.
+
+// BenchmarkRequest decodes from's BenchRequest as a client's request and
+// encodes it for an upstream of to.
+func BenchmarkRequest(b *testing.B, from, to *Spec) {
+	body, err := os.ReadFile(filepath.Join(from.Cases, from.BenchRequest))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := from.Client.DecodeRequest(from.Incoming(nil, from.Model, body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := to.Upstream.EncodeRequest(req, translate.Target{Model: to.Model}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStream500 decodes to's Stream500 from an upstream of to and
+// encodes it for a client of from. Every pass must yield at least
+// to.Stream500Events events, or the stream is not the one meant.
+func BenchmarkStream500(b *testing.B, from, to *Spec) {
+	stream := to.Stream500()
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w := sse.NewWriter(io.Discard)
+		enc := from.Client.NewStreamEncoder(from.ClientRequest)
+		dec := to.Upstream.NewStreamDecoder(translate.Target{Model: to.Model})
+		n := 0
+		for ev, err := range translate.DecodeStream(to.Upstream.Dialect(), bytes.NewReader(stream), dec, translate.StreamLimits{}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := enc.Encode(w, ev); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n < to.Stream500Events {
+			b.Fatalf("%d events, want at least %d", n, to.Stream500Events)
+		}
+	}
+}
