@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -109,6 +110,27 @@ func TestSameDialectForward(t *testing.T) {
 	})
 }
 
+// postRead posts body with the client key and returns the reply's status
+// and body.
+func postRead(t *testing.T, url string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+clientKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
 // events reads an event stream into its events' types and data.
 func events(t *testing.T, b []byte) []string {
 	t.Helper()
@@ -116,7 +138,7 @@ func events(t *testing.T, b []byte) []string {
 	var out []string
 	for {
 		ev, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out
 		}
 		if err != nil {
@@ -140,17 +162,15 @@ func TestSameDialectRelay(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(reply)
 		})
-		resp := post(t, g.url+"/v1/messages", req)
-		got, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK || !bytes.Equal(got, reply) {
-			t.Errorf("status %d, reply\n%s\nnot the upstream's\n%s", resp.StatusCode, got, reply)
+		status, got := postRead(t, g.url+"/v1/messages", req)
+		if status != http.StatusOK || !bytes.Equal(got, reply) {
+			t.Errorf("status %d, reply\n%s\nnot the upstream's\n%s", status, got, reply)
 		}
 	})
 	t.Run("stream", func(t *testing.T) {
 		stream := fixture(t, "text", "messages", "stream.sse")
 		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) { writeStream(w, stream, nil) })
-		resp := post(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true))
-		got, _ := io.ReadAll(resp.Body)
+		_, got := postRead(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true))
 		if w, g := events(t, stream), events(t, got); !slices.Equal(w, g) {
 			t.Errorf("the client got the events\n%s\nnot the upstream's\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
 		}
@@ -160,8 +180,7 @@ func TestSameDialectRelay(t *testing.T) {
 		cut := bytes.Index(stream, []byte("event: content_block_stop"))
 		broken := append(slices.Clip(stream[:cut]), []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded sk-ant-leaked\"}}\n\n")...)
 		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) { writeStream(w, broken, nil) })
-		resp := post(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true))
-		got, _ := io.ReadAll(resp.Body)
+		_, got := postRead(t, g.url+"/v1/messages", withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true))
 		evs := events(t, got)
 		errs := 0
 		for _, e := range evs {
