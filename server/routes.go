@@ -100,124 +100,78 @@ func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
 		case op == translate.OpCount && c.count != nil:
 			x.serveCount(in)
 		case op == translate.OpListModels && c.models != nil:
-			x.listModels()
+			x.answer(x.listModels)
 		case op == translate.OpGetModel && c.models != nil:
-			x.getModel()
+			x.answer(x.getModel)
 		case op == translate.OpGetStored && c.stored != nil:
-			x.getStored()
+			x.answer(x.getStored)
 		case op == translate.OpDeleteStored && c.stored != nil:
-			x.deleteStored()
+			x.answer(x.deleteStored)
 		case op == translate.OpListStoredInput && c.stored != nil:
-			x.listStoredInput()
+			x.answer(x.listStoredInput)
 		default:
 			x.fail(translate.Status(parleyv1.Code_CODE_NOT_FOUND, "%s %s is not served here", r.Method, r.URL.Path))
 		}
 	})
 }
 
-// authenticated authenticates a request without a body (a listing, a
-// stored response); on failure it has answered, and the principal is nil.
-func (x *clientRequest) authenticated() *principal {
+// answer serves an operation without a body (a listing, a stored
+// response): the key first, then the operation's reply or its error.
+func (x *clientRequest) answer(op func(p *principal) ([]byte, error)) {
 	p, err := x.s.keys.authenticate(x.c.APIKey(&translate.Incoming{Header: x.r.Header, Query: x.r.URL.Query()}))
-	if err != nil {
-		x.fail(err)
-		return nil
+	if err == nil {
+		var body []byte
+		if body, err = op(p); err == nil {
+			x.ok(body)
+			return
+		}
 	}
-	return p
+	x.fail(err)
 }
 
 // listModels lists the models the caller's key may use.
-func (x *clientRequest) listModels() {
-	p := x.authenticated()
-	if p == nil {
-		return
-	}
-	body, err := x.c.models.EncodeModels(x.s.d.Router().Models(p.allows), x.r.URL.Query())
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.ok(body)
+func (x *clientRequest) listModels(p *principal) ([]byte, error) {
+	return x.c.models.EncodeModels(x.s.d.Router().Models(p.allows), x.r.URL.Query())
 }
 
 // getModel describes one model.
-func (x *clientRequest) getModel() {
-	p := x.authenticated()
-	if p == nil {
-		return
-	}
+func (x *clientRequest) getModel(p *principal) ([]byte, error) {
 	name := strings.TrimPrefix(x.r.PathValue("model"), "models/")
 	m := x.s.d.Router().Model(name, p.allows)
 	if m == nil {
-		x.fail(translate.Status(parleyv1.Code_CODE_NOT_FOUND, "model %q is not served here", name))
-		return
+		return nil, translate.Status(parleyv1.Code_CODE_NOT_FOUND, "model %q is not served here", name)
 	}
-	body, err := x.c.models.EncodeModel(m)
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.ok(body)
+	return x.c.models.EncodeModel(m)
 }
 
 // getStored returns a stored response as it was returned, with the
 // settings of its request.
-func (x *clientRequest) getStored() {
-	p := x.authenticated()
-	if p == nil {
-		return
-	}
+func (x *clientRequest) getStored(p *principal) ([]byte, error) {
 	rec, err := x.s.stored.Get(x.r.Context(), x.c.stored, p.name, x.r.PathValue("id"), "")
 	if err != nil {
-		x.fail(err)
-		return
+		return nil, err
 	}
 	x.call.Model = rec.GetRequest().GetModel()
-	body, err := x.c.EncodeResponse(rec.GetRequest(), rec.GetResponse())
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.ok(body)
+	return x.c.EncodeResponse(rec.GetRequest(), rec.GetResponse())
 }
 
 // deleteStored deletes a stored response.
-func (x *clientRequest) deleteStored() {
-	p := x.authenticated()
-	if p == nil {
-		return
-	}
+func (x *clientRequest) deleteStored(p *principal) ([]byte, error) {
 	id := x.r.PathValue("id")
 	if err := x.s.stored.Delete(x.r.Context(), x.c.stored, p.name, id, ""); err != nil {
-		x.fail(err)
-		return
+		return nil, err
 	}
-	body, err := x.c.stored.EncodeDeleted(id)
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.ok(body)
+	return x.c.stored.EncodeDeleted(id)
 }
 
 // listStoredInput pages through the whole input of a stored response,
 // with the dialect's paging parameters.
-func (x *clientRequest) listStoredInput() {
-	p := x.authenticated()
-	if p == nil {
-		return
-	}
+func (x *clientRequest) listStoredInput(p *principal) ([]byte, error) {
 	rec, err := x.s.stored.Get(x.r.Context(), x.c.stored, p.name, x.r.PathValue("id"), "")
 	if err != nil {
-		x.fail(err)
-		return
+		return nil, err
 	}
-	body, err := x.c.stored.EncodeInputItems(rec.GetInput(), rec.GetId(), x.r.URL.Query())
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.ok(body)
+	return x.c.stored.EncodeInputItems(rec.GetInput(), rec.GetId(), x.r.URL.Query())
 }
 
 func (x *clientRequest) ok(body []byte) {
