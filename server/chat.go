@@ -156,15 +156,17 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 		x.fail(err)
 		return
 	}
-	// The body may go on as it came to an upstream of the same dialect;
-	// a stateful dialect's request is rebuilt from its chain first, so
-	// its body is not what goes on.
+	// The body may go on as it came to an upstream of the same dialect,
+	// unless a stateful dialect's request was rebuilt from its chain,
+	// truncated or is kept by Parley.
 	x.call.Source = translate.Source{Dialect: x.c.d.Enum, Body: in.Body}
 	if x.c.stored != nil {
-		x.call.Source = translate.Source{}
 		if x.turn, err = x.s.stored.Begin(x.r.Context(), x.c.stored, p.name, req); err != nil {
 			x.fail(err)
 			return
+		}
+		if !x.turn.Verbatim() {
+			x.call.Source = translate.Source{}
 		}
 	}
 	if req.GetStream() {
@@ -212,7 +214,7 @@ func (x *clientRequest) whole(req *parleyv1.Request) {
 	}
 	x.usage = resp.GetUsage()
 	body := x.call.Reply
-	if !x.call.Forwarded || body == nil || x.turn != nil || resp.GetId() == x.id {
+	if !x.call.Forwarded || body == nil || x.turn != nil && !x.turn.Verbatim() || resp.GetId() == x.id {
 		// Parley's own reply, unless the request was forwarded and the
 		// upstream's reply, of the client's dialect, is all it would say.
 		if body, err = x.c.EncodeResponse(req, resp); err != nil {

@@ -14,6 +14,8 @@ import (
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -190,6 +192,52 @@ func TestSameDialectRelay(t *testing.T) {
 		}
 		if last := evs[len(evs)-1]; errs != 1 || !strings.HasPrefix(last, "error ") || !strings.Contains(last, "overloaded_error") {
 			t.Errorf("the stream does not end with one overloaded_error event:\n%s", got)
+		}
+	})
+}
+
+// TestSameDialectForwardResponses: a responses request that Parley keeps
+// no record of goes on as the SDK wrote it; one that Parley stores is
+// built again (the upstream is told to store it too, as before).
+func TestSameDialectForwardResponses(t *testing.T) {
+	g := startGateway(t, gwExtra{dataDir: t.TempDir()})
+	fake := g.fakes["responses"]
+	send := func(t *testing.T, store param.Opt[bool]) (sent, got []byte) {
+		var s sentBody
+		c := openai.NewClient(ooption.WithBaseURL(g.url+"/v1"), ooption.WithAPIKey(clientKey), ooption.WithMaxRetries(0),
+			ooption.WithMiddleware(func(r *http.Request, next ooption.MiddlewareNext) (*http.Response, error) {
+				s.record(r)
+				return next(r)
+			}))
+		fake.set("text", nil)
+		_, err := c.Responses.New(context.Background(), responses.ResponseNewParams{
+			Model:        "via-responses",
+			Instructions: openai.String("Be brief."),
+			Input:        responses.ResponseNewParamsInputUnion{OfString: openai.String("Say hello.")},
+			Store:        store,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := fake.requests()
+		if len(reqs) != 1 || len(s.bodies) != 1 {
+			t.Fatalf("%d upstream requests, %d sent", len(reqs), len(s.bodies))
+		}
+		return s.bodies[0], reqs[0].Body
+	}
+	swap := func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"model":"via-responses"`), []byte(`"model":"`+upstreamModel["responses"]+`"`), 1)
+	}
+	t.Run("store false", func(t *testing.T) {
+		sent, got := send(t, openai.Bool(false))
+		if !bytes.Equal(got, swap(sent)) {
+			t.Errorf("the upstream got\n%s\nnot the client's body with the model swapped\n%s", got, swap(sent))
+		}
+	})
+	t.Run("stored by Parley", func(t *testing.T) {
+		sent, got := send(t, param.Opt[bool]{})
+		if bytes.Equal(got, swap(sent)) {
+			t.Errorf("a response Parley stores went on as it came:\n%s", got)
 		}
 	})
 }

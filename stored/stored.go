@@ -217,6 +217,13 @@ func (s *Service) truncate(c translate.StoredClient, req *parleyv1.Request) erro
 	return nil
 }
 
+// Verbatim reports whether the request is as the client sent it: it
+// continues nothing, was not truncated, and is not stored, so that it may
+// go on to an upstream of its own dialect as it came.
+func (t *Turn) Verbatim() bool {
+	return t.id == "" && t.prevID == "" && len(t.input) == len(t.req.GetMessages())
+}
+
 func hasResults(m *parleyv1.Message) bool {
 	for _, p := range m.GetParts() {
 		if p.GetToolResult() != nil {

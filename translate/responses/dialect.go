@@ -2,6 +2,7 @@ package responses
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -125,3 +126,31 @@ var (
 	_ translate.StreamEncoder = (*streamEncoder)(nil)
 	_ translate.StreamDecoder = (*streamDecoder)(nil)
 )
+
+// Forward implements translate.Forwarder. A responses client's request
+// goes on as it came, with the upstream's model, when every reasoning
+// value in it is its own, it continues no stored response (Parley
+// resolves those itself) and it asks for nothing this dialect cannot
+// carry. Whether Parley keeps the response is the stored-response
+// service's business: the server forwards only requests it leaves as
+// they came.
+func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
+	if src == nil || src.Dialect != thisDialect || req.GetExtensions().GetDialect() != thisDialect ||
+		req.GetPreviousResponseId() != "" || !translate.OwnOpaques(req, thisDialect) || len(translate.CacheHintPaths(req)) > 0 {
+		return nil, false, nil
+	}
+	body, err := translate.SetModel(src.Body, t.Model)
+	if err != nil {
+		return nil, false, nil
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	if t.APIKey != "" {
+		h.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	if req.GetStream() {
+		h.Set("Accept", "text/event-stream")
+	}
+	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: h, Body: body, Stream: req.GetStream()}, true, nil
+}
+
+var _ translate.Forwarder = Upstream{}
