@@ -150,8 +150,3 @@ func (ds Dialects) Clients() Dialects {
 func (ds Dialects) Tasks() Dialects {
 	return slices.DeleteFunc(slices.Clone(ds), func(d *Dialect) bool { return d.TaskClient == nil && d.TaskUpstream == nil })
 }
-
-// Upstreams lists the dialects that chat upstreams may speak.
-func (ds Dialects) Upstreams() Dialects {
-	return slices.DeleteFunc(slices.Clone(ds), func(d *Dialect) bool { return d.Upstream == nil })
-}

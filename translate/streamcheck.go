@@ -45,16 +45,6 @@ func (p Phase) Started() bool { return p >= PhaseStreaming }
 // Ended reports whether the stream has ended.
 func (p Phase) Ended() bool { return p == PhaseEnded }
 
-func (p Phase) String() string {
-	switch p {
-	case PhaseBeforeStart:
-		return "before its start"
-	case PhaseStreaming:
-		return "streaming"
-	}
-	return "its end"
-}
-
 // candCheck is where one candidate stands.
 type candCheck struct {
 	next      int32    // index of the next part to open
