@@ -39,6 +39,17 @@ type Forwarder interface {
 	Forward(req *parleyv1.Request, src *Source, t Target) (out *Outgoing, ok bool, err error)
 }
 
+// ForwardBody is what every Forwarder checks first: the request came from
+// a client of dialect d, as src, with every opaque value its own; then its
+// body with the model swapped. ok is false when it cannot go on as it came.
+func ForwardBody(req *parleyv1.Request, src *Source, d parleyv1.Dialect, t Target) (body []byte, ok bool) {
+	if src == nil || src.Dialect != d || req.GetExtensions().GetDialect() != d || !OwnOpaques(req, d) {
+		return nil, false
+	}
+	body, err := SetModel(src.Body, t.Model)
+	return body, err == nil
+}
+
 // OwnOpaques reports whether every opaque value of a request (signatures,
 // encrypted reasoning) came from a client of dialect d unsealed: made, as
 // far as Parley can tell, by a service of that dialect, and so sent on as

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
 // Dialect describes the chat-completions dialect to the layers above
@@ -34,23 +35,14 @@ var (
 // dialect drops), and, streamed, it asks for usage itself (Parley always
 // asks, to count tokens).
 func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
-	if src == nil || src.Dialect != thisDialect || req.GetExtensions().GetDialect() != thisDialect ||
-		!translate.OwnOpaques(req, thisDialect) || len(translate.CacheHintPaths(req)) > 0 ||
-		req.GetStream() && !req.GetStreamUsage() {
+	if len(translate.CacheHintPaths(req)) > 0 || req.GetStream() && !req.GetStreamUsage() {
 		return nil, false, nil
 	}
-	body, err := translate.SetModel(src.Body, t.Model)
-	if err != nil {
+	body, ok := translate.ForwardBody(req, src, thisDialect, t)
+	if !ok {
 		return nil, false, nil
 	}
-	h := http.Header{"Content-Type": {"application/json"}}
-	if t.APIKey != "" {
-		h.Set("Authorization", "Bearer "+t.APIKey)
-	}
-	if req.GetStream() {
-		h.Set("Accept", "text/event-stream")
-	}
-	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: h, Body: body, Stream: req.GetStream()}, true, nil
+	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: openai.RequestHeader(t.APIKey, req.GetStream()), Body: body, Stream: req.GetStream()}, true, nil
 }
 
 var _ translate.Forwarder = Upstream{}

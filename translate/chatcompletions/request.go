@@ -101,13 +101,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{"Content-Type": {"application/json"}}
-	if t.APIKey != "" {
-		h.Set("Authorization", "Bearer "+t.APIKey)
-	}
-	if req.GetStream() {
-		h.Set("Accept", "text/event-stream")
-	}
+	h := openai.RequestHeader(t.APIKey, req.GetStream())
 	dropped := append(translate.CacheHintPaths(req), e.dropped...)
 	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: h, Body: body, Stream: req.GetStream(), Dropped: dropped}, nil
 }

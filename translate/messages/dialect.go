@@ -40,12 +40,11 @@ var (
 // nothing this dialect cannot carry: then the encoder, which passes a
 // client of this dialect its choices, would build the same request.
 func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
-	if src == nil || src.Dialect != thisDialect || req.GetExtensions().GetDialect() != thisDialect ||
-		!translate.OwnOpaques(req, thisDialect) || len(dropped(req)) > 0 {
+	if len(dropped(req)) > 0 {
 		return nil, false, nil
 	}
-	body, err := translate.SetModel(src.Body, t.Model)
-	if err != nil {
+	body, ok := translate.ForwardBody(req, src, thisDialect, t)
+	if !ok {
 		return nil, false, nil
 	}
 	e := encoder{req: req, t: t, same: true}

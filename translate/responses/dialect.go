@@ -9,6 +9,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
 // Dialect describes the responses dialect to the layers above translate.
@@ -135,22 +136,14 @@ var (
 // service's business: the server forwards only requests it leaves as
 // they came.
 func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
-	if src == nil || src.Dialect != thisDialect || req.GetExtensions().GetDialect() != thisDialect ||
-		req.GetPreviousResponseId() != "" || !translate.OwnOpaques(req, thisDialect) || len(translate.CacheHintPaths(req)) > 0 {
+	if req.GetPreviousResponseId() != "" || len(translate.CacheHintPaths(req)) > 0 {
 		return nil, false, nil
 	}
-	body, err := translate.SetModel(src.Body, t.Model)
-	if err != nil {
+	body, ok := translate.ForwardBody(req, src, thisDialect, t)
+	if !ok {
 		return nil, false, nil
 	}
-	h := http.Header{"Content-Type": {"application/json"}}
-	if t.APIKey != "" {
-		h.Set("Authorization", "Bearer "+t.APIKey)
-	}
-	if req.GetStream() {
-		h.Set("Accept", "text/event-stream")
-	}
-	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: h, Body: body, Stream: req.GetStream()}, true, nil
+	return &translate.Outgoing{Method: http.MethodPost, Path: Path, Header: openai.RequestHeader(t.APIKey, req.GetStream()), Body: body, Stream: req.GetStream()}, true, nil
 }
 
 var _ translate.Forwarder = Upstream{}

@@ -135,13 +135,7 @@ func (e *encoder) outgoing(w *Request, path string, stream bool) (*translate.Out
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{"Content-Type": {"application/json"}}
-	if e.t.APIKey != "" {
-		h.Set("Authorization", "Bearer "+e.t.APIKey)
-	}
-	if stream {
-		h.Set("Accept", "text/event-stream")
-	}
+	h := openai.RequestHeader(e.t.APIKey, stream)
 	dropped := append(translate.CacheHintPaths(e.req), e.dropped...)
 	return &translate.Outgoing{Method: http.MethodPost, Path: path, Header: h, Body: body, Stream: stream, Dropped: dropped}, nil
 }
