@@ -34,7 +34,39 @@ type Config struct {
 	Songgen Songgen `yaml:"songgen"`
 	// Responses configures stored responses of the responses dialect.
 	Responses Responses `yaml:"responses"`
+	// Store says where tasks and stored responses are kept.
+	Store Store `yaml:"store"`
 }
+
+// The store drivers.
+const (
+	// StoreSQLite is the embedded default: one file under data_dir, for
+	// one process.
+	StoreSQLite = "sqlite"
+	// StorePostgres is a PostgreSQL database that a fleet of replicas
+	// shares.
+	StorePostgres = "postgres"
+)
+
+// Store says where Parley keeps what it must not lose.
+type Store struct {
+	// Driver is sqlite (the default) or postgres.
+	Driver string `yaml:"driver"`
+	// DSN is the PostgreSQL connection string (driver postgres). It is
+	// never printed: messages name its host, port and database only.
+	DSN string `yaml:"dsn"`
+	// MaxConnections bounds each replica's PostgreSQL connections;
+	// default 16.
+	MaxConnections int `yaml:"max_connections"`
+	// Migrate applies the schema migrations a PostgreSQL database lacks
+	// when Parley starts (default true). Off, Parley refuses a database
+	// that `parley migrate` has not brought up to date, for replicas
+	// whose database role may not change the schema.
+	Migrate *bool `yaml:"migrate"`
+}
+
+// MigrateAtStart reports whether serve applies missing migrations.
+func (s Store) MigrateAtStart() bool { return s.Migrate == nil || *s.Migrate }
 
 // Responses configures the responses kept for GET /v1/responses/{id} and
 // previous_response_id.
@@ -211,6 +243,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir
+	}
+	if c.Store.Driver == "" {
+		c.Store.Driver = StoreSQLite
 	}
 	if c.Limits.MaxBodyBytes == 0 {
 		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes

@@ -232,3 +232,29 @@ func TestParseSonggen(t *testing.T) {
 		})
 	}
 }
+
+func TestParseStore(t *testing.T) {
+	lookup := env(map[string]string{"PARLEY_DATABASE_URL": "postgres://parley:pw-secret@127.0.0.1:5432/parley?sslmode=disable"})
+	cfg, err := config.Parse("parley.yaml", []byte("store:\n  driver: postgres\n  dsn: ${PARLEY_DATABASE_URL}\n  max_connections: 8\n"), lookup, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store.Driver != config.StorePostgres || cfg.Store.MaxConnections != 8 || !cfg.Store.MigrateAtStart() ||
+		cfg.Store.DSN != "postgres://parley:pw-secret@127.0.0.1:5432/parley?sslmode=disable" {
+		t.Fatalf("store: %+v", cfg.Store)
+	}
+	if cfg, err := config.Parse("parley.yaml", nil, lookup, names); err != nil || cfg.Store.Driver != config.StoreSQLite {
+		t.Fatalf("default driver: %+v %v", cfg, err)
+	}
+	for src, want := range map[string]string{
+		"store:\n  driver: mysql\n":                                     `parley.yaml:2: store.driver: "mysql" is not a store driver: sqlite (the default) or postgres`,
+		"store:\n  driver: postgres\n":                                  "parley.yaml:1: store.dsn: is required for driver postgres",
+		"store:\n  dsn: ${PARLEY_DATABASE_URL}\n":                       "parley.yaml:2: store.dsn: is for driver postgres",
+		"store:\n  driver: postgres\n  dsn: x\n  max_connections: -1\n": "store.max_connections: must be positive",
+	} {
+		_, err := config.Parse("parley.yaml", []byte(src), lookup, names)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "pw-secret") {
+			t.Errorf("%q: error %v, want %q", src, err, want)
+		}
+	}
+}

@@ -28,6 +28,21 @@ func (c *Config) validate(dialects []string) []problem {
 	if c.Limits.MaxBodyBytes < 0 {
 		add("limits.max_body_bytes", "must be positive")
 	}
+	switch c.Store.Driver {
+	case StoreSQLite:
+		if c.Store.DSN != "" {
+			add("store.dsn", "is for driver %s; driver %s keeps its file under data_dir", StorePostgres, StoreSQLite)
+		}
+	case StorePostgres:
+		if c.Store.DSN == "" {
+			add("store.dsn", "is required for driver %s (postgres://user@host:5432/database?sslmode=disable)", StorePostgres)
+		}
+	default:
+		add("store.driver", "%q is not a store driver: %s (the default) or %s", c.Store.Driver, StoreSQLite, StorePostgres)
+	}
+	if c.Store.MaxConnections < 0 {
+		add("store.max_connections", "must be positive")
+	}
 
 	keyNames := map[string]int{}
 	keyValues := map[string]int{}

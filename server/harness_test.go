@@ -20,7 +20,7 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/server"
-	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlite"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
@@ -248,9 +248,9 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 	}
 	g.d.Backoff = func(int) time.Duration { return time.Millisecond }
 	opts := server.Options{Config: cfg, Dispatcher: g.d, Dialects: dialects.All()}
-	var st *store.SQLite
+	var st *sqlite.SQLite
 	if extra.dataDir != "" {
-		if st, err = store.OpenSQLite(context.Background(), filepath.Join(extra.dataDir, "parley.db")); err != nil {
+		if st, err = sqlite.Open(context.Background(), filepath.Join(extra.dataDir, "parley.db")); err != nil {
 			t.Fatal(err)
 		}
 		opts.Stored = stored.New(stored.Options{

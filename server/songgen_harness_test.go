@@ -16,7 +16,7 @@ import (
 	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
-	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlite"
 	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate/songgen"
 )
@@ -41,7 +41,7 @@ type musicGW struct {
 	url   string
 	dir   string
 	fake  *musicFake
-	store *store.SQLite
+	store *sqlite.SQLite
 	stop  func() // stops the service, the server and the store, as a shutdown does
 }
 
@@ -80,7 +80,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.store, err = store.OpenSQLite(t.Context(), filepath.Join(g.dir, "parley.db"))
+	g.store, err = sqlite.Open(t.Context(), filepath.Join(g.dir, "parley.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlite"
 	"github.com/parleyhq/parley/translate/songgen"
 )
 
@@ -203,7 +204,7 @@ func TestRestartResumes(t *testing.T) {
 // storeDelivery reads a delivery from a stopped gateway's database.
 func (g *musicGW) storeDelivery(t testing.TB, dir, id string) (*store.Delivery, error) {
 	t.Helper()
-	s, err := store.OpenSQLite(t.Context(), dir+"/parley.db")
+	s, err := sqlite.Open(t.Context(), dir+"/parley.db")
 	if err != nil {
 		return nil, err
 	}

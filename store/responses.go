@@ -1,18 +1,12 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -23,6 +17,16 @@ import (
 // input, or a response's output) is kept once, by its content, however
 // many responses refer to it, so that an image sent in the first turn of a
 // long conversation is stored once, not once per response.
+//
+// Every backend keeps the same shape. A response lists its turns by
+// position. When it continues another response whose turns are the first
+// of its own (as every rebuilt chain does), it names that response as its
+// base and lists only the turns after them: saving the 21st turn of a
+// conversation writes the two new turns, not all 42, and reading follows
+// the bases back. A response that is deleted or has expired while a later
+// one is based on it stays, hidden, until nothing is based on it. A turn's
+// body is kept once per content (its SHA-256) and goes when no response
+// lists it.
 type Responses interface {
 	// SaveResponse stores a response with its whole input; r.expires_at
 	// says when it goes.
@@ -34,105 +38,38 @@ type Responses interface {
 	DeleteResponse(ctx context.Context, id string) error
 	// SweepResponses deletes the responses expired by now, and the turns
 	// no response refers to any more; it returns how many responses went.
+	// Replicas sweeping at once share the work: none drops a response
+	// another has taken on.
 	SweepResponses(ctx context.Context, now time.Time) (int, error)
 }
 
-var _ Responses = (*SQLite)(nil)
-
-// turnsSchema is the schema step that adds stored responses.
-//
-// A response lists its turns by position. When it continues another
-// response whose turns are the first of its own (as every rebuilt chain
-// does), it names that response as its base and lists only the turns
-// after them: saving the 21st turn of a conversation writes the two new
-// turns, not all 42, and reading follows the bases back. A response that
-// is deleted or has expired while a later one is based on it stays, hidden,
-// until nothing is based on it. A turn's body is kept once per content
-// (its SHA-256) and goes when no response lists it.
-const turnsSchema = `CREATE TABLE responses (
-		id         TEXT PRIMARY KEY,
-		owner      TEXT NOT NULL,
-		expires_at INTEGER NOT NULL,
-		inputs     INTEGER NOT NULL,
-		turns      INTEGER NOT NULL,
-		base       TEXT REFERENCES responses(id),
-		hidden     INTEGER NOT NULL DEFAULT 0,
-		body       BLOB NOT NULL
-	);
-	CREATE INDEX responses_expiry ON responses(expires_at);
-	CREATE INDEX responses_base ON responses(base) WHERE base IS NOT NULL;
-	CREATE INDEX responses_hidden ON responses(id) WHERE hidden != 0;
-	CREATE TABLE turns (
-		id   INTEGER PRIMARY KEY,
-		hash BLOB NOT NULL UNIQUE,
-		body BLOB NOT NULL
-	);
-	CREATE TABLE response_turns (
-		response_id TEXT NOT NULL REFERENCES responses(id) ON DELETE CASCADE,
-		position    INTEGER NOT NULL,
-		hash        BLOB NOT NULL REFERENCES turns(hash),
-		PRIMARY KEY (response_id, position)
-	) WITHOUT ROWID;
-	CREATE INDEX response_turns_hash ON response_turns(hash);`
-
-// chainTurns lists a response's turns in position order: its own and
-// those of its bases. The statement's one parameter is the response id;
-// it selects what follows "SELECT" and the alias rt (response_turns).
-// CROSS JOIN fixes the order of the loops: from the few responses of the
-// chain to their turns, never a scan of every response's turns.
-func chainTurns(what string) string {
-	return `WITH RECURSIVE chain(id, base) AS (
-			SELECT id, base FROM responses WHERE id = ?
-			UNION ALL
-			SELECT r.id, r.base FROM responses r JOIN chain c ON r.id = c.base)
-		SELECT ` + what + ` FROM chain CROSS JOIN response_turns rt ON rt.response_id = chain.id`
+// Split is a response as a backend writes it: the record (everything but
+// the conversation) and the turns, each with its content hash.
+type Split struct {
+	Record []byte   // the StoredResponse without input and output
+	Inputs int      // how many of the turns are the input
+	Bodies [][]byte // the turns, input then output, deterministic
+	Hashes [][]byte // the SHA-256 of each body
 }
-
-var (
-	// readTurns reads the positions and bodies of a response's turns.
-	readTurns = chainTurns("rt.position, t.body") + ` CROSS JOIN turns t ON t.hash = rt.hash`
-	// chainHashes reads the positions and hashes of a response's turns.
-	chainHashes = chainTurns("rt.position, rt.hash")
-	// readResponse reads a visible response's record.
-	readResponse = `SELECT inputs, turns, body FROM responses WHERE id = ? AND expires_at > ? AND hidden = 0`
-	// dropCheck reads a response's base and whether it may be dropped:
-	// hidden, and nothing based on it.
-	dropCheck = `SELECT base, hidden != 0 AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id)
-		FROM responses r WHERE id = ?`
-	// dropTurn deletes a turn no response lists any more.
-	dropTurn = `DELETE FROM turns WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM response_turns WHERE hash = ?)`
-	// hiddenLeaves lists up to ? hidden responses nothing is based on.
-	hiddenLeaves = `SELECT id FROM responses r WHERE hidden != 0
-		AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id) LIMIT ?`
-	// respTurns reads a response's own turn count.
-	respTurns = `SELECT turns FROM responses WHERE id = ?`
-)
 
 var deterministic = proto.MarshalOptions{Deterministic: true}
 
-// turnsOf lists the turns of a response: its input, then its output as an
-// assistant turn (when it has one). The output turn is built the same way
-// a later request's rebuilt history holds it, so both share one row.
-func turnsOf(r *parleyv1.StoredResponse) []*parleyv1.Message {
+// SplitResponse splits a response for saving. Its turns are its input,
+// then its output as an assistant turn (when it has one), built the way a
+// later request's rebuilt history holds it, so that both share one row.
+func SplitResponse(r *parleyv1.StoredResponse) (*Split, error) {
 	turns := append([]*parleyv1.Message(nil), r.GetInput()...)
 	if out := translate.OutputTurn(r.GetResponse()); out != nil {
 		turns = append(turns, out)
 	}
-	return turns
-}
-
-// SaveResponse implements Responses.
-func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) error {
-	turns := turnsOf(r)
-	bodies := make([][]byte, len(turns))
-	hashes := make([][]byte, len(turns))
+	s := &Split{Inputs: len(r.GetInput()), Bodies: make([][]byte, len(turns)), Hashes: make([][]byte, len(turns))}
 	for i, t := range turns {
 		b, err := deterministic.Marshal(t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		h := sha256.Sum256(b)
-		bodies[i], hashes[i] = b, h[:]
+		s.Bodies[i], s.Hashes[i] = b, h[:]
 	}
 	// The record keeps everything but the turns; only the response is
 	// copied (to leave out its output), never the conversation.
@@ -144,286 +81,64 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 		Id: r.GetId(), Owner: r.GetOwner(), CreatedAt: r.GetCreatedAt(), PreviousResponseId: r.GetPreviousResponseId(),
 		Request: r.GetRequest(), Response: resp, ExpiresAt: r.GetExpiresAt(),
 	}
-	body, err := proto.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var base any // NULL unless the previous response's turns lead this one's
-		from := 0
-		if prev := r.GetPreviousResponseId(); prev != "" {
-			n, err := s.leads(ctx, tx, prev, hashes)
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				base, from = prev, n
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, turns, base, body) VALUES(?, ?, ?, ?, ?, ?, ?)`,
-			r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), len(r.GetInput()), len(turns), base, body); err != nil {
-			if isConstraint(err) {
-				return ErrExists
-			}
-			return err
-		}
-		// Many rows to a statement: a statement costs more than a row.
-		for lo := from; lo < len(turns); lo += rowsPerInsert {
-			hi := min(lo+rowsPerInsert, len(turns))
-			turnArgs := make([]any, 0, 2*(hi-lo))
-			refArgs := make([]any, 0, 3*(hi-lo))
-			for i := lo; i < hi; i++ {
-				turnArgs = append(turnArgs, hashes[i], bodies[i])
-				refArgs = append(refArgs, r.GetId(), i, hashes[i])
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO turns(hash, body) VALUES `+rows(hi-lo, "(?, ?)")+` ON CONFLICT(hash) DO NOTHING`, turnArgs...); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES `+rows(hi-lo, "(?, ?, ?)"), refArgs...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// leads returns how many turns the stored response prev has when they are
-// the first of hashes, else 0 (prev gone, or a conversation that does not
-// continue it word for word).
-func (s *SQLite) leads(ctx context.Context, tx *sql.Tx, prev string, hashes [][]byte) (int, error) {
-	var n int
-	err := tx.StmtContext(ctx, s.stmts.respTurns).QueryRowContext(ctx, prev).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) || n == 0 || n > len(hashes) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	rows, err := tx.StmtContext(ctx, s.stmts.chainHashes).QueryContext(ctx, prev)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = rows.Close() }()
-	seen, matched := make([]bool, n), 0
-	for rows.Next() {
-		var (
-			pos int
-			h   []byte
-		)
-		if err := rows.Scan(&pos, &h); err != nil {
-			return 0, err
-		}
-		if pos < 0 || pos >= n || seen[pos] || !bytes.Equal(h, hashes[pos]) {
-			return 0, rows.Err()
-		}
-		seen[pos] = true
-		matched++
-	}
-	if err := rows.Err(); err != nil || matched != n {
-		return 0, err
-	}
-	return n, nil
-}
-
-// rowsPerInsert bounds the rows of one INSERT, well under SQLite's limit
-// of bound variables.
-const rowsPerInsert = 500
-
-// rows is n copies of a row's placeholders, comma-separated.
-func rows(n int, row string) string {
-	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-}
-
-// Response implements Responses.
-func (s *SQLite) Response(ctx context.Context, id string, now time.Time) (*parleyv1.StoredResponse, error) {
-	var (
-		body          []byte
-		inputs, count int
-	)
-	err := s.stmts.response.QueryRowContext(ctx, id, now.UnixNano()).Scan(&inputs, &count, &body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
+	var err error
+	if s.Record, err = proto.Marshal(rec); err != nil {
 		return nil, err
 	}
+	return s, nil
+}
+
+// Turns collects a response's turns as a backend reads them back, in
+// whatever order they come (a chain's turns come base by base), placed by
+// position.
+type Turns struct {
+	id    string
+	turns []*parleyv1.Message
+	got   int
+}
+
+// NewTurns expects count turns of response id.
+func NewTurns(id string, count int) *Turns {
+	return &Turns{id: id, turns: make([]*parleyv1.Message, count)}
+}
+
+// Add places the turn at pos.
+func (ts *Turns) Add(pos int, body []byte) error {
+	if pos < 0 || pos >= len(ts.turns) || ts.turns[pos] != nil {
+		return fmt.Errorf("store: response %s lists turn %d twice or out of its %d", ts.id, pos, len(ts.turns))
+	}
+	m := &parleyv1.Message{}
+	if err := proto.Unmarshal(body, m); err != nil {
+		return fmt.Errorf("store: a stored turn cannot be read: %w", err)
+	}
+	ts.turns[pos] = m
+	ts.got++
+	return nil
+}
+
+// Response joins the record and the turns into the response as saved.
+func (ts *Turns) Response(record []byte, inputs int) (*parleyv1.StoredResponse, error) {
 	r := &parleyv1.StoredResponse{}
-	if err := proto.Unmarshal(body, r); err != nil {
+	if err := proto.Unmarshal(record, r); err != nil {
 		return nil, fmt.Errorf("store: a stored response cannot be read: %w", err)
 	}
-	rows, err := s.stmts.readTurns.QueryContext(ctx, id)
-	if err != nil {
-		return nil, err
+	count := len(ts.turns)
+	if ts.got != count || count < inputs {
+		return nil, fmt.Errorf("store: response %s has %d of its %d turns", ts.id, ts.got, count)
 	}
-	defer func() { _ = rows.Close() }()
-	// Placed by position rather than sorted by the database: the turns of
-	// a chain come base by base.
-	turns := make([]*parleyv1.Message, count)
-	got := 0
-	for rows.Next() {
-		var (
-			pos int
-			b   []byte
-		)
-		if err := rows.Scan(&pos, &b); err != nil {
-			return nil, err
-		}
-		if pos < 0 || pos >= count || turns[pos] != nil {
-			return nil, fmt.Errorf("store: response %s lists turn %d twice or out of its %d", id, pos, count)
-		}
-		m := &parleyv1.Message{}
-		if err := proto.Unmarshal(b, m); err != nil {
-			return nil, fmt.Errorf("store: a stored turn cannot be read: %w", err)
-		}
-		turns[pos] = m
-		got++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if got != count || count < inputs {
-		return nil, fmt.Errorf("store: response %s has %d of its %d turns", id, got, count)
-	}
-	if len(turns) > inputs {
+	if count > inputs {
 		// The last turn is the output of the first candidate.
-		r.GetResponse().GetCandidates()[0].Parts = turns[inputs].GetParts()
+		r.GetResponse().GetCandidates()[0].Parts = ts.turns[inputs].GetParts()
 	}
-	r.Input = turns[:inputs]
+	r.Input = ts.turns[:inputs]
 	return r, nil
 }
 
-// DeleteResponse implements Responses.
-func (s *SQLite) DeleteResponse(ctx context.Context, id string) error {
-	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE id = ? AND hidden = 0`, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err == nil {
-				err = ErrNotFound
-			}
-			return err
-		}
-		// Remove it, and the hidden bases it alone held, unless a later
-		// response is based on it.
-		_, err = dropChain(ctx, tx, id)
-		return err
-	})
-}
-
-// drop removes a hidden response that nothing is based on, with the turns
-// no other response lists, and returns its base (which may be droppable
-// now); it reports whether it removed anything.
-func drop(ctx context.Context, tx *sql.Tx, id string) (base string, dropped bool, err error) {
-	var (
-		b  sql.NullString
-		ok bool
-	)
-	err = tx.QueryRowContext(ctx, dropCheck, id).Scan(&b, &ok)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && !ok {
-		return "", false, nil
+// DecodeTask reads a task's stored body.
+func DecodeTask(body []byte) (*parleyv1.Task, error) {
+	t := &parleyv1.Task{}
+	if err := proto.Unmarshal(body, t); err != nil {
+		return nil, fmt.Errorf("store: a stored task cannot be read: %w", err)
 	}
-	if err != nil {
-		return "", false, err
-	}
-	var hashes [][]byte
-	rows, err := tx.QueryContext(ctx, `SELECT hash FROM response_turns WHERE response_id = ?`, id)
-	if err != nil {
-		return "", false, err
-	}
-	for rows.Next() {
-		var h []byte
-		if err := rows.Scan(&h); err != nil {
-			_ = rows.Close()
-			return "", false, err
-		}
-		hashes = append(hashes, h)
-	}
-	_ = rows.Close()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM responses WHERE id = ?`, id); err != nil {
-		return "", false, err
-	}
-	for _, h := range hashes {
-		if _, err := tx.ExecContext(ctx, dropTurn, h, h); err != nil {
-			return "", false, err
-		}
-	}
-	return b.String, true, nil
-}
-
-// dropChain drops a hidden response and then each hidden base it alone
-// held, and returns how many it dropped.
-func dropChain(ctx context.Context, tx *sql.Tx, id string) (int, error) {
-	n := 0
-	for id != "" {
-		next, dropped, err := drop(ctx, tx, id)
-		if err != nil || !dropped {
-			return n, err
-		}
-		n++
-		id = next
-	}
-	return n, nil
-}
-
-// sweepBatch bounds the responses one sweep transaction hides or starts
-// dropping from, so that other writes wait for it only briefly.
-var sweepBatch = 500
-
-// SweepResponses implements Responses. Expired responses are hidden, then
-// every hidden response that nothing is based on is dropped, with the
-// hidden bases it alone held: the work is the responses that go, not the
-// responses kept.
-func (s *SQLite) SweepResponses(ctx context.Context, now time.Time) (int, error) {
-	total := 0
-	for {
-		var hid, dropped int64
-		err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `UPDATE responses SET hidden = 1 WHERE id IN
-				(SELECT id FROM responses WHERE expires_at <= ? AND hidden = 0 LIMIT ?)`, now.UnixNano(), sweepBatch)
-			if err != nil {
-				return err
-			}
-			if hid, err = res.RowsAffected(); err != nil {
-				return err
-			}
-			rows, err := tx.QueryContext(ctx, hiddenLeaves, sweepBatch)
-			if err != nil {
-				return err
-			}
-			var leaves []string
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					_ = rows.Close()
-					return err
-				}
-				leaves = append(leaves, id)
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-			for _, id := range leaves {
-				n, err := dropChain(ctx, tx, id)
-				if err != nil {
-					return err
-				}
-				dropped += int64(n)
-			}
-			return nil
-		})
-		if err != nil {
-			return total, err
-		}
-		total += int(dropped)
-		if hid == 0 && dropped == 0 {
-			return total, nil
-		}
-	}
-}
-
-func isConstraint(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	return t, nil
 }

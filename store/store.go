@@ -1,8 +1,19 @@
 // Package store persists what Parley must not lose across a restart: music
 // tasks and their pending callback deliveries, and the stored responses of
-// the responses dialect. Tasks and Responses are the contracts; SQLite, an
-// embedded pure-Go database in a file under data_dir, is the default
-// implementation, and a server database can implement the same interfaces.
+// the responses dialect. Tasks and Responses are the contracts; each
+// backend is a package of its own beside this one, and every backend passes
+// the one contract suite in store/storetest:
+//
+//   - store/sqlite, the default: an embedded pure-Go database in one file
+//     under data_dir, for a single process;
+//   - store/postgres: a PostgreSQL database shared by a fleet of replicas.
+//
+// A fleet shares work that must happen once by leases rather than by a
+// leader: a replica claims the tasks it polls and the callbacks it delivers
+// for a while (ClaimTasks, ClaimDeliveries), and what a replica that died
+// had claimed is claimable again when its lease runs out. No replica is
+// special.
+//
 // The store keeps no business rules: who owns a task or a response and
 // what a task's states mean belong to their services; the one rule here is
 // that a finished task is final.
@@ -19,12 +30,20 @@ import (
 // ErrNotFound is returned for an id the store does not hold.
 var ErrNotFound = errors.New("store: not found")
 
-// ErrExists is returned when creating a task whose id is taken.
+// ErrExists is returned when creating a task or a response whose id is
+// taken.
 var ErrExists = errors.New("store: already exists")
+
+// Store is everything a backend keeps.
+type Store interface {
+	Tasks
+	Responses
+	Close() error
+}
 
 // Tasks stores music tasks and their callback deliveries.
 type Tasks interface {
-	// CreateTask stores a new task.
+	// CreateTask stores a new task, due to be polled at once.
 	CreateTask(ctx context.Context, t *parleyv1.Task) error
 	// Task returns one task, or ErrNotFound.
 	Task(ctx context.Context, id string) (*parleyv1.Task, error)
@@ -36,17 +55,25 @@ type Tasks interface {
 	// the same transaction, so that a finished task's callback survives
 	// any crash after the update.
 	UpdateTask(ctx context.Context, t *parleyv1.Task, d *Delivery) (bool, error)
-	// ActiveTasks returns up to limit tasks in progress whose ids sort
-	// after the given one, in id order, for paging through them all.
-	ActiveTasks(ctx context.Context, after string, limit int) ([]*parleyv1.Task, error)
-	// DueDeliveries returns up to limit pending deliveries due by now,
-	// earliest first.
-	DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*Delivery, error)
+	// ClaimTasks takes up to limit tasks in progress that nobody holds
+	// (never claimed, or their lease ended by now), oldest lease first,
+	// and holds them until now+lease: until then no other claim returns
+	// them, whichever process asks. A caller that wants every due task
+	// claims until it gets fewer than limit.
+	ClaimTasks(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*parleyv1.Task, error)
+	// HoldTask moves the lease of a task in progress to until: longer
+	// for work that outlasts a claim, or back to now to give it up.
+	HoldTask(ctx context.Context, id string, until time.Time) error
+	// ClaimDeliveries takes up to limit pending deliveries due by now,
+	// earliest first, and moves them to now+lease, so that no other claim
+	// returns them before then: the caller records the attempt's outcome
+	// with SaveDelivery, and a caller that dies leaves the delivery due
+	// again when the lease ends (callbacks are at least once).
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*Delivery, error)
 	// SaveDelivery records the outcome of a delivery attempt.
 	SaveDelivery(ctx context.Context, d *Delivery) error
 	// Delivery returns the delivery of a task, or ErrNotFound.
 	Delivery(ctx context.Context, taskID string) (*Delivery, error)
-	Close() error
 }
 
 // DeliveryState is where a callback delivery stands.

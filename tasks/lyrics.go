@@ -53,6 +53,15 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 			Parts: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: prompt}}}},
 		}},
 	}
+	// The task is held while the model writes, so that no other replica
+	// of a fleet starts writing it too; a replica that dies holds it no
+	// longer than lyricsLease.
+	if err := s.o.Store.HoldTask(ctx, t.GetId(), s.o.Now().Add(lyricsLease)); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("a lyrics task could not be held", "task", t.GetId(), "error", err)
+		}
+		return
+	}
 	resp, err := s.o.Dispatcher.Generate(ctx, req, &dispatch.Call{})
 	next := proto.Clone(t).(*parleyv1.Task)
 	if err != nil {
@@ -62,6 +71,9 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 		e := translate.ToProto(err)
 		if e.GetRetry().GetRetryable() {
 			s.log.Warn("the lyrics model failed; trying again next round", "task", t.GetId(), "model", t.GetModel(), "error", e.GetMessage())
+			if err := s.o.Store.HoldTask(ctx, t.GetId(), s.o.Now()); err != nil && ctx.Err() == nil {
+				s.log.Error("a lyrics task could not be given up", "task", t.GetId(), "error", err)
+			}
 			return
 		}
 		s.finish(next, parleyv1.TaskStatus_TASK_STATUS_FAIL, "the lyrics model "+t.GetModel()+" failed: "+e.GetMessage())

@@ -23,11 +23,12 @@ const (
 	HeaderAttempt   = "X-Parley-Delivery-Attempt"
 )
 
-// deliveryPage bounds the deliveries attempted in one round, and
-// deliveryWorkers those attempted at once.
+// deliveryWorkers bounds the deliveries attempted at once; each is
+// claimed for deliveryLease, which outlasts an attempt (bounded by
+// hookTimeout) and the store's reads and writes around it.
 const (
-	deliveryPage    = 64
 	deliveryWorkers = 4
+	deliveryLease   = hookTimeout + 5*time.Second
 )
 
 func (s *Service) notifyLoop(ctx context.Context) {
@@ -45,25 +46,28 @@ func (s *Service) notifyLoop(ctx context.Context) {
 	}
 }
 
-// Deliver attempts every callback that is due, a few at a time.
+// Deliver attempts every callback that is due, a few at a time. Each is
+// claimed from the store first, so that in a fleet one replica attempts
+// it; a replica that dies mid-attempt leaves it due again when the claim
+// runs out (callbacks are at least once).
 func (s *Service) Deliver(ctx context.Context) {
-	due, err := s.o.Store.DueDeliveries(ctx, s.o.Now(), deliveryPage)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Error("due callbacks could not be read", "error", err)
+	for ctx.Err() == nil {
+		due, err := s.o.Store.ClaimDeliveries(ctx, s.o.Now(), deliveryLease, deliveryWorkers)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("due callbacks could not be claimed", "error", err)
+			}
+			return
 		}
-		return
+		var wg sync.WaitGroup
+		for _, d := range due {
+			wg.Go(func() { s.attempt(ctx, d) })
+		}
+		wg.Wait()
+		if len(due) < deliveryWorkers {
+			return
+		}
 	}
-	sem := make(chan struct{}, deliveryWorkers)
-	var wg sync.WaitGroup
-	for _, d := range due {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			s.attempt(ctx, d)
-		})
-	}
-	wg.Wait()
 }
 
 // Sign is the X-Parley-Signature value of a callback body.
@@ -90,7 +94,8 @@ func (s *Service) attempt(ctx context.Context, d *store.Delivery) {
 	d.Attempts++
 	err = s.post(ctx, d, body)
 	if ctx.Err() != nil {
-		// Shutting down: the attempt is repeated after the restart.
+		// Shutting down: the attempt is repeated when the claim runs
+		// out, here after a restart or on another replica.
 		return
 	}
 	switch {

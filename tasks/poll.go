@@ -26,24 +26,28 @@ func (s *Service) pollLoop(ctx context.Context) {
 	}
 }
 
-// Poll refreshes every task in progress once: tasks of the music
-// upstream by batch queries, lyrics tasks of a chat model by starting
-// their writing, and any task past the maximum age by failing it.
+// Poll refreshes every task in progress that is due once: tasks of the
+// music upstream by batch queries, lyrics tasks of a chat model by starting
+// their writing, and any task past the maximum age by failing it. A task is
+// claimed from the store for one poll interval before it is refreshed, so
+// that in a fleet sharing one database each task is refreshed by one
+// replica per interval, and the tasks of a replica that died are taken up
+// by the others when their claims run out.
 func (s *Service) Poll(ctx context.Context) {
-	after := ""
 	for ctx.Err() == nil {
-		page, err := s.o.Store.ActiveTasks(ctx, after, activePage)
+		page, err := s.o.Store.ClaimTasks(ctx, s.o.Now(), s.o.PollInterval, activePage)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.log.Error("tasks in progress could not be read", "error", err)
+				s.log.Error("tasks in progress could not be claimed", "error", err)
 			}
 			return
 		}
-		if len(page) == 0 {
+		if len(page) > 0 {
+			s.pollPage(ctx, page)
+		}
+		if len(page) < activePage {
 			return
 		}
-		after = page[len(page)-1].GetId()
-		s.pollPage(ctx, page)
 	}
 }
 

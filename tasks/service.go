@@ -118,8 +118,11 @@ const (
 	hookTimeout         = 10 * time.Second
 	// lyricsWorkers bounds the lyrics a model writes at once.
 	lyricsWorkers = 4
-	// activePage is how many tasks in progress are read at once.
+	// activePage is how many tasks in progress are claimed at once.
 	activePage = 200
+	// lyricsLease is how long a lyrics task is held while a model writes
+	// it: longer than a model takes to write a song.
+	lyricsLease = 5 * time.Minute
 )
 
 // New returns a Service; Run starts its background work.

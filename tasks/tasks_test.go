@@ -14,6 +14,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlite"
 	"github.com/parleyhq/parley/tasks"
 	_ "github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/songgen"
@@ -39,7 +40,7 @@ func TestDeliveryGuard(t *testing.T) {
 	var calls atomic.Int32
 	rc := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls.Add(1) }))
 	defer rc.Close()
-	st, err := store.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@
 //
 //	parley serve [--config FILE] [--listen ADDR]
 //	parley config check FILE
+//	parley migrate [--config FILE]
 //	parley translate --from DIALECT --to DIALECT [--response [--stream]] [--model NAME]
 package main
 
@@ -37,6 +38,7 @@ commands:
   serve                 run the gateway (embedded defaults: 127.0.0.1:8080, the echo model,
                         and the public services whose keys are in the environment)
   config check FILE     check a configuration file without serving
+  migrate               apply the PostgreSQL store's schema migrations without serving
   translate             turn a request (or --response) body on stdin from one dialect into another
 `
 
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return serve(ctx, args[1:], e)
 	case "config":
 		return configCmd(args[1:], e)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], e)
 	case "translate":
 		return translateCmd(args[1:], e)
 	case "help", "-h", "--help":

@@ -23,6 +23,8 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/gen/parley/v1/parleyv1connect"
+	"github.com/parleyhq/parley/store/postgres"
+	"github.com/parleyhq/parley/store/postgres/pgtest"
 
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
@@ -364,5 +366,46 @@ func TestNewcomerChain(t *testing.T) {
 	}
 	if got, err := oc.Responses.Get(ctx, second.ID, responses.ResponseGetParams{}); err != nil || got.OutputText() != "hello again" {
 		t.Errorf("the second turn after deleting the first: %v", err)
+	}
+}
+
+// The PostgreSQL store's settings are checked without connecting and
+// described without their password; an unreachable database stops serve
+// with its host and port named; migrate brings a database up to date.
+func TestPostgresStoreCommands(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fleet.yaml")
+	_ = os.WriteFile(file, []byte("store:\n  driver: postgres\n  dsn: ${PARLEY_DATABASE_URL}\n"), 0o600)
+	lookupDSN := func(dsn string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			if k == "PARLEY_DATABASE_URL" {
+				return dsn, true
+			}
+			return "", false
+		}
+	}
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"config", "check", file}, env{stdout: &out, stderr: io.Discard, lookup: lookupDSN("postgres://parley:pw-secret@db.internal:5433/parley?sslmode=disable")})
+	if err != nil || !strings.Contains(out.String(), "store postgres://parley@db.internal:5433/parley") || strings.Contains(out.String(), "pw-secret") {
+		t.Fatalf("config check: %v %q", err, out.String())
+	}
+
+	var logs bytes.Buffer
+	err = run(t.Context(), []string{"serve", "--config", file}, env{stdout: io.Discard, stderr: &logs, lookup: lookupDSN("postgres://parley:pw-secret@127.0.0.1:1/parley?sslmode=disable&connect_timeout=2")})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error()+logs.String(), "pw-secret") {
+		t.Fatalf("serve on an unreachable database: %v\n%s", err, logs.String())
+	}
+
+	dsn := pgtest.DSN(t)
+	out.Reset()
+	if err := run(t.Context(), []string{"migrate", "--config", file}, env{stdout: &out, stderr: io.Discard, lookup: lookupDSN(dsn)}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d migrations applied", postgres.Version()); !strings.Contains(out.String(), want) {
+		t.Fatalf("migrate: %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"migrate", "--config", file}, env{stdout: &out, stderr: io.Discard, lookup: lookupDSN(dsn)}); err != nil || !strings.Contains(out.String(), "0 migrations applied") {
+		t.Fatalf("migrate again: %v %q", err, out.String())
 	}
 }

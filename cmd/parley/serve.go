@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
 	"github.com/parleyhq/parley/server"
-	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
 )
@@ -48,13 +46,13 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data_dir: %w", err)
+	if _, err := checkStore(cfg); err != nil {
+		return err
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st, err := store.OpenSQLite(ctx, filepath.Join(cfg.DataDir, "parley.db"))
+	st, where, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -87,7 +85,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("parley listening", "addr", ln.Addr().String(), "models", len(cfg.Models), "upstreams", len(cfg.Upstreams), "keys", len(cfg.Keys))
+	log.Info("parley listening", "addr", ln.Addr().String(), "models", len(cfg.Models), "upstreams", len(cfg.Upstreams), "keys", len(cfg.Keys), "store", where)
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}
@@ -124,6 +122,10 @@ func configCmd(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: ok (%d keys, %d upstreams, %d models)\n", args[1], len(cfg.Keys), len(cfg.Upstreams), len(cfg.Models))
+	where, err := checkStore(cfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[1], err)
+	}
+	fmt.Fprintf(e.stdout, "%s: ok (%d keys, %d upstreams, %d models; store %s)\n", args[1], len(cfg.Keys), len(cfg.Upstreams), len(cfg.Models), where)
 	return nil
 }

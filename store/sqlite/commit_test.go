@@ -1,4 +1,4 @@
-package store_test
+package sqlite_test
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlite"
 )
 
 // lineUp starts n writes while commits are held, waits until all n are
 // queued, then lets them go; it returns each write's error by index.
-func lineUp(t *testing.T, s *store.SQLite, n int, write func(i int) error) []error {
+func lineUp(t *testing.T, s *sqlite.SQLite, n int, write func(i int) error) []error {
 	t.Helper()
 	release := s.HoldCommits()
 	errs := make([]error, n)
@@ -160,7 +161,7 @@ func TestSaveAfterItsBaseWent(t *testing.T) {
 	}
 }
 
-func waitQueued(t *testing.T, s *store.SQLite, n int, release func()) {
+func waitQueued(t *testing.T, s *sqlite.SQLite, n int, release func()) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); s.Queued() < n; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"path/filepath"
@@ -10,7 +10,7 @@ import (
 // key: none scans a table whose size grows with the number of stored
 // responses.
 func TestStatementPlans(t *testing.T) {
-	s, err := OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,6 +23,8 @@ func TestStatementPlans(t *testing.T) {
 		hiddenLeaves,
 		`SELECT hash FROM response_turns WHERE response_id = ?`,
 		`SELECT id FROM responses WHERE expires_at <= ? AND hidden = 0 LIMIT ?`,
+		`SELECT id FROM tasks WHERE status = 1 AND lease_until <= ? ORDER BY lease_until, id LIMIT ?`,
+		`SELECT task_id FROM deliveries WHERE state = 0 AND next_at <= ? ORDER BY next_at LIMIT ?`,
 	} {
 		rows, err := s.db.Query("EXPLAIN QUERY PLAN "+q, "x", "x")
 		if err != nil {

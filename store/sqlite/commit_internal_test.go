@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // also when it shares its transaction with writes that succeed.
 func TestSharedWriteRollsBackAlone(t *testing.T) {
 	ctx := t.Context()
-	s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "parley.db"))
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package store
+// Package sqlite is the embedded store: Parley's default, one database
+// file under data_dir for a single process. It implements the contracts of
+// package store; store/storetest runs the same suite against it as against
+// every other backend.
+package sqlite
 
 import (
 	"context"
@@ -14,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/store"
 )
 
 // SQLite is the embedded store: one database file, written in WAL mode
@@ -39,7 +44,7 @@ type SQLite struct {
 	}
 }
 
-var _ Tasks = (*SQLite)(nil)
+var _ store.Store = (*SQLite)(nil)
 
 // schema is applied in steps; PRAGMA user_version records how many ran.
 var schema = []string{
@@ -61,10 +66,14 @@ var schema = []string{
 	);
 	CREATE INDEX deliveries_due ON deliveries(next_at) WHERE state = 0;`,
 	turnsSchema,
+	// Claims: a task is polled by whoever holds its lease.
+	`ALTER TABLE tasks ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+	DROP INDEX tasks_active;
+	CREATE INDEX tasks_due ON tasks(lease_until, id) WHERE status = 1;`,
 }
 
-// OpenSQLite opens (creating if needed) the database file at path.
-func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+// Open opens (creating if needed) the database file at path.
+func Open(ctx context.Context, path string) (*SQLite, error) {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
@@ -137,7 +146,7 @@ func (s *SQLite) Close() error { return s.db.Close() }
 
 func nanos(t *parleyv1.Task) int64 { return t.GetUpdatedAt().AsTime().UnixNano() }
 
-// CreateTask implements Tasks.
+// CreateTask implements store.Tasks.
 func (s *SQLite) CreateTask(ctx context.Context, t *parleyv1.Task) error {
 	body, err := proto.Marshal(t)
 	if err != nil {
@@ -147,34 +156,26 @@ func (s *SQLite) CreateTask(ctx context.Context, t *parleyv1.Task) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO tasks(id, owner, status, updated_at, body) VALUES(?, ?, ?, ?, ?)`,
 			t.GetId(), t.GetOwner(), int(t.GetStatus()), nanos(t), body)
 		if isConstraint(err) {
-			return ErrExists
+			return store.ErrExists
 		}
 		return err
 	})
 }
 
-func decodeTask(body []byte) (*parleyv1.Task, error) {
-	t := &parleyv1.Task{}
-	if err := proto.Unmarshal(body, t); err != nil {
-		return nil, fmt.Errorf("store: a stored task cannot be read: %w", err)
-	}
-	return t, nil
-}
-
-// Task implements Tasks.
+// Task implements store.Tasks.
 func (s *SQLite) Task(ctx context.Context, id string) (*parleyv1.Task, error) {
 	var body []byte
 	err := s.db.QueryRowContext(ctx, `SELECT body FROM tasks WHERE id = ?`, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return decodeTask(body)
+	return store.DecodeTask(body)
 }
 
-// Tasks implements Tasks.
+// Tasks implements store.Tasks.
 func (s *SQLite) Tasks(ctx context.Context, ids []string) ([]*parleyv1.Task, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -199,7 +200,7 @@ func (s *SQLite) query(ctx context.Context, q string, args ...any) ([]*parleyv1.
 		if err := rows.Scan(&body); err != nil {
 			return nil, err
 		}
-		t, err := decodeTask(body)
+		t, err := store.DecodeTask(body)
 		if err != nil {
 			return nil, err
 		}
@@ -208,8 +209,8 @@ func (s *SQLite) query(ctx context.Context, q string, args ...any) ([]*parleyv1.
 	return out, rows.Err()
 }
 
-// UpdateTask implements Tasks.
-func (s *SQLite) UpdateTask(ctx context.Context, t *parleyv1.Task, d *Delivery) (bool, error) {
+// UpdateTask implements store.Tasks.
+func (s *SQLite) UpdateTask(ctx context.Context, t *parleyv1.Task, d *store.Delivery) (bool, error) {
 	body, err := proto.Marshal(t)
 	if err != nil {
 		return false, err
@@ -239,7 +240,7 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-func saveDelivery(ctx context.Context, x execer, d *Delivery) error {
+func saveDelivery(ctx context.Context, x execer, d *store.Delivery) error {
 	_, err := x.ExecContext(ctx, `INSERT INTO deliveries(task_id, url, state, attempts, next_at, last_error) VALUES(?, ?, ?, ?, ?, ?)
 		ON CONFLICT(task_id) DO UPDATE SET url = excluded.url, state = excluded.state, attempts = excluded.attempts,
 		next_at = excluded.next_at, last_error = excluded.last_error`,
@@ -247,53 +248,90 @@ func saveDelivery(ctx context.Context, x execer, d *Delivery) error {
 	return err
 }
 
-// ActiveTasks implements Tasks.
-func (s *SQLite) ActiveTasks(ctx context.Context, after string, limit int) ([]*parleyv1.Task, error) {
-	return s.query(ctx, `SELECT body FROM tasks WHERE status = 1 AND id > ? ORDER BY id LIMIT ?`, after, limit)
+// ClaimTasks implements store.Tasks. One process holds the database, so
+// the claim is a plain update; it still goes through the group commit.
+func (s *SQLite) ClaimTasks(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*parleyv1.Task, error) {
+	var out []*parleyv1.Task
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE tasks SET lease_until = ? WHERE id IN
+			(SELECT id FROM tasks WHERE status = 1 AND lease_until <= ? ORDER BY lease_until, id LIMIT ?)
+			RETURNING body`, now.Add(lease).UnixNano(), now.UnixNano(), limit)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rows.Close() }()
+		for rows.Next() {
+			var body []byte
+			if err := rows.Scan(&body); err != nil {
+				return err
+			}
+			t, err := store.DecodeTask(body)
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
-// DueDeliveries implements Tasks.
-func (s *SQLite) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT task_id, url, state, attempts, next_at, last_error FROM deliveries
-		WHERE state = 0 AND next_at <= ? ORDER BY next_at LIMIT ?`, now.UnixNano(), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = rows.Close() }()
-	var out []*Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
+// HoldTask implements store.Tasks.
+func (s *SQLite) HoldTask(ctx context.Context, id string, until time.Time) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE tasks SET lease_until = ? WHERE id = ? AND status = 1`, until.UnixNano(), id)
+		return err
+	})
+}
+
+// ClaimDeliveries implements store.Tasks.
+func (s *SQLite) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*store.Delivery, error) {
+	var out []*store.Delivery
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE deliveries SET next_at = ? WHERE task_id IN
+			(SELECT task_id FROM deliveries WHERE state = 0 AND next_at <= ? ORDER BY next_at LIMIT ?)
+			RETURNING task_id, url, state, attempts, next_at, last_error`, now.Add(lease).UnixNano(), now.UnixNano(), limit)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		defer func() { _ = rows.Close() }()
+		for rows.Next() {
+			d, err := scanDelivery(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanDelivery(r scanner) (*Delivery, error) {
-	d := &Delivery{}
+func scanDelivery(r scanner) (*store.Delivery, error) {
+	d := &store.Delivery{}
 	var next int64
 	var state int
 	if err := r.Scan(&d.TaskID, &d.URL, &state, &d.Attempts, &next, &d.LastError); err != nil {
 		return nil, err
 	}
-	d.State, d.NextAt = DeliveryState(state), time.Unix(0, next)
+	d.State, d.NextAt = store.DeliveryState(state), time.Unix(0, next)
 	return d, nil
 }
 
-// SaveDelivery implements Tasks.
-func (s *SQLite) SaveDelivery(ctx context.Context, d *Delivery) error {
+// SaveDelivery implements store.Tasks.
+func (s *SQLite) SaveDelivery(ctx context.Context, d *store.Delivery) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error { return saveDelivery(ctx, tx, d) })
 }
 
-// Delivery implements Tasks.
-func (s *SQLite) Delivery(ctx context.Context, taskID string) (*Delivery, error) {
+// Delivery implements store.Tasks.
+func (s *SQLite) Delivery(ctx context.Context, taskID string) (*store.Delivery, error) {
 	d, err := scanDelivery(s.db.QueryRowContext(ctx, `SELECT task_id, url, state, attempts, next_at, last_error FROM deliveries WHERE task_id = ?`, taskID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return d, err
 }

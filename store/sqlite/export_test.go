@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 // Commits is how many transactions the store has committed.
 func (s *SQLite) Commits() int64 { return s.commits.Load() }

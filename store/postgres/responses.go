@@ -1,0 +1,326 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/store"
+)
+
+// chainTurns lists a response's turns: its own and those of its bases.
+// The statement's one parameter is the response id; it selects what
+// follows "SELECT" and the alias rt (response_turns).
+func chainTurns(what string) string {
+	return `WITH RECURSIVE chain(id, base) AS (
+			SELECT id, base FROM responses WHERE id = $1
+			UNION ALL
+			SELECT r.id, r.base FROM responses r JOIN chain c ON r.id = c.base)
+		SELECT ` + what + ` FROM chain JOIN response_turns rt ON rt.response_id = chain.id`
+}
+
+var (
+	readTurns   = chainTurns("rt.position, t.body") + ` JOIN turns t ON t.hash = rt.hash`
+	chainHashes = chainTurns("rt.position, rt.hash")
+)
+
+// SaveResponse implements store.Responses.
+func (p *Postgres) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) error {
+	split, err := store.SplitResponse(r)
+	if err != nil {
+		return err
+	}
+	return p.inTx(ctx, func(tx pgx.Tx) error {
+		var base *string // NULL unless the previous response's turns lead this one's
+		from := 0
+		if prev := r.GetPreviousResponseId(); prev != "" {
+			n, err := leads(ctx, tx, prev, split.Hashes)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				base, from = &prev, n
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, turns, base, body) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), split.Inputs, len(split.Bodies), base, split.Record); err != nil {
+			if hasCode(err, uniqueViolation) {
+				return store.ErrExists
+			}
+			return err
+		}
+		if from == len(split.Bodies) {
+			return nil
+		}
+		// Each content once, in hash order, so that two saves sharing
+		// turns take their row locks in one order and never deadlock.
+		type turn struct{ hash, body []byte }
+		uniq := make([]turn, 0, len(split.Bodies)-from)
+		for i := from; i < len(split.Bodies); i++ {
+			uniq = append(uniq, turn{split.Hashes[i], split.Bodies[i]})
+		}
+		slices.SortFunc(uniq, func(a, b turn) int { return bytes.Compare(a.hash, b.hash) })
+		uniq = slices.CompactFunc(uniq, func(a, b turn) bool { return bytes.Equal(a.hash, b.hash) })
+		hashes, bodies := make([][]byte, len(uniq)), make([][]byte, len(uniq))
+		for i, t := range uniq {
+			hashes[i], bodies[i] = t.hash, t.body
+		}
+		positions := make([]int32, 0, len(split.Bodies)-from)
+		for i := from; i < len(split.Bodies); i++ {
+			positions = append(positions, int32(i))
+		}
+		// A turn another transaction deletes between this insert and the
+		// references below fails the references' foreign key check, and
+		// the transaction runs again (inTx).
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO turns(hash, body) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (hash) DO NOTHING`, hashes, bodies)
+		b.Queue(`INSERT INTO response_turns(response_id, position, hash) SELECT $1, * FROM unnest($2::integer[], $3::bytea[])`,
+			r.GetId(), positions, split.Hashes[from:])
+		return tx.SendBatch(ctx, b).Close()
+	})
+}
+
+// leads returns how many turns the stored response prev has when they are
+// the first of hashes, else 0 (prev gone, or a conversation that does not
+// continue it word for word). It locks prev against deletion until the
+// transaction ends, so that a response based on it is never left without
+// its base.
+func leads(ctx context.Context, tx pgx.Tx, prev string, hashes [][]byte) (int, error) {
+	var n int
+	err := tx.QueryRow(ctx, `SELECT turns FROM responses WHERE id = $1 FOR KEY SHARE`, prev).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && (n == 0 || n > len(hashes)) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	rows, err := tx.Query(ctx, chainHashes, prev)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	seen, matched := make([]bool, n), 0
+	for rows.Next() {
+		var (
+			pos int32
+			h   []byte
+		)
+		if err := rows.Scan(&pos, &h); err != nil {
+			return 0, err
+		}
+		if pos < 0 || int(pos) >= n || seen[pos] || !bytes.Equal(h, hashes[pos]) {
+			return 0, nil
+		}
+		seen[pos] = true
+		matched++
+	}
+	if err := rows.Err(); err != nil || matched != n {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Response implements store.Responses. The record and the turns are read
+// in one round trip.
+func (p *Postgres) Response(ctx context.Context, id string, now time.Time) (*parleyv1.StoredResponse, error) {
+	b := &pgx.Batch{}
+	var (
+		body          []byte
+		inputs, count int32
+		found         bool
+		turns         *store.Turns
+	)
+	b.Queue(`SELECT inputs, turns, body FROM responses WHERE id = $1 AND expires_at > $2 AND NOT hidden`, id, now.UnixNano()).
+		QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&inputs, &count, &body)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			found = err == nil
+			turns = store.NewTurns(id, int(count))
+			return err
+		})
+	got := 0
+	b.Queue(readTurns, id).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var (
+				pos int32
+				t   []byte
+			)
+			if err := rows.Scan(&pos, &t); err != nil {
+				return err
+			}
+			got++
+			if found {
+				if err := turns.Add(int(pos), t); err != nil {
+					return err
+				}
+			}
+		}
+		return rows.Err()
+	})
+	if err := p.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	if !found || got == 0 && count > 0 {
+		// Not there, or deleted between the two reads.
+		return nil, store.ErrNotFound
+	}
+	return turns.Response(body, int(inputs))
+}
+
+// DeleteResponse implements store.Responses.
+func (p *Postgres) DeleteResponse(ctx context.Context, id string) error {
+	return p.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE responses SET hidden = true WHERE id = $1 AND NOT hidden`, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return store.ErrNotFound
+		}
+		_, err = dropChain(ctx, tx, id)
+		return err
+	})
+}
+
+// drop removes a hidden response that nothing is based on, with the turns
+// no other response lists, and returns its base (which may be droppable
+// now); it reports whether it removed anything. The row is locked first,
+// so that a save basing a response on it either finished (and is seen
+// here) or waits and then finds it gone.
+func drop(ctx context.Context, tx pgx.Tx, id string) (base string, dropped bool, err error) {
+	var (
+		b      *string
+		hidden bool
+	)
+	err = tx.QueryRow(ctx, `SELECT base, hidden FROM responses WHERE id = $1 FOR UPDATE`, id).Scan(&b, &hidden)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && !hidden {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	var based bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM responses WHERE base = $1)`, id).Scan(&based); err != nil || based {
+		return "", false, err
+	}
+	rows, err := tx.Query(ctx, `DELETE FROM response_turns WHERE response_id = $1 RETURNING hash`, id)
+	if err != nil {
+		return "", false, err
+	}
+	hashes, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return "", false, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM responses WHERE id = $1`, id); err != nil {
+		return "", false, err
+	}
+	if err := dropTurns(ctx, tx, hashes); err != nil {
+		return "", false, err
+	}
+	if b != nil {
+		base = *b
+	}
+	return base, true, nil
+}
+
+// dropTurnsQuery deletes the turns among $1 that no response lists.
+const dropTurnsQuery = `DELETE FROM turns t WHERE t.hash = ANY($1) AND NOT EXISTS (SELECT 1 FROM response_turns rt WHERE rt.hash = t.hash)`
+
+// dropTurns deletes the turns among hashes that no response lists. A save
+// elsewhere may have just listed one (its foreign key refuses the delete):
+// then each turn is tried on its own, and the one in use stays.
+func dropTurns(ctx context.Context, tx pgx.Tx, hashes [][]byte) error {
+	if len(hashes) == 0 {
+		return nil
+	}
+	err := savepoint(ctx, tx, dropTurnsQuery, hashes)
+	if !hasCode(err, foreignKeyViolation) {
+		return err
+	}
+	for _, h := range hashes {
+		if err := savepoint(ctx, tx, dropTurnsQuery, [][]byte{h}); err != nil && !hasCode(err, foreignKeyViolation) {
+			return err
+		}
+	}
+	return nil
+}
+
+// savepoint runs one statement under a savepoint, so that its failure
+// leaves the transaction usable.
+func savepoint(ctx context.Context, tx pgx.Tx, q string, args ...any) error {
+	return pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		_, err := sp.Exec(ctx, q, args...)
+		return err
+	})
+}
+
+// dropChain drops a hidden response and then each hidden base it alone
+// held, and returns how many it dropped.
+func dropChain(ctx context.Context, tx pgx.Tx, id string) (int, error) {
+	n := 0
+	for id != "" {
+		next, dropped, err := drop(ctx, tx, id)
+		if err != nil || !dropped {
+			return n, err
+		}
+		n++
+		id = next
+	}
+	return n, nil
+}
+
+// sweepBatch bounds the responses one sweep transaction hides or starts
+// dropping from, so that its locks are held briefly.
+const sweepBatch = 100
+
+// SweepResponses implements store.Responses. Expired responses are hidden,
+// then every hidden response that nothing is based on is dropped, with the
+// hidden bases it alone held. Rows are taken with SKIP LOCKED: replicas
+// sweeping at once take different rows, and none drops a row twice.
+func (p *Postgres) SweepResponses(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		var hid, dropped int
+		err := p.inTx(ctx, func(tx pgx.Tx) error {
+			hid, dropped = 0, 0
+			tag, err := tx.Exec(ctx, `UPDATE responses SET hidden = true WHERE id IN (
+				SELECT id FROM responses WHERE expires_at <= $1 AND NOT hidden LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+				now.UnixNano(), sweepBatch)
+			if err != nil {
+				return err
+			}
+			hid = int(tag.RowsAffected())
+			rows, err := tx.Query(ctx, `SELECT id FROM responses r WHERE hidden
+				AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id) LIMIT $1 FOR UPDATE SKIP LOCKED`, sweepBatch)
+			if err != nil {
+				return err
+			}
+			leaves, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return err
+			}
+			for _, id := range leaves {
+				n, err := dropChain(ctx, tx, id)
+				if err != nil {
+					return err
+				}
+				dropped += n
+			}
+			return nil
+		})
+		if err != nil {
+			return total, err
+		}
+		total += dropped
+		if hid == 0 && dropped == 0 {
+			return total, nil
+		}
+	}
+}
