@@ -15,48 +15,102 @@ import (
 
 // chainTurns lists a response's turns: its own and those of its bases.
 // The statement's one parameter is the response id; it selects what
-// follows "SELECT" and the alias rt (response_turns).
+// follows "SELECT" from the alias rt (position, hash). The turns of each
+// response of the chain are looked up by key in a LATERAL subquery that
+// OFFSET 0 keeps from being flattened: the planner cannot tell that a
+// chain holds a few responses, and would otherwise hash-join it against
+// every stored turn reference.
 func chainTurns(what string) string {
 	return `WITH RECURSIVE chain(id, base) AS (
 			SELECT id, base FROM responses WHERE id = $1
 			UNION ALL
 			SELECT r.id, r.base FROM responses r JOIN chain c ON r.id = c.base)
-		SELECT ` + what + ` FROM chain JOIN response_turns rt ON rt.response_id = chain.id`
+		SELECT ` + what + ` FROM chain CROSS JOIN LATERAL (
+			SELECT position, hash FROM response_turns WHERE response_id = chain.id OFFSET 0) rt`
 }
 
 var (
-	readTurns   = chainTurns("rt.position, t.body") + ` JOIN turns t ON t.hash = rt.hash`
+	// readTurns reads the positions and bodies of a response's turns.
+	readTurns = chainTurns("rt.position, t.body") + ` CROSS JOIN LATERAL (SELECT body FROM turns WHERE hash = rt.hash OFFSET 0) t`
+	// chainHashes reads the positions and hashes of a response's turns.
 	chainHashes = chainTurns("rt.position, rt.hash")
 )
 
-// SaveResponse implements store.Responses.
+// SaveResponse implements store.Responses. It is one transaction in two
+// round trips: the first begins it and reads the previous response (locked
+// against deletion until the transaction ends, so that a response based on
+// it is never left without its base); the second writes the response, the
+// turns not stored yet and its references to them, and commits.
 func (p *Postgres) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) error {
 	split, err := store.SplitResponse(r)
 	if err != nil {
 		return err
 	}
-	return p.inTx(ctx, func(tx pgx.Tx) error {
-		var base *string // NULL unless the previous response's turns lead this one's
-		from := 0
-		if prev := r.GetPreviousResponseId(); prev != "" {
-			n, err := leads(ctx, tx, prev, split.Hashes)
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				base, from = &prev, n
-			}
+	// A turn another transaction deletes between this save's insert and
+	// its references fails their foreign key check, and the save runs
+	// again.
+	for range 3 {
+		err = p.saveResponse(ctx, r, split)
+		if !hasCode(err, deadlockDetected, serializationFail, foreignKeyViolation) {
+			break
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO responses(id, owner, expires_at, inputs, turns, base, body) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), split.Inputs, len(split.Bodies), base, split.Record); err != nil {
-			if hasCode(err, uniqueViolation) {
-				return store.ErrExists
+	}
+	if hasCode(err, uniqueViolation) {
+		return store.ErrExists
+	}
+	return err
+}
+
+func (p *Postgres) saveResponse(ctx context.Context, r *parleyv1.StoredResponse, split *store.Split) (err error) {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	defer func() {
+		if err != nil {
+			// Whatever failed, the connection goes back to the pool out
+			// of any transaction (or is closed by pgx when it cannot be).
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+
+	first := &pgx.Batch{}
+	first.Queue("BEGIN")
+	prev := r.GetPreviousResponseId()
+	var (
+		prevTurns = -1
+		chain     []chainTurn
+	)
+	if prev != "" {
+		first.Queue(`SELECT turns FROM responses WHERE id = $1 FOR KEY SHARE`, prev).QueryRow(func(row pgx.Row) error {
+			var n int32
+			err := row.Scan(&n)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
 			}
+			prevTurns = int(n)
 			return err
-		}
-		if from == len(split.Bodies) {
-			return nil
-		}
+		})
+		first.Queue(chainHashes, prev).Query(func(rows pgx.Rows) error {
+			var err error
+			chain, err = pgx.CollectRows(rows, pgx.RowToStructByPos[chainTurn])
+			return err
+		})
+	}
+	if err := conn.SendBatch(ctx, first).Close(); err != nil {
+		return err
+	}
+
+	var base *string // NULL unless the previous response's turns lead this one's
+	from := leads(prevTurns, chain, split.Hashes)
+	if from > 0 {
+		base = &prev
+	}
+	second := &pgx.Batch{}
+	second.Queue(`INSERT INTO responses(id, owner, expires_at, inputs, turns, base, body) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		r.GetId(), r.GetOwner(), r.GetExpiresAt().AsTime().UnixNano(), split.Inputs, len(split.Bodies), base, split.Record)
+	if from < len(split.Bodies) {
 		// Each content once, in hash order, so that two saves sharing
 		// turns take their row locks in one order and never deadlock.
 		type turn struct{ hash, body []byte }
@@ -74,55 +128,36 @@ func (p *Postgres) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse)
 		for i := from; i < len(split.Bodies); i++ {
 			positions = append(positions, int32(i))
 		}
-		// A turn another transaction deletes between this insert and the
-		// references below fails the references' foreign key check, and
-		// the transaction runs again (inTx).
-		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO turns(hash, body) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (hash) DO NOTHING`, hashes, bodies)
-		b.Queue(`INSERT INTO response_turns(response_id, position, hash) SELECT $1, * FROM unnest($2::integer[], $3::bytea[])`,
+		second.Queue(`INSERT INTO turns(hash, body) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (hash) DO NOTHING`, hashes, bodies)
+		second.Queue(`INSERT INTO response_turns(response_id, position, hash) SELECT $1, * FROM unnest($2::integer[], $3::bytea[])`,
 			r.GetId(), positions, split.Hashes[from:])
-		return tx.SendBatch(ctx, b).Close()
-	})
+	}
+	second.Queue("COMMIT")
+	return conn.SendBatch(ctx, second).Close()
 }
 
-// leads returns how many turns the stored response prev has when they are
-// the first of hashes, else 0 (prev gone, or a conversation that does not
-// continue it word for word). It locks prev against deletion until the
-// transaction ends, so that a response based on it is never left without
-// its base.
-func leads(ctx context.Context, tx pgx.Tx, prev string, hashes [][]byte) (int, error) {
-	var n int
-	err := tx.QueryRow(ctx, `SELECT turns FROM responses WHERE id = $1 FOR KEY SHARE`, prev).Scan(&n)
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && (n == 0 || n > len(hashes)) {
-		return 0, nil
+// chainTurn is one turn of a stored chain, as chainHashes reads it.
+type chainTurn struct {
+	Position int32
+	Hash     []byte
+}
+
+// leads returns how many turns the previous response has (n, -1 when it
+// is gone) when its chain's turns are the first of hashes, else 0: a
+// conversation that does not continue it word for word lists all its own.
+func leads(n int, chain []chainTurn, hashes [][]byte) int {
+	if n <= 0 || n > len(hashes) || len(chain) != n {
+		return 0
 	}
-	if err != nil {
-		return 0, err
-	}
-	rows, err := tx.Query(ctx, chainHashes, prev)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	seen, matched := make([]bool, n), 0
-	for rows.Next() {
-		var (
-			pos int32
-			h   []byte
-		)
-		if err := rows.Scan(&pos, &h); err != nil {
-			return 0, err
-		}
-		if pos < 0 || int(pos) >= n || seen[pos] || !bytes.Equal(h, hashes[pos]) {
-			return 0, nil
+	seen := make([]bool, n)
+	for _, t := range chain {
+		pos := int(t.Position)
+		if pos < 0 || pos >= n || seen[pos] || !bytes.Equal(t.Hash, hashes[pos]) {
+			return 0
 		}
 		seen[pos] = true
-		matched++
 	}
-	if err := rows.Err(); err != nil || matched != n {
-		return 0, err
-	}
-	return n, nil
+	return n
 }
 
 // Response implements store.Responses. The record and the turns are read
@@ -297,8 +332,11 @@ func (p *Postgres) SweepResponses(ctx context.Context, now time.Time) (int, erro
 				return err
 			}
 			hid = int(tag.RowsAffected())
+			// OFFSET 0 keeps NOT EXISTS a lookup by key per hidden
+			// response; as an anti-join the planner would hash every
+			// response's base.
 			rows, err := tx.Query(ctx, `SELECT id FROM responses r WHERE hidden
-				AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id) LIMIT $1 FOR UPDATE SKIP LOCKED`, sweepBatch)
+				AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id OFFSET 0) LIMIT $1 FOR UPDATE SKIP LOCKED`, sweepBatch)
 			if err != nil {
 				return err
 			}
