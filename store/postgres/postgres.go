@@ -88,10 +88,6 @@ func Open(ctx context.Context, o Options) (*Postgres, error) {
 	if o.MaxConnections > 0 {
 		cfg.MaxConns = int32(min(o.MaxConnections, 1<<15))
 	}
-	// Plans made for the values at hand: a generic plan, which PostgreSQL
-	// switches to after a statement's fifth run, cannot see that a chain's
-	// responses are few and scans every stored turn reference instead.
-	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	where := net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
