@@ -42,7 +42,7 @@ func parley(t *testing.T) string {
 		binary = filepath.Join(dir, "parley")
 		out, err := exec.Command("go", "build", "-o", binary, "../cmd/parley").CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if buildErr != nil {

@@ -142,3 +142,20 @@ func DecodeTask(body []byte) (*parleyv1.Task, error) {
 	}
 	return t, nil
 }
+
+// DropChain drops a hidden response and then each hidden base it alone
+// held, one at a time with drop (which removes one response when it is
+// hidden and nothing is based on it, and returns its base); it returns how
+// many went.
+func DropChain(id string, drop func(id string) (base string, dropped bool, err error)) (int, error) {
+	n := 0
+	for id != "" {
+		next, dropped, err := drop(id)
+		if err != nil || !dropped {
+			return n, err
+		}
+		n++
+		id = next
+	}
+	return n, nil
+}

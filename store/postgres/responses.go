@@ -296,19 +296,9 @@ func savepoint(ctx context.Context, tx pgx.Tx, q string, args ...any) error {
 	})
 }
 
-// dropChain drops a hidden response and then each hidden base it alone
-// held, and returns how many it dropped.
+// dropChain drops a hidden response and the hidden bases it alone held.
 func dropChain(ctx context.Context, tx pgx.Tx, id string) (int, error) {
-	n := 0
-	for id != "" {
-		next, dropped, err := drop(ctx, tx, id)
-		if err != nil || !dropped {
-			return n, err
-		}
-		n++
-		id = next
-	}
-	return n, nil
+	return store.DropChain(id, func(id string) (string, bool, error) { return drop(ctx, tx, id) })
 }
 
 // sweepBatch bounds the responses one sweep transaction hides or starts

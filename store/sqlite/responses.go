@@ -267,19 +267,9 @@ func drop(ctx context.Context, tx *sql.Tx, id string) (base string, dropped bool
 	return b.String, true, nil
 }
 
-// dropChain drops a hidden response and then each hidden base it alone
-// held, and returns how many it dropped.
+// dropChain drops a hidden response and the hidden bases it alone held.
 func dropChain(ctx context.Context, tx *sql.Tx, id string) (int, error) {
-	n := 0
-	for id != "" {
-		next, dropped, err := drop(ctx, tx, id)
-		if err != nil || !dropped {
-			return n, err
-		}
-		n++
-		id = next
-	}
-	return n, nil
+	return store.DropChain(id, func(id string) (string, bool, error) { return drop(ctx, tx, id) })
 }
 
 // sweepBatch bounds the responses one sweep transaction hides or starts

@@ -25,8 +25,6 @@ func open(t testing.TB, path string) *sqlite.SQLite {
 
 func task(id string, status parleyv1.TaskStatus) *parleyv1.Task { return storetest.Task(id, status) }
 
-func text(role parleyv1.Role, s string) *parleyv1.Message { return storetest.Text(role, s) }
-
 func chain(n int, created time.Time) []*parleyv1.StoredResponse {
 	return storetest.Chain("resp_", n, created)
 }
