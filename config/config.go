@@ -23,6 +23,9 @@ type Config struct {
 	Listen string `yaml:"listen"`
 	// DataDir holds Parley's own data (tasks, stored responses).
 	DataDir string `yaml:"data_dir"`
+	// ShutdownGrace is how long requests and streams in flight may run
+	// on after SIGTERM or SIGINT before they are ended; default 120s.
+	ShutdownGrace Duration `yaml:"shutdown_grace"`
 	// Limits bound what clients may send.
 	Limits Limits `yaml:"limits"`
 	// Keys are the client keys. With none, Parley serves without
@@ -170,6 +173,7 @@ type Route struct {
 const (
 	DefaultListen         = "127.0.0.1:8080"
 	DefaultDataDir        = "parley-data"
+	DefaultShutdownGrace  = 120 * time.Second
 	DefaultMaxBodyBytes   = 32 << 20
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultHeaderTimeout  = 120 * time.Second
@@ -243,6 +247,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir
+	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = Duration(DefaultShutdownGrace)
 	}
 	if c.Store.Driver == "" {
 		c.Store.Driver = StoreSQLite

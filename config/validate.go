@@ -40,6 +40,9 @@ func (c *Config) validate(dialects []string) []problem {
 	default:
 		add("store.driver", "%q is not a store driver: %s (the default) or %s", c.Store.Driver, StoreSQLite, StorePostgres)
 	}
+	if c.ShutdownGrace < 0 {
+		add("shutdown_grace", "must be positive")
+	}
 	if c.Store.MaxConnections < 0 {
 		add("store.max_connections", "must be positive")
 	}

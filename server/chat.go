@@ -101,7 +101,7 @@ func setRetryAfter(h http.Header, e *parleyv1.Error) {
 // fail renders an error before any byte of the reply: the dialect's status
 // and body, and Retry-After when there is advice.
 func (x *clientRequest) fail(err error) {
-	e := translate.ToProto(err)
+	e := translate.ToProto(endedBy(x.r.Context(), err))
 	if e.GetRequestId() == "" {
 		e.RequestId = x.id
 	}
@@ -226,6 +226,16 @@ func (x *clientRequest) whole(req *parleyv1.Request) {
 	x.ok(body)
 }
 
+// endedBy is the error a request ended with: the shutdown, when the
+// gateway's grace period ran out under it (its context's cause), rather
+// than the cancellation the shutdown caused.
+func endedBy(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), translate.ErrShuttingDown) {
+		return translate.ErrShuttingDown
+	}
+	return err
+}
+
 // streamWriter sends the reply's headers with its first byte, so that an
 // error before it can still be a status and a JSON body.
 type streamWriter struct {
@@ -303,7 +313,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 			break
 		}
 		if err != nil {
-			failed = translate.ToProto(err)
+			failed = translate.ToProto(endedBy(ctx, err))
 			if failed.GetRequestId() == "" {
 				failed.RequestId = x.id
 			}

@@ -19,7 +19,7 @@
 //	                                      anthropic-version or x-api-key, else OpenAI's
 //	POST /songgen/submit/music, /songgen/submit/lyrics, /songgen/uploads/audio-url,
 //	     /songgen/submit/concat, /songgen/fetch; GET /songgen/fetch/{task_id}  music tasks
-//	GET  /healthz, /metrics
+//	GET  /healthz, /readyz (503 once draining), /livez, /metrics
 //	POST /parley.v1.GenerationService/{Generate,StreamGenerate,CountTokens,ListModels}
 //	     /parley.v1.TaskService/{SubmitTask,GetTask,ListTasks}            Connect, gRPC, gRPC-Web
 //	     /grpc.reflection.v1.ServerReflection/, /grpc.health.v1.Health/  reflection, health
@@ -34,6 +34,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -78,6 +79,8 @@ type Server struct {
 	// stateful is the first stateful client dialect, whose errors the
 	// Connect Response service uses; nil when there is none.
 	stateful *clientDialect
+	// draining is set when the gateway has begun shutting down.
+	draining atomic.Bool
 }
 
 // New returns a Server with its routes registered.
@@ -105,7 +108,9 @@ func New(o Options) *Server {
 		tasks:   o.Tasks,
 		stored:  st,
 	}
-	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /healthz", s.ready)
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	s.mux.HandleFunc("GET /livez", s.live)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.dialectRoutes(o.Dialects)
 	s.taskRoutes(o.Dialects)
@@ -129,7 +134,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+// Drain marks the gateway as shutting down: from now on readiness
+// answers 503, so that load balancers send new requests elsewhere, while
+// the requests in flight go on.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// ready answers /readyz and /healthz: 200 while the gateway takes new
+// requests, 503 once it drains.
+func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if s.draining.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("draining\n"))
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// live answers /livez: 200 while the process runs, draining or not.
+func (s *Server) live(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok\n"))
 }

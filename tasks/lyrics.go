@@ -66,6 +66,10 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 	next := proto.Clone(t).(*parleyv1.Task)
 	if err != nil {
 		if ctx.Err() != nil {
+			// Stopping: the task is given up for another replica.
+			if err := s.o.Store.HoldTask(context.WithoutCancel(ctx), t.GetId(), s.o.Now()); err != nil {
+				s.log.Warn("a lyrics task's claim could not be given up; it ends with its lease", "task", t.GetId(), "error", err)
+			}
 			return
 		}
 		e := translate.ToProto(err)

@@ -93,9 +93,14 @@ func (s *Service) attempt(ctx context.Context, d *store.Delivery) {
 	}
 	d.Attempts++
 	err = s.post(ctx, d, body)
-	if ctx.Err() != nil {
-		// Shutting down: the attempt is repeated when the claim runs
-		// out, here after a restart or on another replica.
+	if err != nil && ctx.Err() != nil {
+		// Shutting down: the attempt did not count. The delivery is
+		// due again at once, for another replica or after a restart.
+		d.Attempts--
+		d.NextAt = s.o.Now()
+		if err := s.o.Store.SaveDelivery(context.WithoutCancel(ctx), d); err != nil {
+			s.log.Warn("a callback's claim could not be given up; it ends with its lease", "task", d.TaskID, "error", err)
+		}
 		return
 	}
 	switch {
@@ -110,7 +115,9 @@ func (s *Service) attempt(ctx context.Context, d *store.Delivery) {
 		d.NextAt = s.o.Now().Add(s.o.HookBackoff(d.Attempts - 1))
 		s.log.Info("callback failed; will retry", "task", d.TaskID, "attempt", d.Attempts, "next", d.NextAt, "error", err)
 	}
-	if err := s.o.Store.SaveDelivery(ctx, d); err != nil && ctx.Err() == nil {
+	// The outcome is stored even when stopping: an attempt that reached
+	// the receiver is not made again for nothing.
+	if err := s.o.Store.SaveDelivery(context.WithoutCancel(ctx), d); err != nil {
 		s.log.Error("a callback's outcome could not be stored", "task", d.TaskID, "error", err)
 	}
 }

@@ -44,8 +44,26 @@ func (s *Service) Poll(ctx context.Context) {
 		}
 		if len(page) > 0 {
 			s.pollPage(ctx, page)
+			if ctx.Err() != nil {
+				s.release(ctx, page)
+				return
+			}
 		}
 		if len(page) < activePage {
+			return
+		}
+	}
+}
+
+// release gives up the claims of tasks this replica will not refresh now
+// that it stops, so that another replica takes them up at once rather
+// than when the claims run out. A finished task is left as it is.
+func (s *Service) release(ctx context.Context, page []*parleyv1.Task) {
+	ctx = context.WithoutCancel(ctx)
+	now := s.o.Now()
+	for _, t := range page {
+		if err := s.o.Store.HoldTask(ctx, t.GetId(), now); err != nil {
+			s.log.Warn("a task's claim could not be given up; it ends with its lease", "task", t.GetId(), "error", err)
 			return
 		}
 	}

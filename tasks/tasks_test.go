@@ -1,6 +1,8 @@
 package tasks_test
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -12,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlite"
@@ -62,5 +65,47 @@ func TestDeliveryGuard(t *testing.T) {
 	}
 	if calls.Load() != 0 || d.State != store.DeliveryAbandoned || !strings.Contains(d.LastError, "may not connect") {
 		t.Errorf("calls %d, delivery %+v; want the connection refused by the guard", calls.Load(), d)
+	}
+}
+
+// A service that stops while it polls gives up the claims it holds, so
+// that another replica refreshes those tasks at once rather than when the
+// claims run out.
+func TestStopGivesUpClaims(t *testing.T) {
+	polled := make(chan struct{}, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case polled <- struct{}{}:
+		default:
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done() // a music service that never answers
+	}))
+	defer up.Close()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	now := timestamppb.Now()
+	task := &parleyv1.Task{Id: "t1", Owner: "a", Action: parleyv1.TaskAction_TASK_ACTION_MUSIC, Status: parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS,
+		SubmittedAt: now, UpdatedAt: now, Upstream: "music", UpstreamTaskId: "up-1"}
+	if err := st.CreateTask(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	music := tasks.NewMusicService(config.Upstream{Name: "music", BaseURL: up.URL, APIKey: "k", HeaderTimeout: config.Duration(time.Minute)}, songgen.Upstream{}, nil)
+	svc := tasks.New(tasks.Options{Store: st, Upstream: music, Client: songgen.Client{}, PollInterval: time.Hour})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Run(ctx) }()
+	<-polled
+	if held, _ := st.ClaimTasks(t.Context(), time.Now(), time.Minute, 10); len(held) != 0 {
+		t.Fatalf("a task claimed by the running service was claimed again: %v", held)
+	}
+	cancel()
+	<-done
+	got, err := st.ClaimTasks(t.Context(), time.Now(), time.Minute, 10)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("after the service stopped: %v %v, want its task claimable at once", got, err)
 	}
 }

@@ -126,6 +126,12 @@ func (e *StatusError) Error() string { return e.Err.GetMessage() }
 // Proto returns the canonical form of the error.
 func (e *StatusError) Proto() *parleyv1.Error { return e.Err }
 
+// ErrShuttingDown is the cause with which a gateway that is shutting down
+// ends the requests its grace period did not let finish. Clients see it as
+// UNAVAILABLE and retryable (each dialect's overloaded or unavailable
+// kind, which SDKs retry), never as a fault of theirs.
+var ErrShuttingDown = errors.New("the gateway is shutting down; retry the request")
+
 // ToProto returns the canonical form of any error. Errors of this package
 // keep their details; context errors become CANCELED or DEADLINE_EXCEEDED;
 // any other error becomes INTERNAL with a generic message, so that no
@@ -148,6 +154,9 @@ func ToProto(err error) *parleyv1.Error {
 		return up.Proto()
 	case errors.As(err, &st):
 		return st.Proto()
+	case errors.Is(err, ErrShuttingDown):
+		return &parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, Message: ErrShuttingDown.Error(), Reason: ReasonShuttingDown,
+			Retry: &parleyv1.RetryAdvice{Retryable: true}}
 	case errors.Is(err, context.Canceled):
 		return &parleyv1.Error{Code: parleyv1.Code_CODE_CANCELED, Message: "the request was cancelled"}
 	case errors.Is(err, context.DeadlineExceeded):

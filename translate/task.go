@@ -21,6 +21,7 @@ const (
 	ReasonUpstreamError       = "upstream_error"       // the task service failed or answered nonsense
 	ReasonUpstreamUnavailable = "upstream_unavailable" // no task service, or it cannot be reached
 	ReasonUpstreamTimeout     = "upstream_timeout"     // the task service did not answer in time
+	ReasonShuttingDown        = "shutting_down"        // the gateway ended the request as it shut down
 )
 
 // LyricsComplete is the status word of finished lyrics.

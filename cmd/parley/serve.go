@@ -20,6 +20,7 @@ import (
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
+	"github.com/parleyhq/parley/translate"
 )
 
 func serve(ctx context.Context, args []string, e env) error {
@@ -50,8 +51,10 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first SIGTERM or SIGINT drains; a second ends everything at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	st, where, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -73,12 +76,18 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	// Requests live on a context of their own, which a shutdown ends only
+	// when its grace has run out, with a cause their replies name.
+	requests, endRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer endRequests(nil)
+	conns := &connStates{}
 	srv := &http.Server{
+		ConnState:         conns.track,
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		// No write timeout: streams last as long as the upstream talks.
 		IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return ctx },
+		BaseContext: func(net.Listener) context.Context { return requests },
 		// HTTP/1.1 and cleartext HTTP/2 on the one port: gRPC clients
 		// reach the Connect services without TLS.
 		Protocols: server.Protocols(),
@@ -93,11 +102,103 @@ func serve(ctx context.Context, args []string, e env) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		log.Info("draining", "reason", "stopped", "grace", cfg.ShutdownGrace.D())
+	case sig := <-sigs:
+		log.Info("draining", "signal", sig.String(), "grace", cfg.ShutdownGrace.D())
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return drain(log, handler, srv, ln, conns, stopWork, &workers, sigs, endRequests, cfg.ShutdownGrace.D())
+}
+
+// connStates counts the connections that are not idle: a request is being
+// read or served on them, or none has been read yet.
+type connStates struct {
+	mu    sync.Mutex
+	state map[net.Conn]http.ConnState
+}
+
+func (c *connStates) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == nil {
+		c.state = map[net.Conn]http.ConnState{}
+	}
+	switch st {
+	case http.StateClosed, http.StateHijacked:
+		delete(c.state, conn)
+	default:
+		c.state[conn] = st
+	}
+}
+
+func (c *connStates) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.state {
+		if st != http.StateIdle {
+			return true
+		}
+	}
+	return false
+}
+
+// drainNotice is how long, at most, the connections already open go on
+// taking requests after the listener has closed, while readiness answers
+// 503: a load balancer's health checker on one of them sees the drain,
+// and requests its pooled connections send meanwhile are served rather
+// than dropped. It is skipped when nothing is in flight.
+const drainNotice = time.Second
+
+// drain shuts the gateway down without cutting what is in flight:
+// readiness answers 503 at once, the listener stops accepting, the task
+// service stops claiming work (giving up the claims it holds), and
+// requests and streams run to their end; when grace runs out first, those
+// left are ended with the shutdown error, each in its dialect. A second
+// signal ends everything at once.
+func drain(log *slog.Logger, handler *server.Server, srv *http.Server, ln net.Listener, conns *connStates, stopWork func(),
+	workers *sync.WaitGroup, sigs <-chan os.Signal, endRequests context.CancelCauseFunc, grace time.Duration) error {
+	handler.Drain()
+	_ = ln.Close()
+	stopWork()
+	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+	done := make(chan error, 1)
+	go func() {
+		if conns.busy() {
+			select {
+			case <-time.After(min(drainNotice, grace)):
+			case <-graceCtx.Done():
+			}
+		}
+		err := srv.Shutdown(graceCtx)
+		if errors.Is(err, net.ErrClosed) {
+			err = nil // the listener, closed above
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		workers.Wait()
+		if err == nil {
+			log.Info("drained: every request in flight finished")
+			return nil
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	case sig := <-sigs:
+		log.Warn("a second signal: ending every request at once", "signal", sig.String())
+		endRequests(translate.ErrShuttingDown)
+		_ = srv.Close()
+		return errors.New("stopped by a second signal before the requests in flight finished")
+	}
+	// The grace ran out: the requests left end with the shutdown error,
+	// and get a moment to write it.
+	log.Warn("shutdown_grace ran out: ending the requests still in flight", "grace", grace)
+	endRequests(translate.ErrShuttingDown)
+	last, cancelLast := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelLast()
+	if err := srv.Shutdown(last); err != nil {
+		_ = srv.Close()
 	}
 	return nil
 }

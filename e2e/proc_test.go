@@ -1,4 +1,4 @@
-package fleet_test
+package e2e_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package fleet_test
+package e2e_test
 
 import (
 	"bytes"
@@ -61,10 +61,11 @@ func TestMain(m *testing.M) {
 
 // replica is one running `parley serve`.
 type replica struct {
-	url  string
-	cmd  *exec.Cmd
-	logs *syncBuffer
-	done chan struct{}
+	addr, url string
+	cmd       *exec.Cmd
+	logs      *syncBuffer
+	done      chan struct{} // closed when the process has ended
+	exit      error         // how it ended, once done is closed
 }
 
 type syncBuffer struct {
@@ -98,7 +99,6 @@ func freeAddr(t *testing.T) string {
 // fleetOf starts n replicas on one database with the given upstreams.
 func fleetOf(t *testing.T, n int, dsn, chatURL, musicURL string) []*replica {
 	t.Helper()
-	bin := parley(t)
 	cfg := fmt.Sprintf(`keys:
   - {name: alice, key: %s}
 upstreams:
@@ -113,40 +113,54 @@ store:
   driver: postgres
   dsn: ${PARLEY_DATABASE_URL}
 `, clientKey, chatURL, musicURL, pollInterval)
+	file := writeConfig(t, cfg)
+	rs := make([]*replica, n)
+	var wg sync.WaitGroup
+	for i := range rs {
+		rs[i] = start(t, file, t.TempDir(), "PARLEY_DATABASE_URL="+dsn)
+		wg.Go(func() { rs[i].waitReady(t) })
+	}
+	wg.Wait()
+	return rs
+}
+
+func writeConfig(t *testing.T, cfg string) string {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "parley.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rs := make([]*replica, n)
-	var wg sync.WaitGroup
-	for i := range rs {
-		addr := freeAddr(t)
-		r := &replica{url: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{})}
-		r.cmd = exec.Command(bin, "serve", "--config", file, "--listen", addr)
-		r.cmd.Env = append(os.Environ(), "PARLEY_DATABASE_URL="+dsn)
-		r.cmd.Stderr, r.cmd.Stdout = r.logs, r.logs
-		r.cmd.Dir = t.TempDir()
-		if err := r.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = r.cmd.Wait(); close(r.done) }()
-		t.Cleanup(func() {
-			_ = r.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-r.done:
-			case <-time.After(15 * time.Second):
-				_ = r.cmd.Process.Kill()
-				t.Errorf("replica %d did not stop within 15s of SIGTERM", i)
-			}
-			if t.Failed() {
-				t.Logf("replica %d logs:\n%s", i, r.logs.String())
-			}
-		})
-		rs[i] = r
-		wg.Go(func() { r.waitReady(t) })
+	return file
+}
+
+// start runs `parley serve` with a configuration file in dir, on a free
+// loopback port; the process is stopped with SIGTERM when the test ends
+// (unless it has ended already), and its logs are shown if the test failed.
+func start(t *testing.T, file, dir string, env ...string) *replica {
+	t.Helper()
+	addr := freeAddr(t)
+	r := &replica{addr: addr, url: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{})}
+	r.cmd = exec.Command(parley(t), "serve", "--config", file, "--listen", addr)
+	r.cmd.Env = append(os.Environ(), env...)
+	r.cmd.Stderr, r.cmd.Stdout = r.logs, r.logs
+	r.cmd.Dir = dir
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	return rs
+	go func() { r.exit = r.cmd.Wait(); close(r.done) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.done:
+		case <-time.After(15 * time.Second):
+			_ = r.cmd.Process.Kill()
+			t.Errorf("parley on %s did not stop within 15s of SIGTERM", addr)
+		}
+		if t.Failed() {
+			t.Logf("parley on %s logs:\n%s", addr, r.logs.String())
+		}
+	})
+	return r
 }
 
 func (r *replica) waitReady(t *testing.T) {

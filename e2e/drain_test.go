@@ -1,0 +1,258 @@
+package e2e_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// slowChat is a chat-completions upstream that streams n words, one every
+// delay, then its finish, usage and [DONE].
+func slowChat(t *testing.T, n int, delay time.Duration) (*httptest.Server, *atomic.Int32) {
+	var started atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		chunk := func(s string) {
+			fmt.Fprintf(w, "data: %s\n\n", s)
+			fl.Flush()
+		}
+		for i := range n {
+			chunk(fmt.Sprintf(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"word%d "},"finish_reason":null}]}`, i))
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(delay):
+			}
+		}
+		chunk(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+		chunk(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}`)
+		chunk("[DONE]")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &started
+}
+
+// streamCase is one client dialect's streamed request and how its stream
+// ends when it ends normally.
+type streamCase struct {
+	dialect, path, body, end string
+}
+
+var streamCases = []streamCase{
+	{"messages", "/v1/messages", `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, "event: message_stop"},
+	{"chat_completions", "/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "data: [DONE]"},
+	{"responses", "/v1/responses", `{"model":"m","input":"hi","stream":true,"store":true}`, "event: response.completed"},
+	{"generate_content", "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, `"finishReason":"STOP"`},
+}
+
+// openStreams starts one stream per client dialect and returns, per
+// dialect, the whole body once the stream has ended.
+func openStreams(t *testing.T, r *replica) map[string]<-chan string {
+	out := map[string]<-chan string{}
+	for _, c := range streamCases {
+		ch := make(chan string, 1)
+		out[c.dialect] = ch
+		req, err := http.NewRequest(http.MethodPost, r.url+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+clientKey)
+		req.Header.Set("x-api-key", clientKey)
+		req.Header.Set("x-goog-api-key", clientKey)
+		req.Header.Set("anthropic-version", "2023-06-01")
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				ch <- "request failed: " + err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				ch <- string(b) + "\nread failed: " + err.Error()
+				return
+			}
+			ch <- fmt.Sprintf("status %d\n%s", resp.StatusCode, b)
+		}()
+	}
+	return out
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func drainConfig(upstream, grace string) string {
+	return fmt.Sprintf(`keys:
+  - {name: alice, key: %s}
+upstreams:
+  - {name: chat, dialect: chat_completions, base_url: %q, api_key: sk-chat-upstream}
+models:
+  - {name: m, upstream: chat}
+shutdown_grace: %s
+`, clientKey, upstream, grace)
+}
+
+var responseID = regexp.MustCompile(`"id":"(resp_[A-Za-z0-9_-]+)"`)
+
+// On SIGTERM a gateway with streams open answers readiness with 503 at
+// once, refuses new connections, lets every stream finish whole in every
+// dialect, keeps what the streams stored, and exits 0.
+func TestDrainLetsStreamsFinish(t *testing.T) {
+	up, started := slowChat(t, 10, 150*time.Millisecond)
+	dir := t.TempDir()
+	file := writeConfig(t, drainConfig(up.URL, "30s"))
+	r := start(t, file, dir)
+	r.waitReady(t)
+
+	streams := openStreams(t, r)
+	waitFor(t, "every stream reached the upstream", func() bool { return started.Load() == int32(len(streamCases)) })
+	// A connection opened before the signal, with no request on it yet,
+	// as a load balancer's health checker holds one.
+	probe, err := net.Dial("tcp", r.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = probe.Close() }()
+
+	signalled := time.Now()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "new connections refused", func() bool {
+		c, err := net.Dial("tcp", r.addr)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err != nil
+	})
+	fmt.Fprintf(probe, "GET /readyz HTTP/1.1\r\nHost: parley\r\n\r\n")
+	ready, err := http.ReadResponse(bufio.NewReader(probe), nil)
+	if err != nil {
+		t.Errorf("readiness while draining: %v, want 503", err)
+	} else {
+		_ = ready.Body.Close()
+		if ready.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("readiness while draining: %s, want 503", ready.Status)
+		}
+	}
+
+	var stored string
+	for _, c := range streamCases {
+		body := <-streams[c.dialect]
+		if !strings.HasPrefix(body, "status 200") || !strings.Contains(body, c.end) || !strings.Contains(body, "word9") {
+			t.Errorf("%s: the stream did not finish whole:\n%s", c.dialect, body)
+		}
+		if c.dialect == "responses" {
+			if m := responseID.FindStringSubmatch(body); m != nil {
+				stored = m[1]
+			}
+		}
+	}
+	if since := time.Since(signalled); since < time.Second {
+		t.Errorf("the streams ended %s after the signal: sooner than the upstream sent them", since)
+	}
+	<-r.done
+	if r.exit != nil {
+		t.Errorf("parley exited with %v after draining, want status 0", r.exit)
+	}
+	if !strings.Contains(r.logs.String(), "drained") {
+		t.Errorf("no drain in the log:\n%s", r.logs.String())
+	}
+
+	// What the streams stored while draining is there after a restart.
+	if stored == "" {
+		t.Fatal("the responses stream gave no response id")
+	}
+	again := start(t, file, dir)
+	again.waitReady(t)
+	if status, out := again.call(t, http.MethodGet, "/v1/responses/"+stored, ""); status != http.StatusOK || out["id"] != stored {
+		t.Errorf("the response stored during the drain, after a restart: %d %v", status, out)
+	}
+}
+
+// When the grace runs out first, each stream still open ends with its
+// dialect's in-stream error saying the gateway is shutting down (a kind
+// clients retry, never a client error), and the process exits 0.
+func TestDrainGraceEndsStreamsWithAnError(t *testing.T) {
+	up, started := slowChat(t, 100, 100*time.Millisecond)
+	r := start(t, writeConfig(t, drainConfig(up.URL, "500ms")), t.TempDir())
+	r.waitReady(t)
+	streams := openStreams(t, r)
+	waitFor(t, "every stream reached the upstream", func() bool { return started.Load() == int32(len(streamCases)) })
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{
+		"messages":         "overloaded_error",
+		"chat_completions": "shutting down",
+		"responses":        "shutting down",
+		"generate_content": "UNAVAILABLE",
+	}
+	for _, c := range streamCases {
+		body := <-streams[c.dialect]
+		t.Logf("%s:\n%s", c.dialect, tail(body, 400))
+		if !strings.Contains(body, "shutting down") || !strings.Contains(body, kinds[c.dialect]) || strings.Contains(body, c.end) {
+			t.Errorf("%s: want the stream ended by the shutdown error (%s):\n%s", c.dialect, kinds[c.dialect], body)
+		}
+		for _, wrong := range []string{"invalid_request_error", "cancelled", "INVALID_ARGUMENT"} {
+			if strings.Contains(body, wrong) {
+				t.Errorf("%s: the shutdown is reported as %q:\n%s", c.dialect, wrong, body)
+			}
+		}
+	}
+	<-r.done
+	if r.exit != nil {
+		t.Errorf("parley exited with %v, want status 0", r.exit)
+	}
+}
+
+// A second signal ends the streams at once.
+func TestDrainSecondSignal(t *testing.T) {
+	up, started := slowChat(t, 100, 100*time.Millisecond)
+	r := start(t, writeConfig(t, drainConfig(up.URL, "60s")), t.TempDir())
+	r.waitReady(t)
+	streams := openStreams(t, r)
+	waitFor(t, "every stream reached the upstream", func() bool { return started.Load() == int32(len(streamCases)) })
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(200 * time.Millisecond)
+	at := time.Now()
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	var wg sync.WaitGroup
+	for _, c := range streamCases {
+		wg.Go(func() { <-streams[c.dialect] })
+	}
+	wg.Wait()
+	<-r.done
+	if took := time.Since(at); took > 3*time.Second {
+		t.Errorf("the process took %s to end after a second signal", took)
+	}
+}
+
+// tail is the end of a body, for logs.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
