@@ -24,6 +24,7 @@ import (
 type clientRequest struct {
 	meter
 	s      *Server
+	st     *state // the configuration the request started on
 	w      http.ResponseWriter
 	r      *http.Request
 	c      *clientDialect
@@ -45,7 +46,7 @@ type meter struct {
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
 
 func (s *Server) newClientRequest(w http.ResponseWriter, r *http.Request, c *clientDialect) *clientRequest {
-	x := &clientRequest{meter: newMeter(), s: s, w: w, r: r, c: c}
+	x := &clientRequest{meter: newMeter(), s: s, st: s.state(), w: w, r: r, c: c}
 	w.Header().Set("X-Request-Id", x.id)
 	return x
 }
@@ -60,11 +61,11 @@ func newRequestID() string {
 // the body within the size limit.
 func (x *clientRequest) incoming(in *translate.Incoming) (*principal, error) {
 	in.Header, in.Query = x.r.Header, x.r.URL.Query()
-	p, err := x.s.keys.authenticate(x.c.APIKey(in))
+	p, err := x.st.keys.authenticate(x.c.APIKey(in))
 	if err != nil {
 		return nil, err
 	}
-	body, err := x.s.readBody(x.w, x.r)
+	body, err := x.st.readBody(x.w, x.r)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func (x *clientRequest) incoming(in *translate.Incoming) (*principal, error) {
 }
 
 // readBody reads a request body of at most the configured size.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (s *state) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 	var tooBig *http.MaxBytesError
 	switch {
@@ -177,11 +178,11 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 }
 
 // admit checks that the key may use the model and that it is served.
-func (x *clientRequest) admit(p *principal, model string) error { return x.s.admit(p, model, "model") }
+func (x *clientRequest) admit(p *principal, model string) error { return x.st.admit(p, model, "model") }
 
 // admit checks that the key may use the model and that it is served;
 // field names the model in the caller's spelling.
-func (s *Server) admit(p *principal, model, field string) error {
+func (s *state) admit(p *principal, model, field string) error {
 	if model == "" {
 		return translate.Invalid(field, "is required")
 	}
@@ -201,7 +202,7 @@ func (x *clientRequest) setDropped() {
 }
 
 func (x *clientRequest) whole(req *parleyv1.Request) {
-	resp, err := x.s.d.Generate(x.r.Context(), req, &x.call)
+	resp, err := x.st.d.Generate(x.r.Context(), req, &x.call)
 	if err != nil {
 		x.fail(err)
 		return
@@ -288,7 +289,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
 	var failed *parleyv1.Error
-	for ev, err := range x.s.d.Stream(ctx, req, &x.call) {
+	for ev, err := range x.st.d.Stream(ctx, req, &x.call) {
 		if err == nil {
 			if x.turn != nil {
 				x.turn.Observe(ctx, ev)

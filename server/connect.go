@@ -31,7 +31,7 @@ import (
 func (s *Server) connectRoutes() {
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(rpcGate{s}),
-		connect.WithReadMaxBytes(int(min(s.maxBody, 1<<31-1))),
+		connect.WithReadMaxBytes(int(min(s.state().maxBody, 1<<31-1))),
 		// Stream events are mostly a few dozen bytes: compressing each
 		// costs more than it saves (a gzip writer reset per message was a
 		// seventh of a stream's CPU time).
@@ -51,6 +51,7 @@ func (s *Server) connectRoutes() {
 // need.
 type rpc struct {
 	meter
+	st        *state // the configuration the call started on
 	p         *principal
 	procedure string
 }
@@ -66,8 +67,8 @@ func rpcOf(ctx context.Context) *rpc {
 type rpcGate struct{ s *Server }
 
 func (g rpcGate) start(ctx context.Context, procedure string, h http.Header) (context.Context, *rpc, error) {
-	r := &rpc{meter: newMeter(), procedure: procedure}
-	p, err := g.s.keys.authenticate(translate.BearerToken(h))
+	r := &rpc{meter: newMeter(), st: g.s.state(), procedure: procedure}
+	p, err := r.st.keys.authenticate(translate.BearerToken(h))
 	r.p = p
 	return context.WithValue(ctx, rpcKey{}, r), r, err
 }
@@ -195,7 +196,7 @@ func (g generationService) request(r *rpc, req *parleyv1.Request, stream bool) (
 		return nil, err
 	}
 	r.call.Model = req.GetModel()
-	if err := g.s.admit(r.p, req.GetModel(), "request.model"); err != nil {
+	if err := r.st.admit(r.p, req.GetModel(), "request.model"); err != nil {
 		return nil, err
 	}
 	req.Stream = stream
@@ -214,7 +215,7 @@ func (g generationService) Generate(ctx context.Context, in *connect.Request[par
 	if err != nil {
 		return nil, err
 	}
-	resp, err := g.s.d.Generate(ctx, req, &r.call)
+	resp, err := r.st.d.Generate(ctx, req, &r.call)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +235,7 @@ func (g generationService) StreamGenerate(ctx context.Context, in *connect.Reque
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	first := true
-	for ev, err := range g.s.d.Stream(ctx, req, &r.call) {
+	for ev, err := range r.st.d.Stream(ctx, req, &r.call) {
 		if err != nil {
 			// Before the first event this is the call's status; after it,
 			// the error that ends the stream.
@@ -259,7 +260,7 @@ func (g generationService) CountTokens(ctx context.Context, in *connect.Request[
 	if err != nil {
 		return nil, err
 	}
-	n, err := g.s.d.CountTokens(ctx, req, &r.call)
+	n, err := r.st.d.CountTokens(ctx, req, &r.call)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +270,7 @@ func (g generationService) CountTokens(ctx context.Context, in *connect.Request[
 
 func (g generationService) ListModels(ctx context.Context, _ *connect.Request[parleyv1.ListModelsRequest]) (*connect.Response[parleyv1.ListModelsResponse], error) {
 	r := rpcOf(ctx)
-	return connect.NewResponse(&parleyv1.ListModelsResponse{Models: g.s.d.Router().Models(r.p.allows)}), nil
+	return connect.NewResponse(&parleyv1.ListModelsResponse{Models: r.st.d.Router().Models(r.p.allows)}), nil
 }
 
 // taskService implements parleyv1connect.TaskServiceHandler over the

@@ -23,7 +23,7 @@ func (x *clientRequest) serveCount(in *translate.Incoming) {
 		x.fail(err)
 		return
 	}
-	n, err := x.s.d.CountTokens(x.r.Context(), req, &x.call)
+	n, err := x.st.d.CountTokens(x.r.Context(), req, &x.call)
 	if err != nil {
 		x.fail(err)
 		return

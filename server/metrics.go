@@ -58,7 +58,7 @@ type outcome struct {
 func (s *Server) observe(o outcome) {
 	m := s.metrics
 	model := o.call.Model
-	if model != "" && !s.d.Router().Known(model) {
+	if model != "" && !s.state().d.Router().Known(model) {
 		// Unknown names are the client's to choose: keep them out of the
 		// label set.
 		model = ""

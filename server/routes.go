@@ -118,7 +118,7 @@ func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
 // answer serves an operation without a body (a listing, a stored
 // response): the key first, then the operation's reply or its error.
 func (x *clientRequest) answer(op func(p *principal) ([]byte, error)) {
-	p, err := x.s.keys.authenticate(x.c.APIKey(&translate.Incoming{Header: x.r.Header, Query: x.r.URL.Query()}))
+	p, err := x.st.keys.authenticate(x.c.APIKey(&translate.Incoming{Header: x.r.Header, Query: x.r.URL.Query()}))
 	if err == nil {
 		var body []byte
 		if body, err = op(p); err == nil {
@@ -131,13 +131,13 @@ func (x *clientRequest) answer(op func(p *principal) ([]byte, error)) {
 
 // listModels lists the models the caller's key may use.
 func (x *clientRequest) listModels(p *principal) ([]byte, error) {
-	return x.c.models.EncodeModels(x.s.d.Router().Models(p.allows), x.r.URL.Query())
+	return x.c.models.EncodeModels(x.st.d.Router().Models(p.allows), x.r.URL.Query())
 }
 
 // getModel describes one model.
 func (x *clientRequest) getModel(p *principal) ([]byte, error) {
 	name := strings.TrimPrefix(x.r.PathValue("model"), "models/")
-	m := x.s.d.Router().Model(name, p.allows)
+	m := x.st.d.Router().Model(name, p.allows)
 	if m == nil {
 		return nil, translate.Status(parleyv1.Code_CODE_NOT_FOUND, "model %q is not served here", name)
 	}

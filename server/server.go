@@ -67,13 +67,12 @@ type Options struct {
 
 // Server serves Parley's HTTP endpoints.
 type Server struct {
-	mux     *http.ServeMux
-	cfg     *config.Config
-	d       *dispatch.Dispatcher
-	keys    *keyring
+	mux *http.ServeMux
+	// cur is the configuration requests start on; a reload swaps it, and
+	// a request keeps the one it started with to its end.
+	cur     atomic.Pointer[state]
 	log     *slog.Logger
 	metrics *metrics
-	maxBody int64
 	tasks   *tasks.Service
 	stored  *stored.Service
 	// stateful is the first stateful client dialect, whose errors the
@@ -99,15 +98,12 @@ func New(o Options) *Server {
 	}
 	s := &Server{
 		mux:     http.NewServeMux(),
-		cfg:     o.Config,
-		d:       o.Dispatcher,
-		keys:    newKeyring(o.Config.Keys),
 		log:     log,
 		metrics: newMetrics(reg),
-		maxBody: o.Config.Limits.MaxBodyBytes,
 		tasks:   o.Tasks,
 		stored:  st,
 	}
+	s.Reload(o.Config, o.Dispatcher)
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)

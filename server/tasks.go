@@ -105,7 +105,8 @@ func (s *Server) taskEndpoint(c translate.TaskClient, label string, op taskOp) h
 }
 
 func (s *Server) taskServe(c translate.TaskClient, op taskOp, w http.ResponseWriter, r *http.Request, owner *string) ([]byte, error) {
-	p, err := s.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
+	st := s.state()
+	p, err := st.keys.authenticate(c.APIKey(&translate.Incoming{Header: r.Header, Query: r.URL.Query()}))
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func (s *Server) taskServe(c translate.TaskClient, op taskOp, w http.ResponseWri
 	}
 	var body []byte
 	if r.Method == http.MethodPost {
-		if body, err = s.readBody(w, r); err != nil {
+		if body, err = st.readBody(w, r); err != nil {
 			return nil, err
 		}
 	}

@@ -62,7 +62,7 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 		}
 		return
 	}
-	resp, err := s.o.Dispatcher.Generate(ctx, req, &dispatch.Call{})
+	resp, err := s.dispatcher.Load().Generate(ctx, req, &dispatch.Call{})
 	next := proto.Clone(t).(*parleyv1.Task)
 	if err != nil {
 		if ctx.Err() != nil {

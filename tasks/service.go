@@ -48,6 +48,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -102,6 +103,9 @@ type Service struct {
 	hooks *http.Client
 
 	notifyWake chan struct{}
+	// dispatcher is the one lyrics tasks are written through: o.Dispatcher
+	// until a reload hands in another.
+	dispatcher atomic.Pointer[dispatch.Dispatcher]
 
 	mu       sync.Mutex
 	inFlight map[string]bool // tasks whose lyrics a model is writing
@@ -159,7 +163,7 @@ func New(o Options) *Service {
 			IdleConnTimeout:     30 * time.Second,
 		}
 	}
-	return &Service{
+	s := &Service{
 		o:   o,
 		log: o.Logger,
 		hooks: &http.Client{
@@ -172,7 +176,14 @@ func New(o Options) *Service {
 		notifyWake: make(chan struct{}, 1),
 		inFlight:   map[string]bool{},
 	}
+	s.dispatcher.Store(o.Dispatcher)
+	return s
 }
+
+// UseDispatcher makes lyrics tasks go through d from now on (a reloaded
+// configuration's models); a writing in progress ends on the one it
+// started with.
+func (s *Service) UseDispatcher(d *dispatch.Dispatcher) { s.dispatcher.Store(d) }
 
 // ModelVersions are the accepted mv values.
 func (s *Service) ModelVersions() []string { return s.o.ModelVersions }
@@ -252,7 +263,7 @@ func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInp
 	if t.Action == parleyv1.TaskAction_TASK_ACTION_UNSPECIFIED {
 		return nil, translate.Invalid("input", "the task input names no kind of task")
 	}
-	if t.Action == parleyv1.TaskAction_TASK_ACTION_LYRICS && s.o.LyricsModel != "" && s.o.Dispatcher != nil {
+	if t.Action == parleyv1.TaskAction_TASK_ACTION_LYRICS && s.o.LyricsModel != "" && s.dispatcher.Load() != nil {
 		t.Model = s.o.LyricsModel
 		if err := s.o.Store.CreateTask(ctx, t); err != nil {
 			return nil, internal("the task could not be stored", err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,12 @@ func serve(ctx context.Context, args []string, e env) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// SIGHUP re-reads the configuration file.
+	hups := make(chan os.Signal, 1)
+	signal.Notify(hups, syscall.SIGHUP)
+	defer signal.Stop(hups)
+	var current atomic.Pointer[dispatch.Dispatcher]
+	current.Store(d)
 	st, where, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -63,7 +70,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	ts := tasks.FromConfig(cfg, ds, st, d, nil, tasks.Options{Logger: log})
 	sv := stored.New(stored.Options{
 		Store: st, Retention: cfg.Responses.Retention.D(), SweepInterval: cfg.Responses.SweepInterval.D(),
-		Window: d.Router().ContextWindow, Logger: log,
+		Window: func(model string) int64 { return current.Load().Router().ContextWindow(model) }, Logger: log,
 	})
 	handler := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: ds, Logger: log, Tasks: ts, Stored: sv})
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -98,14 +105,23 @@ func serve(ctx context.Context, args []string, e env) error {
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		log.Info("draining", "reason", "stopped", "grace", cfg.ShutdownGrace.D())
-	case sig := <-sigs:
-		log.Info("draining", "signal", sig.String(), "grace", cfg.ShutdownGrace.D())
+	rl := reloader{file: *file, listen: *listen, e: e, log: log, ds: ds, handler: handler, tasks: ts, current: &current, cfg: cfg}
+wait:
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			log.Info("draining", "reason", "stopped", "grace", rl.cfg.ShutdownGrace.D())
+			break wait
+		case sig := <-sigs:
+			log.Info("draining", "signal", sig.String(), "grace", rl.cfg.ShutdownGrace.D())
+			break wait
+		case <-hups:
+			rl.reload()
+		}
 	}
+	cfg = rl.cfg
 	return drain(log, handler, srv, ln, conns, stopWork, &workers, sigs, endRequests, cfg.ShutdownGrace.D())
 }
 
