@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -72,7 +73,39 @@ func Path(err error) (segments []string, what string) {
 	default:
 		what = err.Error()
 	}
-	return segments, what
+	return shortPath(segments), what
+}
+
+// Bounds of a path in an error message: a body nested thousands of levels
+// deep, or with a member name of a megabyte, gets a message of a few
+// hundred bytes that still shows where the path starts and ends.
+const (
+	maxPathHead    = 8  // segments kept from the start
+	maxPathTail    = 4  // and from the end
+	maxSegmentSize = 64 // bytes of one segment
+)
+
+// Elided stands for the segments, or the end of a segment, left out of a
+// long path.
+const Elided = "…"
+
+func shortPath(segments []string) []string {
+	if len(segments) > maxPathHead+maxPathTail+1 {
+		cut := make([]string, 0, maxPathHead+maxPathTail+1)
+		cut = append(cut, segments[:maxPathHead]...)
+		cut = append(cut, Elided)
+		segments = append(cut, segments[len(segments)-maxPathTail:]...)
+	}
+	for i, s := range segments {
+		if len(s) > maxSegmentSize {
+			cut := s[:maxSegmentSize]
+			for !utf8.ValidString(cut) {
+				cut = cut[:len(cut)-1]
+			}
+			segments[i] = cut + Elided
+		}
+	}
+	return segments
 }
 
 func unwrapMessage(err error) string {
