@@ -105,6 +105,10 @@ type Songgen struct {
 type Limits struct {
 	// MaxBodyBytes bounds a request body; larger bodies get 413.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxInflightBodyBytes bounds the request bodies held at once;
+	// beyond it new requests are refused as overloaded, with
+	// Retry-After. Default 256 MiB; at least max_body_bytes.
+	MaxInflightBodyBytes int64 `yaml:"max_inflight_body_bytes"`
 }
 
 // Key is one client key.
@@ -171,18 +175,20 @@ type Route struct {
 
 // Defaults for values the file leaves out.
 const (
-	DefaultListen         = "127.0.0.1:8080"
-	DefaultDataDir        = "parley-data"
-	DefaultShutdownGrace  = 120 * time.Second
-	DefaultMaxBodyBytes   = 32 << 20
-	DefaultConnectTimeout = 10 * time.Second
-	DefaultHeaderTimeout  = 120 * time.Second
-	DefaultIdleTimeout    = 300 * time.Second
-	DefaultMaxRetries     = 2
-	DefaultPollInterval   = 5 * time.Second
-	DefaultMaxAge         = 30 * time.Minute
-	DefaultRetention      = 30 * 24 * time.Hour
-	DefaultSweepInterval  = time.Hour
+	DefaultListen        = "127.0.0.1:8080"
+	DefaultDataDir       = "parley-data"
+	DefaultShutdownGrace = 120 * time.Second
+	DefaultMaxBodyBytes  = 32 << 20
+	// DefaultMaxInflightBodyBytes bounds the bodies held at once.
+	DefaultMaxInflightBodyBytes = 256 << 20
+	DefaultConnectTimeout       = 10 * time.Second
+	DefaultHeaderTimeout        = 120 * time.Second
+	DefaultIdleTimeout          = 300 * time.Second
+	DefaultMaxRetries           = 2
+	DefaultPollInterval         = 5 * time.Second
+	DefaultMaxAge               = 30 * time.Minute
+	DefaultRetention            = 30 * 24 * time.Hour
+	DefaultSweepInterval        = time.Hour
 )
 
 // DefaultModelVersions are the accepted mv values unless configured: the
@@ -256,6 +262,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Limits.MaxBodyBytes == 0 {
 		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.Limits.MaxInflightBodyBytes == 0 {
+		c.Limits.MaxInflightBodyBytes = max(DefaultMaxInflightBodyBytes, c.Limits.MaxBodyBytes)
 	}
 	if c.Songgen.PollInterval == 0 {
 		c.Songgen.PollInterval = Duration(DefaultPollInterval)

@@ -28,6 +28,9 @@ func (c *Config) validate(dialects []string) []problem {
 	if c.Limits.MaxBodyBytes < 0 {
 		add("limits.max_body_bytes", "must be positive")
 	}
+	if c.Limits.MaxInflightBodyBytes < c.Limits.MaxBodyBytes {
+		add("limits.max_inflight_body_bytes", "%d is less than limits.max_body_bytes (%d): a body of the largest size could never be served", c.Limits.MaxInflightBodyBytes, c.Limits.MaxBodyBytes)
+	}
 	switch c.Store.Driver {
 	case StoreSQLite:
 		if c.Store.DSN != "" {

@@ -25,6 +25,7 @@ type clientRequest struct {
 	meter
 	s      *Server
 	st     *state // the configuration the request started on
+	held   int64  // the bytes of the body budget the request holds
 	w      http.ResponseWriter
 	r      *http.Request
 	c      *clientDialect
@@ -65,12 +66,39 @@ func (x *clientRequest) incoming(in *translate.Incoming) (*principal, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The body's share of the budget is taken before it is read when its
+	// length is declared, else once it is read.
+	if n := x.r.ContentLength; n > 0 {
+		if err := x.hold(min(n, x.st.maxBody)); err != nil {
+			return nil, err
+		}
+	}
 	body, err := x.st.readBody(x.w, x.r)
 	if err != nil {
 		return nil, err
 	}
+	if extra := int64(len(body)) - x.held; extra > 0 {
+		if err := x.hold(extra); err != nil {
+			return nil, err
+		}
+	}
 	in.Body = body
 	return p, nil
+}
+
+// hold takes n more bytes of the body budget for the request; release
+// gives back what it holds when it ends.
+func (x *clientRequest) hold(n int64) error {
+	if err := x.s.bodies.take(n); err != nil {
+		return err
+	}
+	x.held += n
+	return nil
+}
+
+func (x *clientRequest) release() {
+	x.s.bodies.give(x.held)
+	x.held = 0
 }
 
 // readBody reads a request body of at most the configured size.

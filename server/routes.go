@@ -85,6 +85,7 @@ func (s *Server) dialectRoutes(ds translate.Dialects) {
 func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := s.newClientRequest(w, r, c)
+		defer x.release()
 		in := &translate.Incoming{}
 		op := rt.Op
 		if rt.Resolve != nil {

@@ -80,6 +80,8 @@ type Server struct {
 	stateful *clientDialect
 	// draining is set when the gateway has begun shutting down.
 	draining atomic.Bool
+	// bodies bounds the request bodies held at once.
+	bodies bodyBudget
 }
 
 // New returns a Server with its routes registered.

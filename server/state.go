@@ -21,6 +21,7 @@ type state struct {
 // whole (config.Parse) and built the dispatcher without error: a reload
 // never leaves the server half-configured.
 func (s *Server) Reload(cfg *config.Config, d *dispatch.Dispatcher) {
+	s.bodies.setLimit(cfg.Limits.MaxInflightBodyBytes)
 	s.cur.Store(&state{cfg: cfg, d: d, keys: newKeyring(cfg.Keys), maxBody: cfg.Limits.MaxBodyBytes})
 }
 

@@ -22,6 +22,7 @@ const (
 	ReasonUpstreamUnavailable = "upstream_unavailable" // no task service, or it cannot be reached
 	ReasonUpstreamTimeout     = "upstream_timeout"     // the task service did not answer in time
 	ReasonShuttingDown        = "shutting_down"        // the gateway ended the request as it shut down
+	ReasonOverloaded          = "overloaded"           // the gateway holds as much as it may; retry later
 )
 
 // LyricsComplete is the status word of finished lyrics.
