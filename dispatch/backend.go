@@ -14,8 +14,10 @@ import (
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Backend is one upstream, canonical in and canonical out.
@@ -134,6 +136,10 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	}
 	if hreq.Header.Get("User-Agent") == "" {
 		hreq.Header.Set("User-Agent", "parley")
+	}
+	// The attempt's span goes on in the upstream, when tracing is on.
+	if telemetry.On() {
+		telemetry.Propagator().Inject(ctx, propagation.HeaderCarrier(hreq.Header))
 	}
 	resp, err := b.client.Do(hreq)
 	if err != nil {

@@ -25,7 +25,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 	ups := map[string]UpstreamSpec{}
 	for _, u := range c.Upstreams {
 		var be Backend
-		dialect := parleyv1.Dialect_DIALECT_CANONICAL
+		dialect, provider := parleyv1.Dialect_DIALECT_CANONICAL, "parley"
 		if u.Dialect == config.DialectEcho {
 			be = o.Echo
 		} else {
@@ -36,7 +36,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 			if d.Upstream == nil {
 				continue
 			}
-			dialect = d.Enum
+			dialect, provider = d.Enum, d.Provider
 			hb, err := NewHTTPBackend(u.Name, d.Upstream, u.BaseURL, HTTPOptions{
 				ConnectTimeout: u.ConnectTimeout.D(),
 				HeaderTimeout:  u.HeaderTimeout.D(),
@@ -52,7 +52,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 		if u.MaxRetries != nil {
 			retries = *u.MaxRetries
 		}
-		ups[u.Name] = UpstreamSpec{Name: u.Name, Dialect: dialect, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
+		ups[u.Name] = UpstreamSpec{Name: u.Name, Dialect: dialect, Provider: provider, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
 	}
 	r, err := NewRouter(c.Models, ups)
 	if err != nil {

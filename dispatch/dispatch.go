@@ -35,6 +35,7 @@ type Call struct {
 	// the last one tried).
 	Upstream      string
 	Dialect       parleyv1.Dialect
+	Provider      string
 	UpstreamModel string
 	// Attempts counts upstream requests made.
 	Attempts int
@@ -147,7 +148,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // run runs f over the plan until it succeeds, fails for good, or the
 // plan is spent. f reports whether its failure may be retried at all
 // (false once bytes have gone to the client).
-func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call, f func(r *route, t translate.Target) (retry bool, err error)) error {
+func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call, f func(ctx context.Context, r *route, t translate.Target) (retry bool, err error)) error {
 	call.Model = req.GetModel()
 	plan, err := d.plan(req.GetModel())
 	if err != nil {
@@ -156,10 +157,12 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 	var last error
 	for _, r := range plan {
 		t := r.target(req.GetModel())
-		call.Upstream, call.Dialect, call.UpstreamModel = r.upstream, r.dialect, t.Model
+		call.Upstream, call.Dialect, call.Provider, call.UpstreamModel = r.upstream, r.dialect, r.provider, t.Model
 		for try := 0; ; try++ {
 			call.Attempts++
-			retry, err := f(r, t)
+			actx, span := startAttempt(ctx, r, t, call.Attempts)
+			retry, err := f(actx, r, t)
+			endAttempt(span, err)
 			if err == nil {
 				return nil
 			}
@@ -190,7 +193,7 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 // Generate answers a whole request.
 func (d *Dispatcher) Generate(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.Response, error) {
 	var resp *parleyv1.Response
-	err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
 		var err error
 		resp, err = r.backend.Generate(ctx, req, t, call)
 		return true, err
@@ -205,7 +208,7 @@ func (d *Dispatcher) Generate(ctx context.Context, req *parleyv1.Request, call *
 func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
 		sent, stopped := false, false
-		err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+		err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
 			// Every stream is held to the canonical order here, once,
 			// whatever its backend: what follows may trust it.
 			var check translate.StreamChecker
@@ -243,7 +246,7 @@ func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Ca
 // count's estimated flag say so).
 func (d *Dispatcher) CountTokens(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.TokenCount, error) {
 	var count *parleyv1.TokenCount
-	err := d.run(ctx, req, call, func(r *route, t translate.Target) (bool, error) {
+	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
 		var err error
 		count, err = r.backend.CountTokens(ctx, req, t, call)
 		if errors.Is(err, errNoCount) {

@@ -13,6 +13,7 @@ import (
 type route struct {
 	upstream   string
 	dialect    parleyv1.Dialect
+	provider   string
 	backend    Backend
 	model      string // upstream model; "" = the client's name
 	apiKey     string
@@ -45,6 +46,7 @@ type Router struct {
 type UpstreamSpec struct {
 	Name       string
 	Dialect    parleyv1.Dialect
+	Provider   string // gen_ai.provider.name, for traces
 	Backend    Backend
 	APIKey     string
 	MaxRetries int
@@ -63,7 +65,7 @@ func NewRouter(models []config.Model, upstreams map[string]UpstreamSpec) (*Route
 				return nil, fmt.Errorf("model %s: unknown upstream %q", m.Name, cr.Upstream)
 			}
 			e.routes = append(e.routes, &route{
-				upstream: u.Name, dialect: u.Dialect, backend: u.Backend, model: cr.UpstreamModel,
+				upstream: u.Name, dialect: u.Dialect, provider: u.Provider, backend: u.Backend, model: cr.UpstreamModel,
 				apiKey: u.APIKey, weight: max(cr.Weight, 0), maxRetries: u.MaxRetries,
 			})
 		}

@@ -16,8 +16,11 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/stored"
+	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // clientRequest is one client request as it goes through the server.
@@ -42,12 +45,32 @@ type meter struct {
 	call  dispatch.Call
 	usage *parleyv1.Usage
 	ttft  time.Duration
+	// key names the caller's key, once known.
+	key string
+	// finishes holds the finish reasons seen, for the trace.
+	finishes []string
+	// span is the request's trace span (a no-op one with tracing off).
+	span trace.Span
 }
 
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
 
+// startSpan opens the request's server span, continuing the caller's trace
+// when its headers carry one, and returns the context that carries it.
+func (m *meter) startSpan(ctx context.Context, h http.Header, name string) context.Context {
+	if !telemetry.On() {
+		return ctx
+	}
+	ctx = telemetry.Propagator().Extract(ctx, propagation.HeaderCarrier(h))
+	ctx, m.span = telemetry.Tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
+	return ctx
+}
+
 func (s *Server) newClientRequest(w http.ResponseWriter, r *http.Request, c *clientDialect) *clientRequest {
 	x := &clientRequest{meter: newMeter(), s: s, st: s.state(), w: w, r: r, c: c}
+	if ctx := x.startSpan(r.Context(), r.Header, r.Method+" "+r.URL.Path); ctx != r.Context() {
+		x.r = r.WithContext(ctx)
+	}
 	w.Header().Set("X-Request-Id", x.id)
 	return x
 }
@@ -66,6 +89,7 @@ func (x *clientRequest) incoming(in *translate.Incoming) (*principal, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.key = p.name
 	// The body's share of the budget is taken before it is read when its
 	// length is declared, else once it is read.
 	if n := x.r.ContentLength; n > 0 {
@@ -152,6 +176,7 @@ func (x *clientRequest) done(e *parleyv1.Error) {
 // line; where names the request (path or procedure, and more pairs).
 func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...any) {
 	elapsed := time.Since(m.start)
+	m.endSpan(dialect, status, e)
 	s.observe(outcome{dialect: dialect, status: status, call: &m.call, elapsed: elapsed, ttft: m.ttft, usage: m.usage})
 	attrs := append([]any{"id", m.id, "dialect", dialect}, where...)
 	attrs = append(attrs, "status", status, "model", m.call.Model, "upstream", m.call.Upstream,
@@ -242,6 +267,11 @@ func (x *clientRequest) whole(req *parleyv1.Request) {
 		resp.Id = x.id
 	}
 	x.usage = resp.GetUsage()
+	if x.span != nil {
+		for _, c := range resp.GetCandidates() {
+			x.finishes = append(x.finishes, finishName(c.GetFinishReason()))
+		}
+	}
 	body := x.call.Reply
 	if !x.call.Forwarded || body == nil || x.turn != nil && !x.turn.Verbatim() || resp.GetId() == x.id {
 		// Parley's own reply, unless the request was forwarded and the
@@ -402,6 +432,10 @@ func (x *meter) note(ev *parleyv1.StreamEvent) {
 		}
 	case *parleyv1.StreamEvent_Usage:
 		x.usage = mergeUsage(x.usage, e.Usage)
+	case *parleyv1.StreamEvent_Finish:
+		if x.span != nil {
+			x.finishes = append(x.finishes, finishName(e.Finish.GetReason()))
+		}
 	}
 }
 

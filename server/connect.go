@@ -68,8 +68,12 @@ type rpcGate struct{ s *Server }
 
 func (g rpcGate) start(ctx context.Context, procedure string, h http.Header) (context.Context, *rpc, error) {
 	r := &rpc{meter: newMeter(), st: g.s.state(), procedure: procedure}
+	ctx = r.startSpan(ctx, h, procedure)
 	p, err := r.st.keys.authenticate(translate.BearerToken(h))
 	r.p = p
+	if p != nil {
+		r.key = p.name
+	}
 	return context.WithValue(ctx, rpcKey{}, r), r, err
 }
 

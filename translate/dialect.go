@@ -19,6 +19,9 @@ type Dialect struct {
 	// Enum is the canonical model's name for the dialect; Name derives the
 	// configuration's spelling from it.
 	Enum parleyv1.Dialect
+	// Provider is how traces name the services that speak it
+	// (gen_ai.provider.name in the OpenTelemetry GenAI conventions).
+	Provider string
 	// Client serves clients that speak the dialect; nil when Parley does
 	// not accept it from clients.
 	Client Client

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
+	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -43,6 +45,11 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	stopTracing, tracing, err := telemetry.Setup(ctx, buildVersion())
+	if err != nil {
+		return fmt.Errorf("tracing (OTEL_TRACES_EXPORTER): %w", err)
+	}
+	defer func() { _ = stopTracing(context.WithoutCancel(ctx)) }()
 	ds := dialects.All()
 	d, err := dispatch.FromConfig(cfg, ds, dispatch.BuildOptions{})
 	if err != nil {
@@ -101,7 +108,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("parley listening", "addr", ln.Addr().String(), "models", len(cfg.Models), "upstreams", len(cfg.Upstreams), "keys", len(cfg.Keys), "store", where)
+	log.Info("parley listening", "addr", ln.Addr().String(), "models", len(cfg.Models), "upstreams", len(cfg.Upstreams), "keys", len(cfg.Keys), "store", where, "tracing", tracing)
 	if e.ready != nil {
 		e.ready(ln.Addr().String())
 	}
@@ -245,4 +252,12 @@ func configCmd(args []string, e env) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: ok (%d keys, %d upstreams, %d models; store %s)\n", args[1], len(cfg.Keys), len(cfg.Upstreams), len(cfg.Models), where)
 	return nil
+}
+
+// buildVersion is the module version Parley was built as, for traces.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
 }

@@ -14,6 +14,7 @@ import (
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
 		Enum:     thisDialect,
+		Provider: "openai",
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{

@@ -16,6 +16,7 @@ import (
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
 		Enum:     thisDialect,
+		Provider: "gcp.gemini",
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{

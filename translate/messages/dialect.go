@@ -15,6 +15,7 @@ import (
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
 		Enum:     thisDialect,
+		Provider: "anthropic",
 		Client:   Client{},
 		Upstream: Upstream{},
 		Routes: []translate.Route{

@@ -1,0 +1,42 @@
+package dispatch
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/parleyhq/parley/telemetry"
+	"github.com/parleyhq/parley/translate"
+)
+
+// startAttempt opens the client span of one upstream attempt, under the
+// request's span: a stream's attempt lasts until the stream ends.
+func startAttempt(ctx context.Context, r *route, t translate.Target, attempt int) (context.Context, trace.Span) {
+	if !telemetry.On() {
+		return ctx, nil
+	}
+	return telemetry.Tracer().Start(ctx, "chat "+t.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		telemetry.OperationName.String("chat"),
+		telemetry.ProviderName.String(r.provider),
+		telemetry.RequestModel.String(t.Model),
+		telemetry.Upstream.String(r.upstream),
+		telemetry.UpstreamDialect.String(translate.DialectName(r.dialect)),
+		telemetry.Attempt.Int(attempt),
+	))
+}
+
+// endAttempt closes an attempt's span with its outcome: the canonical
+// code of a failure names why the next attempt is made (never its
+// message, which is the upstream's text).
+func endAttempt(span trace.Span, err error) {
+	if span == nil {
+		return
+	}
+	if err != nil && span.IsRecording() {
+		code := translate.ToProto(err).GetCode().String()
+		span.SetAttributes(telemetry.ErrorType.String(code), telemetry.RetryReason.String(code))
+		span.SetStatus(codes.Error, code)
+	}
+	span.End()
+}
