@@ -14,6 +14,7 @@ import (
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
@@ -44,6 +45,9 @@ type HTTPOptions struct {
 	// Transport overrides the HTTP transport (tests); nil builds one from
 	// the timeouts.
 	Transport http.RoundTripper
+	// Scrub removes the keys Parley knows from the upstream's error
+	// texts, before anything else sees them; nil removes nothing.
+	Scrub *secrets.Scrubber
 }
 
 // HTTPBackend calls an upstream service over HTTP in its dialect.
@@ -215,6 +219,7 @@ func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFun
 		body = nil
 	}
 	e := b.up.DecodeError(resp.StatusCode, resp.Header, body)
+	b.opts.Scrub.Error(e)
 	if e.GetRetry() == nil {
 		e.Retry = translate.Retry(translate.ReplyRetryFacts(resp.StatusCode, resp.Header))
 	}
@@ -256,7 +261,18 @@ func (b *HTTPBackend) Generate(ctx context.Context, req *parleyv1.Request, t tra
 	if err == nil && call.Forwarded {
 		call.Reply = body
 	}
-	return resp, err
+	return resp, b.scrub(err)
+}
+
+// scrub removes the keys Parley knows from an error made of what the
+// upstream sent (its error, or a reply it could not follow). Parley's own
+// errors hold no upstream text.
+func (b *HTTPBackend) scrub(err error) error {
+	var up *translate.UpstreamError
+	if errors.As(err, &up) {
+		b.opts.Scrub.Error(up.Err)
+	}
+	return err
 }
 
 // exchange sends a request whose reply is one body, and returns that body
@@ -306,9 +322,11 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 				if !errors.As(err, &up) {
 					err = b.transportError(actx, err)
 				}
-				yield(nil, err)
+				yield(nil, b.scrub(err))
 				return
 			}
+			// An error event in the stream is the upstream's text too.
+			b.opts.Scrub.Error(ev.GetError())
 			if !yield(ev, nil) {
 				return
 			}
@@ -335,7 +353,8 @@ func (b *HTTPBackend) CountTokens(ctx context.Context, req *parleyv1.Request, t 
 	if err != nil {
 		return nil, err
 	}
-	return cu.DecodeCount(body)
+	n, err := cu.DecodeCount(body)
+	return n, b.scrub(err)
 }
 
 // idleReader cancels its request when a Read waits longer than d.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -23,6 +24,7 @@ type BuildOptions struct {
 // (the music service) is not a chat backend and is skipped.
 func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispatcher, error) {
 	ups := map[string]UpstreamSpec{}
+	scrub := secrets.FromConfig(c)
 	for _, u := range c.Upstreams {
 		var be Backend
 		dialect, provider := parleyv1.Dialect_DIALECT_CANONICAL, "parley"
@@ -42,6 +44,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 				HeaderTimeout:  u.HeaderTimeout.D(),
 				IdleTimeout:    u.IdleTimeout.D(),
 				Transport:      o.Transport,
+				Scrub:          scrub,
 			})
 			if err != nil {
 				return nil, err

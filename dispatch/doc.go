@@ -34,4 +34,12 @@
 // deadline, so long reasoning streams live as long as data flows. The
 // client's request context is the upstream request's context: a client
 // that goes away cancels the upstream request at once.
+//
+// Keys: what an upstream writes into an error (its error body, an error
+// event in its stream, a reply it could not follow) passes through the
+// scrubber (package secrets) in the backend, before anything else sees it:
+// every configured key, client or upstream, and every piece of one a dozen
+// characters long, becomes "[redacted]". Services do echo keys
+// ("Incorrect API key provided: sk-..."); no client and no log line gets
+// one through Parley.
 package dispatch

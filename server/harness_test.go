@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -213,6 +214,8 @@ type gwExtra struct {
 	dataDir string
 	// fakes, when set, are the upstreams to use (a restart keeps them).
 	fakes map[string]*fakeUpstream
+	// logger, when set, receives the server's log lines.
+	logger *slog.Logger
 }
 
 func startGateway(t testing.TB, extra gwExtra) *gateway {
@@ -247,7 +250,7 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 		t.Fatal(err)
 	}
 	g.d.Backoff = func(int) time.Duration { return time.Millisecond }
-	opts := server.Options{Config: cfg, Dispatcher: g.d, Dialects: dialects.All()}
+	opts := server.Options{Config: cfg, Dispatcher: g.d, Dialects: dialects.All(), Logger: extra.logger}
 	var st *sqlite.SQLite
 	if extra.dataDir != "" {
 		if st, err = sqlite.Open(context.Background(), filepath.Join(extra.dataDir, "parley.db")); err != nil {

@@ -87,6 +87,9 @@ func (f *musicFake) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.Contains(prompt, "DOWN"):
 		f.envelope(w, http.StatusServiceUnavailable, "unavailable", "maintenance", nil)
 		return
+	case strings.Contains(prompt, "LEAKSUBMIT"):
+		f.envelope(w, http.StatusUnauthorized, "unauthorized", "the key "+musicUpstreamKey+" is not allowed to submit", nil)
+		return
 	}
 	if id, ok := body["task_id"].(string); ok && f.tasks[id] == nil {
 		f.envelope(w, http.StatusBadRequest, "invalid_task", "no task "+id+" to continue", nil)
@@ -157,6 +160,9 @@ func (f *musicFake) state(id string, ft *fakeTask) map[string]any {
 	switch {
 	case strings.Contains(prompt, "STUCK"):
 		task["status"], task["progress"], task["data"] = "UNKNOWN", "", nil
+	case strings.Contains(prompt, "LEAKFAIL") && ft.steps >= 2:
+		task["status"], task["progress"], task["fail_reason"] = "FAILURE", "100%", "quota of key "+musicUpstreamKey+" exhausted"
+		task["data"] = []any{}
 	case strings.Contains(prompt, "FAIL") && ft.steps >= 3:
 		task["status"], task["progress"], task["fail_reason"] = "FAILURE", "100%", "the generator refused the lyrics"
 		task["data"] = []any{}

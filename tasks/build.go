@@ -5,6 +5,7 @@ import (
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
 )
@@ -30,6 +31,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, st store.Tasks, d *disp
 	for _, u := range c.Upstreams {
 		if d := ds.Named(u.Dialect); u.Name == sg.Upstream && d != nil && d.TaskUpstream != nil {
 			o.Upstream = NewMusicService(u, d.TaskUpstream, upstreamTransport)
+			o.Upstream.scrub = secrets.FromConfig(c)
 		}
 	}
 	return New(o)

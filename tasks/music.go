@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -30,6 +31,9 @@ type MusicService struct {
 	key     string
 	timeout time.Duration
 	client  *http.Client
+	// scrub removes the keys Parley knows from what the service writes
+	// (its errors, a task's fail reason), before clients and logs see it.
+	scrub *secrets.Scrubber
 }
 
 // NewMusicService returns the client of a configured music upstream that
@@ -112,7 +116,8 @@ func (u *MusicService) Submit(ctx context.Context, in *parleyv1.TaskInput, conti
 	if err != nil {
 		return "", err
 	}
-	return u.codec.DecodeSubmitReply(status, h, reply)
+	id, err := u.codec.DecodeSubmitReply(status, h, reply)
+	return id, u.scrub.Err(err)
 }
 
 // Fetch asks for the state of upstream tasks, in batches.
@@ -130,7 +135,15 @@ func (u *MusicService) Fetch(ctx context.Context, ids []string) ([]*translate.Ta
 		}
 		ups, err := u.codec.DecodeFetchReply(status, h, reply)
 		if err != nil {
-			return out, err
+			return out, u.scrub.Err(err)
+		}
+		for _, up := range ups {
+			up.FailReason = u.scrub.String(up.FailReason)
+			for _, song := range up.Songs {
+				if m := song.GetMetadata(); m != nil && m.ErrorMessage != nil {
+					*m.ErrorMessage = u.scrub.String(*m.ErrorMessage)
+				}
+			}
 		}
 		out = append(out, ups...)
 		ids = ids[n:]
