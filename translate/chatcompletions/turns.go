@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -96,10 +94,10 @@ func decodeContent(m *parleyv1.Message, c *Content, field string, assistant bool
 	case c == nil:
 		return nil, nil
 	case c.Null:
-		jsonx.KeepValue(&m.Extensions, thisDialect, extNull, jsontext.Value("true"))
+		jsonx.KeepFlag(&m.Extensions, thisDialect, extNull)
 		return nil, nil
 	case c.String:
-		jsonx.KeepValue(&m.Extensions, thisDialect, extString, jsontext.Value("true"))
+		jsonx.KeepFlag(&m.Extensions, thisDialect, extString)
 		return []*parleyv1.Part{translate.TextPart(c.Text)}, nil
 	}
 	parts := make([]*parleyv1.Part, 0, len(c.Parts))

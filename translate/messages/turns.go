@@ -38,7 +38,7 @@ func (d *decoder) message(w *Message, path string) (*parleyv1.Message, error) {
 	}
 	m.Parts = parts
 	if w.Content.String {
-		jsonx.KeepValue(&m.Extensions, thisDialect, extStringContent, jsontext.Value("true"))
+		jsonx.KeepFlag(&m.Extensions, thisDialect, extStringContent)
 	}
 	jsonx.Keep(&m.Extensions, thisDialect, "", w.Unknown)
 	return m, nil

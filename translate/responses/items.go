@@ -78,7 +78,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		}
 		m.Role = role
 		if it.Type == "message" {
-			jsonx.KeepValue(&m.Extensions, thisDialect, extTyped, jsontext.Value("true"))
+			jsonx.KeepFlag(&m.Extensions, thisDialect, extTyped)
 		}
 		if it.Content == nil {
 			return nil, translate.Invalid(field+".content", "is required in a message")
@@ -87,7 +87,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 			keepIDStatus(m, it)
 		}
 		if it.Content.String {
-			jsonx.KeepValue(&m.Extensions, thisDialect, extString, jsontext.Value("true"))
+			jsonx.KeepFlag(&m.Extensions, thisDialect, extString)
 			p := translate.TextPart(it.Content.Text)
 			if role == parleyv1.Role_ROLE_ASSISTANT {
 				mark(p, it)
