@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 const clientKey = "sk-fleet-client-0001"

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/parleyhq/parley/translate/golden"
+
 	"github.com/parleyhq/parley/secrets"
 )
 
