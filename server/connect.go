@@ -120,6 +120,9 @@ func (g rpcGate) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 		if err == nil {
 			res, err = next(ctx, req)
 		}
+		if err != nil {
+			err = endedBy(ctx, err)
+		}
 		if ce := g.end(r, err); ce != nil {
 			return nil, ce
 		}
@@ -139,6 +142,9 @@ func (g rpcGate) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect
 		conn.ResponseHeader().Set("X-Request-Id", r.id)
 		if err == nil {
 			err = next(ctx, conn)
+		}
+		if err != nil {
+			err = endedBy(ctx, err)
 		}
 		if ce := g.end(r, err); ce != nil {
 			return ce
