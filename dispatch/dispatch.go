@@ -251,7 +251,7 @@ func (d *Dispatcher) CountTokens(ctx context.Context, req *parleyv1.Request, cal
 		count, err = r.backend.CountTokens(ctx, req, t, call)
 		if errors.Is(err, errNoCount) {
 			call.Estimated = true
-			count, err = &parleyv1.TokenCount{InputTokens: Estimate(req), Estimated: true}, nil
+			count, err = &parleyv1.TokenCount{InputTokens: translate.Estimate(req), Estimated: true}, nil
 		}
 		return true, err
 	})

@@ -10,6 +10,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/messages"
@@ -110,7 +111,7 @@ func TestEstimate(t *testing.T) {
 			{Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{}}},
 		}}},
 	}
-	if got := Estimate(req); got != 2+4+1+258 {
+	if got := translate.Estimate(req); got != 2+4+1+258 {
 		t.Errorf("Estimate = %d", got)
 	}
 }

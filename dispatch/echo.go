@@ -52,7 +52,7 @@ func echoID() string {
 }
 
 func (e Echo) usage(req *parleyv1.Request, text string) *parleyv1.Usage {
-	in := Estimate(req)
+	in := translate.Estimate(req)
 	out := int64((len(text) + 3) / 4)
 	return &parleyv1.Usage{InputTokens: &in, OutputTokens: &out, TotalTokens: new(in + out)}
 }
@@ -143,5 +143,5 @@ func (e Echo) Stream(ctx context.Context, req *parleyv1.Request, t translate.Tar
 // CountTokens implements Backend by Estimate.
 func (Echo) CountTokens(_ context.Context, req *parleyv1.Request, _ translate.Target, call *Call) (*parleyv1.TokenCount, error) {
 	call.Estimated = true
-	return &parleyv1.TokenCount{InputTokens: Estimate(req), Estimated: true}, nil
+	return &parleyv1.TokenCount{InputTokens: translate.Estimate(req), Estimated: true}, nil
 }

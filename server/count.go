@@ -6,7 +6,7 @@ import (
 )
 
 // serveCount serves a dialect's count-tokens endpoint: the upstream counts
-// where its dialect can, else Parley estimates (dispatch.Estimate).
+// where its dialect can, else Parley estimates (translate.Estimate).
 func (x *clientRequest) serveCount(in *translate.Incoming) {
 	p, err := x.incoming(in)
 	if err != nil {

@@ -19,7 +19,7 @@
 //     read at once. Another key's response, an expired one and an unknown
 //     id are all unknown, with the dialect's not-found error.
 //   - Truncation works against the model's configured context window, by
-//     dispatch.Estimate's count: "auto" drops whole turns from the middle,
+//     translate.Estimate's count: "auto" drops whole turns from the middle,
 //     keeping the first and as many of the latest as fit, and never a tool
 //     result without its call; otherwise the request fails with the
 //     dialect's context-too-long error.
@@ -40,7 +40,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
@@ -181,7 +180,7 @@ func (s *Service) truncate(c translate.StoredClient, req *parleyv1.Request) erro
 	if window <= 0 {
 		return nil
 	}
-	total := dispatch.Estimate(req)
+	total := translate.Estimate(req)
 	if total <= window {
 		return nil
 	}
@@ -196,7 +195,7 @@ func (s *Service) truncate(c translate.StoredClient, req *parleyv1.Request) erro
 		return tooLong()
 	}
 	cost := func(m *parleyv1.Message) int64 {
-		return dispatch.Estimate(&parleyv1.Request{Messages: []*parleyv1.Message{m}})
+		return translate.Estimate(&parleyv1.Request{Messages: []*parleyv1.Message{m}})
 	}
 	// Drop from the second turn on until the rest fits.
 	n := total

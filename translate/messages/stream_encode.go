@@ -8,6 +8,7 @@ import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/sse"
+	"google.golang.org/protobuf/proto"
 )
 
 // Stream encoding: canonical stream events into this dialect's events for
@@ -130,6 +131,18 @@ func (s *streamEncoder) start(w *sse.Writer, resp *parleyv1.Response) error {
 	}
 	s.enc = clientEncoder{same: resp.GetExtensions().GetDialect() == thisDialect}
 	s.usage = cloneUsage(resp.GetUsage())
+	if u := resp.GetUsage(); u == nil || u.InputTokens == nil {
+		// An upstream that reports usage only at its end (chat completions,
+		// responses) said nothing of the input yet. Clients read input
+		// tokens here (libraries size context by it), so they get Parley's
+		// estimate now and the upstream's figure in message_delta.
+		if s.usage == nil {
+			s.usage = &parleyv1.Usage{}
+		}
+		s.usage.InputTokens = ptr(translate.Estimate(s.req))
+		resp = proto.CloneOf(resp)
+		resp.Usage = cloneUsage(s.usage)
+	}
 	m := clientResponse(s.req, resp)
 	if resp.GetUsage().GetOutputTokens() == 0 {
 		m.Usage.OutputTokens = ptr(int64(1)) // as the service reports before the first token

@@ -1,4 +1,4 @@
-package dispatch
+package translate
 
 import (
 	"unicode/utf8"
