@@ -1,6 +1,7 @@
 package chatcompletions
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,12 +46,18 @@ func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 
 // DecodeRequest implements translate.Client.
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
-	var w Request
+	// Room for every message at once: decoding appends to the slice, and
+	// a body of very many messages would otherwise allocate it about twice
+	// over while it grows. Each message has a role, so the count of that
+	// name bounds the messages; no message is shorter than {"role":""}.
+	w := Request{Messages: make([]Message, 0, min(bytes.Count(in.Body, roleName), len(in.Body)/len(`{"role":""}`)))}
 	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
 		return nil, openai.InputError(err)
 	}
 	return decodeRequest(&w)
 }
+
+var roleName = []byte(`"role"`)
 
 func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	if w.Model == "" {
