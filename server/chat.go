@@ -127,7 +127,7 @@ func (x *clientRequest) release() {
 
 // readBody reads a request body of at most the configured size.
 func (s *state) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.maxBody), r.ContentLength, s.maxBody)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
@@ -142,6 +142,29 @@ func (s *state) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 		}}
 	}
 	return body, nil
+}
+
+// readAll reads r whole. When the client declared the body's length, the
+// buffer is that size from the start (plus one byte to see the end), so
+// a large body is not copied again and again while the buffer grows.
+func readAll(r io.Reader, declared, limit int64) ([]byte, error) {
+	if declared <= 0 || declared > limit {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, declared+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) { // longer than declared: let it grow
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // setRetryAfter passes on, in whole seconds, the wait an upstream advised.

@@ -15,23 +15,23 @@ import (
 // Content parts, both ways: images (image_url), audio (input_audio) and
 // files, with the text and refusal parts read beside them.
 
-func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, error) {
+func decodePart(w *ContentPart, field place, assistant bool) (*parleyv1.Part, error) {
 	var p *parleyv1.Part
 	switch w.Type {
 	case "text":
 		if w.Text == nil {
-			return nil, translate.Invalid(field+".text", "is required in a text part")
+			return nil, translate.Invalid(field.at(".text"), "is required in a text part")
 		}
 		p = translate.TextPart(*w.Text)
 	case "refusal":
 		if !assistant || w.Refusal == nil {
-			return nil, translate.Invalid(field, "a refusal part belongs to an assistant message and needs refusal")
+			return nil, translate.Invalid(field.at(""), "a refusal part belongs to an assistant message and needs refusal")
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: *w.Refusal}}}
 		jsonx.KeepValue(&p.Extensions, thisDialect, extRefusalPart, jsontext.Value("true"))
 	case "image_url":
 		if w.ImageURL == nil || w.ImageURL.URL == "" {
-			return nil, translate.Invalid(field+".image_url.url", "is required in an image_url part")
+			return nil, translate.Invalid(field.at(".image_url.url"), "is required in an image_url part")
 		}
 		media := &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_IMAGE, Detail: openai.Detail(w.ImageURL.Detail)}
 		if mime, data, ok := openai.ParseDataURL(w.ImageURL.URL); ok {
@@ -43,11 +43,11 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 		jsonx.Keep(&p.Extensions, thisDialect, "image_url", w.ImageURL.Unknown)
 	case "input_audio":
 		if w.InputAudio == nil || w.InputAudio.Data == "" {
-			return nil, translate.Invalid(field+".input_audio.data", "is required in an input_audio part")
+			return nil, translate.Invalid(field.at(".input_audio.data"), "is required in an input_audio part")
 		}
 		data, err := base64Std(w.InputAudio.Data)
 		if err != nil {
-			return nil, translate.Invalid(field+".input_audio.data", "is not base64: %v", err)
+			return nil, translate.Invalid(field.at(".input_audio.data"), "is not base64: %v", err)
 		}
 		media := &parleyv1.Media{Kind: parleyv1.MediaKind_MEDIA_KIND_AUDIO, Format: w.InputAudio.Format, MimeType: audioMIME(w.InputAudio.Format), Source: &parleyv1.Media_Data{Data: data}}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
@@ -55,7 +55,7 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 	case "file":
 		f := w.File
 		if f == nil || f.FileData == "" && f.FileID == "" {
-			return nil, translate.Invalid(field+".file", "needs file_data or file_id")
+			return nil, translate.Invalid(field.at(".file"), "needs file_data or file_id")
 		}
 		media := &parleyv1.Media{Filename: f.Filename, Kind: parleyv1.MediaKind_MEDIA_KIND_FILE}
 		switch {
@@ -64,14 +64,14 @@ func decodePart(w *ContentPart, field string, assistant bool) (*parleyv1.Part, e
 		default:
 			mime, data, ok := openai.ParseDataURL(f.FileData)
 			if !ok {
-				return nil, translate.Invalid(field+".file.file_data", "must be a base64 data URL (data:application/pdf;base64,...)")
+				return nil, translate.Invalid(field.at(".file.file_data"), "must be a base64 data URL (data:application/pdf;base64,...)")
 			}
 			media.MimeType, media.Kind, media.Source = mime, openai.KindOfMIME(mime), &parleyv1.Media_Data{Data: data}
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
 		jsonx.Keep(&p.Extensions, thisDialect, "file", f.Unknown)
 	default:
-		return nil, translate.Invalid(field+".type", "unknown content part type %q", w.Type)
+		return nil, translate.Invalid(field.at(".type"), "unknown content part type %q", w.Type)
 	}
 	jsonx.Keep(&p.Extensions, thisDialect, "", w.Unknown)
 	return p, nil

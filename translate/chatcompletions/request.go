@@ -46,43 +46,59 @@ func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 
 // DecodeRequest implements translate.Client.
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
-	// Room for every message at once: decoding appends to the slice, and
-	// a body of very many messages would otherwise allocate it about twice
-	// over while it grows. Each message has a role, so the count of that
-	// name bounds the messages; no message is shorter than {"role":""}.
-	w := Request{Messages: make([]Message, 0, min(bytes.Count(in.Body, roleName), len(in.Body)/len(`{"role":""}`)))}
+	req := &parleyv1.Request{}
+	names := map[string]string{}
+	w := requestIn{Messages: jsonx.Each[Message]{
+		Reset: func() {
+			// Room for every message at once, rather than growing the
+			// list step by step: each message has a role, so the count
+			// of that name bounds them; none is shorter than {"role":""}.
+			req.Messages = make([]*parleyv1.Message, 0, min(bytes.Count(in.Body, roleName), len(in.Body)/len(`{"role":""}`)))
+			clear(names)
+		},
+		Fn: func(i int, wm *Message) error {
+			m, err := decodeMessage(wm, i, names)
+			if err == nil {
+				req.Messages = append(req.Messages, m)
+			}
+			return err
+		},
+	}}
 	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
 		return nil, openai.InputError(err)
 	}
-	return decodeRequest(&w)
+	return decodeRequest(req, &w)
 }
 
 var roleName = []byte(`"role"`)
 
-func decodeRequest(w *Request) (*parleyv1.Request, error) {
+// requestIn is Request as it is decoded: each message becomes a canonical
+// one as soon as it is read, so that a body of very many messages is not
+// held twice over, once in its wire form and once in the canonical one.
+type requestIn struct {
+	Request
+	Messages jsonx.Each[Message] `json:"messages"`
+}
+
+func decodeRequest(req *parleyv1.Request, w *requestIn) (*parleyv1.Request, error) {
 	if w.Model == "" {
 		return nil, translate.Invalid("model", "is required")
 	}
-	if len(w.Messages) == 0 {
+	if w.Messages.N == 0 {
 		return nil, translate.Invalid("messages", "must hold at least one message")
 	}
-	req := &parleyv1.Request{Model: w.Model, Stream: w.Stream != nil && *w.Stream, Metadata: w.Metadata}
+	if w.Messages.Err != nil {
+		return nil, w.Messages.Err
+	}
+	req.Model, req.Stream, req.Metadata = w.Model, w.Stream != nil && *w.Stream, w.Metadata
 	jsonx.Keep(&req.Extensions, thisDialect, "", w.Unknown)
 	if req.Extensions == nil {
 		req.Extensions = &parleyv1.Extensions{Dialect: thisDialect}
 	}
-	names := map[string]string{}
-	for i := range w.Messages {
-		m, err := decodeMessage(&w.Messages[i], i, names)
-		if err != nil {
-			return nil, err
-		}
-		req.Messages = append(req.Messages, m)
-	}
-	if err := decodeTools(req, w); err != nil {
+	if err := decodeTools(req, &w.Request); err != nil {
 		return nil, err
 	}
-	if err := decodeSettings(req, w); err != nil {
+	if err := decodeSettings(req, &w.Request); err != nil {
 		return nil, err
 	}
 	return req, nil

@@ -7,7 +7,6 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
-	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
 // Messages, both ways: roles, the form of the content (null, a string or
@@ -23,21 +22,34 @@ var roles = map[string]parleyv1.Role{
 	"tool":      parleyv1.Role_ROLE_TOOL,
 }
 
+// place names a field of messages[msg], or of its content part part when
+// part is not negative. The name is spelled only when an error needs it:
+// a request of very many messages would otherwise build one for each.
+type place struct{ msg, part int }
+
+func (p place) at(sub string) string {
+	s := "messages.[" + strconv.Itoa(p.msg) + "]"
+	if p.part >= 0 {
+		s += ".content.[" + strconv.Itoa(p.part) + "]"
+	}
+	return s + sub
+}
+
 func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Message, error) {
-	field := openai.Path("messages", strconv.Itoa(i))
+	field := place{msg: i, part: -1}
 	role, ok := roles[wm.Role]
 	if !ok {
 		if wm.Role == "function" {
-			return nil, translate.Invalid(field+".role", "the function role is deprecated; send tool results with role tool and tool_call_id")
+			return nil, translate.Invalid(field.at(".role"), "the function role is deprecated; send tool results with role tool and tool_call_id")
 		}
-		return nil, translate.Invalid(field+".role", "must be one of system, developer, user, assistant, tool; got %q", wm.Role)
+		return nil, translate.Invalid(field.at(".role"), "must be one of system, developer, user, assistant, tool; got %q", wm.Role)
 	}
 	m := &parleyv1.Message{Role: role, Name: wm.Name}
 	jsonx.Keep(&m.Extensions, thisDialect, "", wm.Unknown)
 	switch role {
 	case parleyv1.Role_ROLE_TOOL:
 		if wm.ToolCallID == "" {
-			return nil, translate.Invalid(field+".tool_call_id", "is required in a tool message")
+			return nil, translate.Invalid(field.at(".tool_call_id"), "is required in a tool message")
 		}
 		content, err := decodeContent(m, wm.Content, field, false)
 		if err != nil {
@@ -61,9 +73,8 @@ func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Messa
 		}
 		for j := range wm.ToolCalls {
 			tc := &wm.ToolCalls[j]
-			f := field + ".tool_calls." + "[" + strconv.Itoa(j) + "]"
 			if tc.Function.Name == "" {
-				return nil, translate.Invalid(f+".function.name", "is required")
+				return nil, translate.Invalid(field.at(".tool_calls.["+strconv.Itoa(j)+"].function.name"), "is required")
 			}
 			p := translate.CallPart(tc.ID, tc.Function.Name, tc.Function.Arguments)
 			if tc.Type != "" && tc.Type != "function" {
@@ -77,7 +88,7 @@ func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Messa
 		return m, nil
 	}
 	if wm.Content == nil {
-		return nil, translate.Invalid(field+".content", "is required")
+		return nil, translate.Invalid(field.at(".content"), "is required")
 	}
 	content, err := decodeContent(m, wm.Content, field, false)
 	if err != nil {
@@ -89,7 +100,7 @@ func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Messa
 
 // decodeContent reads a message's content; the form (string, parts or
 // null) is noted on the message.
-func decodeContent(m *parleyv1.Message, c *Content, field string, assistant bool) ([]*parleyv1.Part, error) {
+func decodeContent(m *parleyv1.Message, c *Content, field place, assistant bool) ([]*parleyv1.Part, error) {
 	switch {
 	case c == nil:
 		return nil, nil
@@ -102,7 +113,7 @@ func decodeContent(m *parleyv1.Message, c *Content, field string, assistant bool
 	}
 	parts := make([]*parleyv1.Part, 0, len(c.Parts))
 	for j := range c.Parts {
-		p, err := decodePart(&c.Parts[j], field+".content.["+strconv.Itoa(j)+"]", assistant)
+		p, err := decodePart(&c.Parts[j], place{msg: field.msg, part: j}, assistant)
 		if err != nil {
 			return nil, err
 		}
