@@ -65,3 +65,35 @@ func TestBodyBudgetBoundsMemory(t *testing.T) {
 	}
 	t.Logf("statuses %v, peak heap %d MiB", statuses, peak>>20)
 }
+
+// One request's peak heap is a bounded multiple of its body. The worst
+// shape per byte is very many one-word messages: each becomes a canonical
+// message, part and text of about 270 bytes against the 32 it took on the
+// wire, so the canonical form alone is about 8x such a body; the bound
+// leaves room for the body itself and for garbage not yet collected.
+// Media cost little more than their decoded bytes.
+func TestPeakHeapPerRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a hundred megabytes")
+	}
+	g := echoGateway(t, "limits:\n  max_body_bytes: 67108864\n")
+	for _, c := range []struct {
+		name, path string
+		body       []byte
+		bound      float64
+	}{
+		{"200,000 messages", "/v1/chat/completions", manyMessages(200000), 14},
+		{"a 20 MiB image", "/v1/messages", imageBody(20 << 20), 5},
+	} {
+		peak := peakHeap(func() {
+			if status, out := postBody(t, g.url, c.path, c.body); status != http.StatusOK {
+				t.Fatalf("%s: %d %.300s", c.name, status, out)
+			}
+		})
+		x := float64(peak) / float64(len(c.body))
+		if x > c.bound {
+			t.Errorf("%s: peak heap %.1fx the body, want at most %.0fx", c.name, x, c.bound)
+		}
+		t.Logf("%s: body %d KiB, peak heap %.1fx", c.name, len(c.body)>>10, x)
+	}
+}
