@@ -24,7 +24,7 @@ const clientKey = "sk-fleet-client-0001"
 
 // pollInterval is the replicas' songgen.poll_interval, and so the lease a
 // replica holds on each task it polls.
-const pollInterval = 300 * time.Millisecond
+const pollInterval = 400 * time.Millisecond
 
 var (
 	buildOnce sync.Once
@@ -105,7 +105,7 @@ func fleetOf(t *testing.T, n int, dsn, chatURL, musicURL string) []*replica {
   - {name: alice, key: %s}
 upstreams:
   - {name: chat, dialect: chat_completions, base_url: %q, api_key: sk-chat-upstream}
-  - {name: music, dialect: songgen, base_url: %q, api_key: sk-music-upstream, header_timeout: 5s}
+  - {name: music, dialect: songgen, base_url: %q, api_key: "${MUSIC_KEY}", header_timeout: 5s}
 models:
   - {name: m, upstream: chat}
 songgen:
@@ -119,7 +119,9 @@ store:
 	rs := make([]*replica, n)
 	var wg sync.WaitGroup
 	for i := range rs {
-		rs[i] = start(t, file, t.TempDir(), "PARLEY_DATABASE_URL="+dsn)
+		// Each replica has a key of its own toward the music service, so
+		// that the service can tell which replica queried it.
+		rs[i] = start(t, file, t.TempDir(), "PARLEY_DATABASE_URL="+dsn, fmt.Sprintf("MUSIC_KEY=sk-music-replica-%d", i))
 		wg.Go(func() { rs[i].waitReady(t) })
 	}
 	wg.Wait()
