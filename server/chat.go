@@ -49,6 +49,8 @@ type meter struct {
 	key string
 	// finishes holds the finish reasons seen, for the trace.
 	finishes []string
+	// model is the model the upstream said answered, for the trace.
+	model string
 	// span is the request's trace span (a no-op one with tracing off).
 	span trace.Span
 }
@@ -291,6 +293,7 @@ func (x *clientRequest) whole(req *parleyv1.Request) {
 	}
 	x.usage = resp.GetUsage()
 	if x.span != nil {
+		x.model = resp.GetModel()
 		for _, c := range resp.GetCandidates() {
 			x.finishes = append(x.finishes, finishName(c.GetFinishReason()))
 		}
@@ -448,6 +451,9 @@ func (x *meter) note(ev *parleyv1.StreamEvent) {
 		}
 		if u := r.GetUsage(); u != nil {
 			x.usage = mergeUsage(x.usage, u)
+		}
+		if x.span != nil {
+			x.model = r.GetModel()
 		}
 	case *parleyv1.StreamEvent_PartDelta, *parleyv1.StreamEvent_PartStart:
 		if x.ttft == 0 {

@@ -38,8 +38,14 @@ func (m *meter) endSpan(dialect string, status int, e *parleyv1.Error) {
 		attrs = append(attrs, telemetry.OperationName.String("chat"), telemetry.RequestModel.String(c.Model))
 	}
 	if c.Upstream != "" {
+		// The response model is the one the upstream says answered (a
+		// dated version of an alias, say), else the one it was asked for.
+		model := m.model
+		if model == "" {
+			model = c.UpstreamModel
+		}
 		attrs = append(attrs, telemetry.Upstream.String(c.Upstream), telemetry.ProviderName.String(c.Provider),
-			telemetry.ResponseModel.String(c.UpstreamModel), telemetry.Forwarded.Bool(c.Forwarded))
+			telemetry.ResponseModel.String(model), telemetry.Forwarded.Bool(c.Forwarded))
 	}
 	if u := m.usage; u != nil {
 		attrs = append(attrs, telemetry.InputTokens.Int64(u.GetInputTokens()), telemetry.OutputTokens.Int64(u.GetOutputTokens()))

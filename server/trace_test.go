@@ -40,7 +40,9 @@ func TestTraces(t *testing.T) {
 			http.Error(w, `{"error":{"message":"busy","type":"server_error","param":null,"code":null}}`, http.StatusServiceUnavailable)
 			return
 		}
-		writeStream(w, fixture(t, "text", "chat_completions", "stream.sse"), nil)
+		// The service answers with a dated version of the model it was
+		// asked for: the span names the one that answered.
+		writeStream(w, bytes.ReplaceAll(fixture(t, "text", "chat_completions", "stream.sse"), []byte(`"gpt-4.1"`), []byte(`"gpt-4.1-2025-04-14"`)), nil)
 	})
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	body := withModel(t, fixture(t, "text", "messages", "request.json"), "fallback", true)
@@ -78,7 +80,7 @@ func TestTraces(t *testing.T) {
 	sa := attrs(server)
 	for k, want := range map[attribute.Key]string{
 		"gen_ai.operation.name": "chat", "gen_ai.request.model": "fallback", "gen_ai.provider.name": "openai",
-		"gen_ai.response.model": "gpt-4.1", "parley.upstream": "patient", "parley.client.dialect": "messages", "parley.key": "test",
+		"gen_ai.response.model": "gpt-4.1-2025-04-14", "parley.upstream": "patient", "parley.client.dialect": "messages", "parley.key": "test",
 	} {
 		if sa[k].AsString() != want {
 			t.Errorf("server span %s = %q, want %q", k, sa[k].String(), want)
@@ -96,8 +98,8 @@ func TestTraces(t *testing.T) {
 		if s.Parent().SpanID() != server.SpanContext().SpanID() || a["parley.attempt"].AsInt64() != int64(i+1) {
 			t.Errorf("attempt span %d: parent %s, attempt %d", i, s.Parent().SpanID(), a["parley.attempt"].AsInt64())
 		}
-		if failed := i < 3; failed != (a["error.type"].AsString() != "") {
-			t.Errorf("attempt %d: error.type %q", i+1, a["error.type"].AsString())
+		if failed := i < 3; failed != (a["error.type"].AsString() != "") || failed != (a["parley.retry.reason"].AsString() != "") {
+			t.Errorf("attempt %d: error.type %q, retry reason %q", i+1, a["error.type"].AsString(), a["parley.retry.reason"].AsString())
 		}
 	}
 	if a := attrs(attempts[0]); a["parley.upstream"].AsString() != "dead" || a["gen_ai.provider.name"].AsString() != "anthropic" {
@@ -122,5 +124,52 @@ func TestTraces(t *testing.T) {
 				t.Errorf("span %s attribute %s holds %d bytes", s.Name(), kv.Key, len(v))
 			}
 		}
+	}
+}
+
+// A whole request is traced as a stream is: one server span with the
+// reply's usage and finish reason, and one attempt under it.
+func TestTracesWholeRequest(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(telemetry.Use(tp, propagation.TraceContext{}))
+
+	g := faultGatewayWithFake(t)
+	fake := g.fakes["chat_completions"]
+	fake.set("text", func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(fixture(t, "text", "chat_completions", "response.json"))
+	})
+	body := withModel(t, fixture(t, "text", "messages", "request.json"), "retrying", false)
+	req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/messages", bytes.NewReader(body))
+	req.Header.Set("x-api-key", clientKey)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s", resp.StatusCode, out)
+	}
+	var server, attempt sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		switch s.SpanKind() {
+		case trace.SpanKindServer:
+			server = s
+		case trace.SpanKindClient:
+			attempt = s
+		}
+	}
+	if server == nil || attempt == nil || attempt.Parent().SpanID() != server.SpanContext().SpanID() {
+		t.Fatalf("want a server span with one attempt under it; got %d spans", len(rec.Ended()))
+	}
+	sa := attrs(server)
+	if server.Name() != "chat retrying" || sa["gen_ai.usage.input_tokens"].AsInt64() == 0 || sa["gen_ai.usage.output_tokens"].AsInt64() == 0 ||
+		sa["gen_ai.response.model"].AsString() != "gpt-4.1" || len(sa["gen_ai.response.finish_reasons"].AsStringSlice()) != 1 ||
+		sa["parley.attempts"].AsInt64() != 1 {
+		t.Errorf("server span %q: %v", server.Name(), sa)
 	}
 }
