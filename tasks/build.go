@@ -31,7 +31,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, st store.Tasks, d *disp
 	for _, u := range c.Upstreams {
 		if d := ds.Named(u.Dialect); u.Name == sg.Upstream && d != nil && d.TaskUpstream != nil {
 			o.Upstream = NewMusicService(u, d.TaskUpstream, upstreamTransport)
-			o.Upstream.scrub = secrets.FromConfig(c)
+			o.Upstream.scrub.Store(secrets.FromConfig(c))
 		}
 	}
 	return New(o)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/config"
@@ -32,8 +33,9 @@ type MusicService struct {
 	timeout time.Duration
 	client  *http.Client
 	// scrub removes the keys Parley knows from what the service writes
-	// (its errors, a task's fail reason), before clients and logs see it.
-	scrub *secrets.Scrubber
+	// (its errors, a task's fail reason), before clients and logs see it;
+	// a reload that adds keys swaps it (UseKeys).
+	scrub atomic.Pointer[secrets.Scrubber]
 }
 
 // NewMusicService returns the client of a configured music upstream that
@@ -117,7 +119,7 @@ func (u *MusicService) Submit(ctx context.Context, in *parleyv1.TaskInput, conti
 		return "", err
 	}
 	id, err := u.codec.DecodeSubmitReply(status, h, reply)
-	return id, u.scrub.Err(err)
+	return id, u.scrub.Load().Err(err)
 }
 
 // Fetch asks for the state of upstream tasks, in batches.
@@ -135,13 +137,13 @@ func (u *MusicService) Fetch(ctx context.Context, ids []string) ([]*translate.Ta
 		}
 		ups, err := u.codec.DecodeFetchReply(status, h, reply)
 		if err != nil {
-			return out, u.scrub.Err(err)
+			return out, u.scrub.Load().Err(err)
 		}
 		for _, up := range ups {
-			up.FailReason = u.scrub.String(up.FailReason)
+			up.FailReason = u.scrub.Load().String(up.FailReason)
 			for _, song := range up.Songs {
 				if m := song.GetMetadata(); m != nil && m.ErrorMessage != nil {
-					*m.ErrorMessage = u.scrub.String(*m.ErrorMessage)
+					*m.ErrorMessage = u.scrub.Load().String(*m.ErrorMessage)
 				}
 			}
 		}

@@ -56,6 +56,7 @@ import (
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
 )
@@ -184,6 +185,14 @@ func New(o Options) *Service {
 // configuration's models); a writing in progress ends on the one it
 // started with.
 func (s *Service) UseDispatcher(d *dispatch.Dispatcher) { s.dispatcher.Store(d) }
+
+// UseKeys makes the music service's errors scrubbed of the keys of c (a
+// reloaded configuration's client and upstream keys) from now on.
+func (s *Service) UseKeys(c *config.Config) {
+	if s.o.Upstream != nil {
+		s.o.Upstream.scrub.Store(secrets.FromConfig(c))
+	}
+}
 
 // ModelVersions are the accepted mv values.
 func (s *Service) ModelVersions() []string { return s.o.ModelVersions }

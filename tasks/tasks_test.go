@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlite"
@@ -107,5 +108,43 @@ func TestStopGivesUpClaims(t *testing.T) {
 	got, err := st.ClaimTasks(t.Context(), time.Now(), time.Minute, 10)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("after the service stopped: %v %v, want its task claimable at once", got, err)
+	}
+}
+
+// A key added by a reload is scrubbed from what the music service writes
+// from then on, as the keys the service started with are.
+func TestUseKeysScrubsReloadedKeys(t *testing.T) {
+	const added = "sk-added-by-reload-0123456789"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"code":"unauthorized","message":"the key `+added+` may not submit","data":null}`)
+	}))
+	defer up.Close()
+	yaml := func(more string) *config.Config {
+		c, err := config.Parse("parley.yaml", []byte(`keys:
+  - {name: a, key: sk-first-client-key-0001}
+`+more+`upstreams:
+  - {name: music, dialect: songgen, base_url: "`+up.URL+`", api_key: sk-music-upstream-0001}
+`), func(string) (string, bool) { return "", false }, dialects.All().Names())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	svc := tasks.FromConfig(yaml(""), dialects.All(), st, nil, nil, tasks.Options{})
+	song := &parleyv1.TaskInput{Kind: &parleyv1.TaskInput_Song{Song: &parleyv1.SongInput{Mode: parleyv1.SongMode_SONG_MODE_INSPIRATION, Inspiration: "rain"}}}
+	if _, err := svc.Submit(t.Context(), "a", song, ""); err == nil || !strings.Contains(err.Error(), added) {
+		t.Fatalf("before the reload the key is not one Parley knows: %v", err)
+	}
+	svc.UseKeys(yaml("  - {name: b, key: " + added + "}\n"))
+	if _, err := svc.Submit(t.Context(), "a", song, ""); err == nil || strings.Contains(err.Error(), added[:12]) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("after the reload: %v", err)
 	}
 }

@@ -78,6 +78,7 @@ func (r *reloader) reload() {
 	r.current.Store(d)
 	if r.tasks != nil {
 		r.tasks.UseDispatcher(d)
+		r.tasks.UseKeys(next)
 	}
 	r.cfg = next
 	r.log.Info("configuration reloaded", "models", len(next.Models), "upstreams", len(next.Upstreams), "keys", len(next.Keys))
