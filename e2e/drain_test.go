@@ -17,10 +17,17 @@ import (
 )
 
 // slowChat is a chat-completions upstream that streams n words, one every
-// delay, then its finish, usage and [DONE].
+// delay, then its finish, usage and [DONE]; a whole request that says
+// "quick" gets its answer at once.
 func slowChat(t *testing.T, n int, delay time.Duration) (*httptest.Server, *atomic.Int32) {
 	var started atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), "quick") && !strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"id":"c0","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"at once"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
+			return
+		}
 		started.Add(1)
 		w.Header().Set("Content-Type", "text/event-stream")
 		fl := w.(http.Flusher)
@@ -127,13 +134,37 @@ func TestDrainLetsStreamsFinish(t *testing.T) {
 
 	streams := openStreams(t, r)
 	waitFor(t, "every stream reached the upstream", func() bool { return started.Load() == int32(len(streamCases)) })
-	// A connection opened before the signal, with no request on it yet,
-	// as a load balancer's health checker holds one.
-	probe, err := net.Dial("tcp", r.addr)
-	if err != nil {
-		t.Fatal(err)
+	// Connections opened before the signal, as a load balancer's and an
+	// orchestrator's health checkers keep them (each has served a request
+	// already, so the gateway has surely taken it): readiness fails while
+	// draining, liveness does not.
+	probes := map[string]int{"/readyz": http.StatusServiceUnavailable, "/healthz": http.StatusServiceUnavailable, "/livez": http.StatusOK}
+	type probe struct {
+		c net.Conn
+		r *bufio.Reader
 	}
-	defer func() { _ = probe.Close() }()
+	conns := map[string]probe{}
+	ask := func(p probe, path string) (int, error) {
+		fmt.Fprintf(p.c, "GET %s HTTP/1.1\r\nHost: parley\r\n\r\n", path)
+		got, err := http.ReadResponse(p.r, nil)
+		if err != nil {
+			return 0, err
+		}
+		_, _ = io.Copy(io.Discard, got.Body)
+		_ = got.Body.Close()
+		return got.StatusCode, nil
+	}
+	for path := range probes {
+		c, err := net.Dial("tcp", r.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = c.Close() }()
+		conns[path] = probe{c, bufio.NewReader(c)}
+		if status, err := ask(conns[path], path); status != http.StatusOK {
+			t.Fatalf("%s before the signal: %d %v", path, status, err)
+		}
+	}
 
 	signalled := time.Now()
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -146,16 +177,18 @@ func TestDrainLetsStreamsFinish(t *testing.T) {
 		}
 		return err != nil
 	})
-	fmt.Fprintf(probe, "GET /readyz HTTP/1.1\r\nHost: parley\r\n\r\n")
-	ready, err := http.ReadResponse(bufio.NewReader(probe), nil)
-	if err != nil {
-		t.Errorf("readiness while draining: %v, want 503", err)
-	} else {
-		_ = ready.Body.Close()
-		if ready.StatusCode != http.StatusServiceUnavailable {
-			t.Errorf("readiness while draining: %s, want 503", ready.Status)
-		}
+	// Asked at once and together: the connections already open are served
+	// for a second after the signal, then closed.
+	var probing sync.WaitGroup
+	for path, want := range probes {
+		probing.Go(func() {
+			status, err := ask(conns[path], path)
+			if err != nil || status != want {
+				t.Errorf("%s while draining (%s after the signal): %d %v, want %d", path, time.Since(signalled), status, err, want)
+			}
+		})
 	}
+	probing.Wait()
 
 	var stored string
 	for _, c := range streamCases {
@@ -193,11 +226,20 @@ func TestDrainLetsStreamsFinish(t *testing.T) {
 
 // When the grace runs out first, each stream still open ends with its
 // dialect's in-stream error saying the gateway is shutting down (a kind
-// clients retry, never a client error), and the process exits 0.
+// clients retry, never a client error), the process exits 0, and what
+// was stored before is still there.
 func TestDrainGraceEndsStreamsWithAnError(t *testing.T) {
 	up, started := slowChat(t, 100, 100*time.Millisecond)
-	r := start(t, writeConfig(t, drainConfig(up.URL, "500ms")), t.TempDir())
+	dir := t.TempDir()
+	file := writeConfig(t, drainConfig(up.URL, "500ms"))
+	r := start(t, file, dir)
 	r.waitReady(t)
+	// A response stored before the signal.
+	status, out := r.call(t, http.MethodPost, "/v1/responses", `{"model":"m","input":"quick","store":true}`)
+	kept, _ := out["id"].(string)
+	if status != http.StatusOK || kept == "" {
+		t.Fatalf("a response before the signal: %d %v", status, out)
+	}
 	streams := openStreams(t, r)
 	waitFor(t, "every stream reached the upstream", func() bool { return started.Load() == int32(len(streamCases)) })
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -224,6 +266,11 @@ func TestDrainGraceEndsStreamsWithAnError(t *testing.T) {
 	<-r.done
 	if r.exit != nil {
 		t.Errorf("parley exited with %v, want status 0", r.exit)
+	}
+	again := start(t, file, dir)
+	again.waitReady(t)
+	if status, out := again.call(t, http.MethodGet, "/v1/responses/"+kept, ""); status != http.StatusOK || out["id"] != kept {
+		t.Errorf("the response stored before the signal, after a restart: %d %v", status, out)
 	}
 }
 
