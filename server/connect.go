@@ -118,7 +118,11 @@ func (g rpcGate) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 		ctx, r, err := g.start(ctx, req.Spec().Procedure, req.Header())
 		var res connect.AnyResponse
 		if err == nil {
-			res, err = next(ctx, req)
+			var held int64
+			if held, err = g.hold(req.Any()); err == nil {
+				res, err = next(ctx, req)
+				g.s.bodies.give(held)
+			}
 		}
 		if err != nil {
 			err = endedBy(ctx, err)
@@ -141,7 +145,9 @@ func (g rpcGate) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect
 		ctx, r, err := g.start(ctx, conn.Spec().Procedure, conn.RequestHeader())
 		conn.ResponseHeader().Set("X-Request-Id", r.id)
 		if err == nil {
-			err = next(ctx, conn)
+			held := &heldConn{StreamingHandlerConn: conn, g: g}
+			err = next(ctx, held)
+			g.s.bodies.give(held.n)
 		}
 		if err != nil {
 			err = endedBy(ctx, err)
@@ -151,6 +157,38 @@ func (g rpcGate) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect
 		}
 		return nil
 	}
+}
+
+// hold takes a request message's size from the budget of bodies held at
+// once, as the JSON dialects take their bodies', for as long as the call
+// runs: decoded, it is about what its body was.
+func (g rpcGate) hold(msg any) (int64, error) {
+	m, ok := msg.(proto.Message)
+	if !ok {
+		return 0, nil
+	}
+	n := int64(proto.Size(m))
+	if err := g.s.bodies.take(n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// heldConn takes each message a streaming call receives from the budget
+// of bodies held at once.
+type heldConn struct {
+	connect.StreamingHandlerConn
+	g rpcGate
+	n int64
+}
+
+func (c *heldConn) Receive(msg any) error {
+	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
+		return err
+	}
+	n, err := c.g.hold(msg)
+	c.n += n
+	return err
 }
 
 // connectError is the Connect form of a canonical error: its code and

@@ -34,6 +34,7 @@ type musicOpts struct {
 	allowPrivate bool
 	maxAge       time.Duration
 	secret       string
+	maxBody      int64 // limits.max_body_bytes and max_inflight_body_bytes, when set
 }
 
 // musicGW is a running gateway with the music task service.
@@ -70,6 +71,9 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	cfg, err := config.Parse("music.yaml", []byte(b.String()), func(string) (string, bool) { return "", false }, dialects.All().Names())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.maxBody > 0 {
+		cfg.Limits.MaxBodyBytes, cfg.Limits.MaxInflightBodyBytes = o.maxBody, o.maxBody
 	}
 	// Faster than the configuration allows, so that tests finish quickly.
 	cfg.Songgen.PollInterval = config.Duration(20 * time.Millisecond)

@@ -121,6 +121,12 @@ func (s *Server) taskServe(c translate.TaskClient, op taskOp, w http.ResponseWri
 		if body, err = st.readBody(w, r); err != nil {
 			return nil, err
 		}
+		// Held, like a chat body, while the task request is served.
+		n := int64(len(body))
+		if err := s.bodies.take(n); err != nil {
+			return nil, err
+		}
+		defer s.bodies.give(n)
 	}
 	return op(r.Context(), c, p, r, body)
 }
