@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,10 +18,12 @@ import (
 // that benchstat sets them side by side.
 func Bench(b *testing.B, be Backend) {
 	b.Run("SubmitFetch", func(b *testing.B) { benchSubmitFetch(b, be) })
-	b.Run("SubmitParallel16", func(b *testing.B) { benchSubmitParallel(b, be) })
-	b.Run("Stored21stTurn", func(b *testing.B) { benchStored21st(b, be) })
+	b.Run("SubmitFetchParallel16", func(b *testing.B) { benchSubmitFetchParallel(b, be) })
+	b.Run("Stored21stTurn", func(b *testing.B) { benchStored21st(b, be, false) })
+	b.Run("Stored21stTurnParallel16", func(b *testing.B) { benchStored21st(b, be, true) })
 	b.Run("SaveParallel16", func(b *testing.B) { benchSaveParallel(b, be) })
-	b.Run("PollRound10k", func(b *testing.B) { benchPollRound(b, be) })
+	b.Run("PollRound10k", func(b *testing.B) { benchPollRound(b, be, 1) })
+	b.Run("PollRound10kParallel16", func(b *testing.B) { benchPollRound(b, be, 16) })
 }
 
 // benchSubmitFetch is one submit (a durable insert) and one fetch (a read
@@ -41,15 +44,21 @@ func benchSubmitFetch(b *testing.B, be Backend) {
 	}
 }
 
-// benchSubmitParallel is durable task inserts from 16 requests at a time.
-func benchSubmitParallel(b *testing.B, be Backend) {
+// benchSubmitFetchParallel is a submit and a fetch of a task from 16
+// requests at a time.
+func benchSubmitFetchParallel(b *testing.B, be Backend) {
 	s := be.Open(b).Store
 	ctx := b.Context()
 	var n atomic.Int64
 	b.SetParallelism(16 / max(1, parallelism()))
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := s.CreateTask(ctx, Task(fmt.Sprintf("t-%09d", n.Add(1)), inProgress)); err != nil {
+			id := fmt.Sprintf("t-%09d", n.Add(1))
+			if err := s.CreateTask(ctx, Task(id, inProgress)); err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := s.Task(ctx, id); err != nil {
 				b.Error(err)
 				return
 			}
@@ -58,8 +67,9 @@ func benchSubmitParallel(b *testing.B, be Backend) {
 }
 
 // benchStored21st saves the 21st turn of a conversation whose first 20
-// are stored, and reads it back, as a continued request does.
-func benchStored21st(b *testing.B, be Backend) {
+// are stored, and reads it back, as a continued request does; in
+// parallel, 16 requests at a time each continue the same 20 turns.
+func benchStored21st(b *testing.B, be Backend, parallel bool) {
 	s := be.Open(b).Store
 	ctx := b.Context()
 	now := time.Unix(1800000000, 0)
@@ -71,25 +81,41 @@ func benchStored21st(b *testing.B, be Backend) {
 	}
 	last := rs[len(rs)-1]
 	history := append(append([]*parleyv1.Message(nil), last.GetInput()...), translate.OutputTurn(last.GetResponse()))
-	i := 0
-	for b.Loop() {
-		id := fmt.Sprintf("resp_21st_%09d", i)
-		i++
+	var n atomic.Int64
+	turn := func() error {
+		id := fmt.Sprintf("resp_21st_%09d", n.Add(1))
 		prev, err := s.Response(ctx, last.GetId(), now)
-		if err != nil || len(prev.GetInput()) != len(last.GetInput()) {
-			b.Fatal(err)
+		if err != nil {
+			return err
 		}
-		r := &parleyv1.StoredResponse{
+		if len(prev.GetInput()) != len(last.GetInput()) {
+			return fmt.Errorf("the 20th turn read back with %d messages, want %d", len(prev.GetInput()), len(last.GetInput()))
+		}
+		return s.SaveResponse(ctx, &parleyv1.StoredResponse{
 			Id: id, Owner: "alice", CreatedAt: timestamppb.New(now), PreviousResponseId: last.GetId(),
 			Request:   &parleyv1.Request{Model: "m"},
 			Input:     append(append([]*parleyv1.Message(nil), history...), Text(parleyv1.Role_ROLE_USER, "and the 21st, "+id+"?")),
 			Response:  &parleyv1.Response{Id: id, Model: "m", Candidates: []*parleyv1.Candidate{{Parts: Text(parleyv1.Role_ROLE_ASSISTANT, "answer "+id).GetParts()}}},
 			ExpiresAt: timestamppb.New(now.Add(time.Hour)),
-		}
-		if err := s.SaveResponse(ctx, r); err != nil {
-			b.Fatal(err)
-		}
+		})
 	}
+	if !parallel {
+		for b.Loop() {
+			if err := turn(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	b.SetParallelism(16 / max(1, parallelism()))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := turn(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // benchSaveParallel is durable saves of stored responses (a short
@@ -123,8 +149,9 @@ func benchSaveParallel(b *testing.B, be Backend) {
 }
 
 // benchPollRound is one poll round's claims over 10,000 tasks in
-// progress, in pages of 200 as the task service takes them.
-func benchPollRound(b *testing.B, be Backend) {
+// progress, in pages of 200 as the task service takes them, by one
+// claimer or by several at once, as the replicas of a fleet claim.
+func benchPollRound(b *testing.B, be Backend, claimers int) {
 	s := be.Open(b).Store
 	ctx := b.Context()
 	for i := range 10000 {
@@ -135,19 +162,26 @@ func benchPollRound(b *testing.B, be Backend) {
 	now := time.Now()
 	for b.Loop() {
 		now = now.Add(time.Minute)
-		claimed := 0
-		for {
-			page, err := s.ClaimTasks(ctx, now, time.Second, 200)
-			if err != nil {
-				b.Fatal(err)
-			}
-			claimed += len(page)
-			if len(page) < 200 {
-				break
-			}
+		var claimed atomic.Int64
+		var wg sync.WaitGroup
+		for range claimers {
+			wg.Go(func() {
+				for {
+					page, err := s.ClaimTasks(ctx, now, time.Second, 200)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					claimed.Add(int64(len(page)))
+					if len(page) < 200 {
+						return
+					}
+				}
+			})
 		}
-		if claimed != 10000 {
-			b.Fatalf("a round claimed %d of 10000", claimed)
+		wg.Wait()
+		if c := claimed.Load(); c != 10000 {
+			b.Fatalf("a round claimed %d of 10000", c)
 		}
 	}
 }
