@@ -61,9 +61,11 @@ type Tasks interface {
 	// them, whichever process asks. A caller that wants every due task
 	// claims until it gets fewer than limit.
 	ClaimTasks(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*parleyv1.Task, error)
-	// HoldTask moves the lease of a task in progress to until: longer
-	// for work that outlasts a claim, or back to now to give it up.
-	HoldTask(ctx context.Context, id string, until time.Time) error
+	// HoldTasks moves the leases of the tasks in progress among ids to
+	// until, in one write: longer for work that outlasts a claim, or back
+	// to now to give them up. Unknown and finished tasks are left as they
+	// are.
+	HoldTasks(ctx context.Context, until time.Time, ids ...string) error
 	// ClaimDeliveries takes up to limit pending deliveries due by now,
 	// earliest first, and moves them to now+lease, so that no other claim
 	// returns them before then: the caller records the attempt's outcome

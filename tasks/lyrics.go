@@ -56,7 +56,7 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 	// The task is held while the model writes, so that no other replica
 	// of a fleet starts writing it too; a replica that dies holds it no
 	// longer than lyricsLease.
-	if err := s.o.Store.HoldTask(ctx, t.GetId(), s.o.Now().Add(lyricsLease)); err != nil {
+	if err := s.o.Store.HoldTasks(ctx, s.o.Now().Add(lyricsLease), t.GetId()); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("a lyrics task could not be held", "task", t.GetId(), "error", err)
 		}
@@ -67,7 +67,7 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 	if err != nil {
 		if ctx.Err() != nil {
 			// Stopping: the task is given up for another replica.
-			if err := s.o.Store.HoldTask(context.WithoutCancel(ctx), t.GetId(), s.o.Now()); err != nil {
+			if err := s.o.Store.HoldTasks(context.WithoutCancel(ctx), s.o.Now(), t.GetId()); err != nil {
 				s.log.Warn("a lyrics task's claim could not be given up; it ends with its lease", "task", t.GetId(), "error", err)
 			}
 			return
@@ -75,7 +75,7 @@ func (s *Service) writeLyrics(ctx context.Context, t *parleyv1.Task) {
 		e := translate.ToProto(err)
 		if e.GetRetry().GetRetryable() {
 			s.log.Warn("the lyrics model failed; trying again next round", "task", t.GetId(), "model", t.GetModel(), "error", e.GetMessage())
-			if err := s.o.Store.HoldTask(ctx, t.GetId(), s.o.Now()); err != nil && ctx.Err() == nil {
+			if err := s.o.Store.HoldTasks(ctx, s.o.Now(), t.GetId()); err != nil && ctx.Err() == nil {
 				s.log.Error("a lyrics task could not be given up", "task", t.GetId(), "error", err)
 			}
 			return

@@ -122,6 +122,12 @@ func (u *MusicService) Submit(ctx context.Context, in *parleyv1.TaskInput, conti
 	return id, u.scrub.Load().Err(err)
 }
 
+// FetchBound is the longest Fetch of n ids may take: each batch is bounded
+// by the service's time-out.
+func (u *MusicService) FetchBound(n int) time.Duration {
+	return time.Duration((n+fetchBatch-1)/fetchBatch) * u.timeout
+}
+
 // Fetch asks for the state of upstream tasks, in batches.
 func (u *MusicService) Fetch(ctx context.Context, ids []string) ([]*translate.TaskUpdate, error) {
 	var out []*translate.TaskUpdate

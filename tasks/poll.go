@@ -35,7 +35,8 @@ func (s *Service) pollLoop(ctx context.Context) {
 // by the others when their claims run out.
 func (s *Service) Poll(ctx context.Context) {
 	for ctx.Err() == nil {
-		page, err := s.o.Store.ClaimTasks(ctx, s.o.Now(), s.o.PollInterval, activePage)
+		claimed := s.o.Now()
+		page, err := s.o.Store.ClaimTasks(ctx, claimed, s.o.PollInterval, activePage)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Error("tasks in progress could not be claimed", "error", err)
@@ -43,7 +44,7 @@ func (s *Service) Poll(ctx context.Context) {
 			return
 		}
 		if len(page) > 0 {
-			s.pollPage(ctx, page)
+			s.pollPage(ctx, page, claimed.Add(s.o.PollInterval))
 			if ctx.Err() != nil {
 				s.release(ctx, page)
 				return
@@ -59,17 +60,21 @@ func (s *Service) Poll(ctx context.Context) {
 // that it stops, so that another replica takes them up at once rather
 // than when the claims run out. A finished task is left as it is.
 func (s *Service) release(ctx context.Context, page []*parleyv1.Task) {
-	ctx = context.WithoutCancel(ctx)
-	now := s.o.Now()
-	for _, t := range page {
-		if err := s.o.Store.HoldTask(ctx, t.GetId(), now); err != nil {
-			s.log.Warn("a task's claim could not be given up; it ends with its lease", "task", t.GetId(), "error", err)
-			return
-		}
+	if err := s.o.Store.HoldTasks(context.WithoutCancel(ctx), s.o.Now(), taskIDs(page)...); err != nil {
+		s.log.Warn("the claims of tasks could not be given up; they end with their leases", "tasks", len(page), "error", err)
 	}
 }
 
-func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task) {
+func taskIDs(ts []*parleyv1.Task) []string {
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		ids[i] = t.GetId()
+	}
+	return ids
+}
+
+// pollPage refreshes a claimed page of tasks, whose claim ends at due.
+func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task, due time.Time) {
 	byUpstream := map[string][]*parleyv1.Task{}
 	for _, t := range page {
 		switch {
@@ -89,7 +94,7 @@ func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task) {
 		for _, t := range ts {
 			ids = append(ids, t.GetUpstreamTaskId())
 		}
-		ups, err := s.o.Upstream.Fetch(ctx, ids)
+		ups, err := s.fetch(ctx, ts, ids, due)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("the music service could not be polled", "upstream", s.o.Upstream.Name(), "tasks", len(ids), "error", err)
 		}
@@ -105,6 +110,33 @@ func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task) {
 			}
 		}
 	}
+}
+
+// fetch queries the music service for the tasks ts (upstream ids ids),
+// claimed until due. A query may take longer than a poll interval (the
+// service's time-out, per batch of ids): the tasks are then held for as
+// long as the query may take, so that no other replica of a fleet
+// queries them meanwhile, and given back to due once it has answered,
+// so that the next query keeps its cadence. The query is bounded by that
+// hold: it cannot outlive the claim it was made under.
+func (s *Service) fetch(ctx context.Context, ts []*parleyv1.Task, ids []string, due time.Time) ([]*translate.TaskUpdate, error) {
+	bound := s.o.Upstream.FetchBound(len(ids))
+	held := s.o.Now().Add(bound)
+	if held.After(due) {
+		if err := s.o.Store.HoldTasks(ctx, held, taskIDs(ts)...); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := s.o.Store.HoldTasks(context.WithoutCancel(ctx), due, taskIDs(ts)...); err != nil {
+				s.log.Warn("tasks could not be given back after a query; they come due when their hold ends", "tasks", len(ts), "error", err)
+			}
+		}()
+	} else {
+		held = due
+	}
+	ctx, cancel := context.WithDeadline(ctx, held)
+	defer cancel()
+	return s.o.Upstream.Fetch(ctx, ids)
 }
 
 // apply merges what the upstream reported into a task and stores it when

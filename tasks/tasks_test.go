@@ -2,12 +2,15 @@ package tasks_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,5 +149,77 @@ func TestUseKeysScrubsReloadedKeys(t *testing.T) {
 	svc.UseKeys(yaml("  - {name: b, key: " + added + "}\n"))
 	if _, err := svc.Submit(t.Context(), "a", song, ""); err == nil || strings.Contains(err.Error(), added[:12]) || !strings.Contains(err.Error(), "[redacted]") {
 		t.Fatalf("after the reload: %v", err)
+	}
+}
+
+// Two replicas on one store, polling a music service that answers more
+// slowly than the poll interval: a task being queried is held for as long
+// as its query may take, so no two queries of one task are ever in flight
+// at once, and each task is still queried again and again.
+func TestSlowQueriesAreNotRepeated(t *testing.T) {
+	const interval, answer = 40 * time.Millisecond, 150 * time.Millisecond
+	var (
+		mu       sync.Mutex
+		inFlight = map[string]int{}
+		queried  = map[string]int{}
+		overlaps []string
+	)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			IDs []string `json:"ids"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		for _, id := range body.IDs {
+			if inFlight[id]++; inFlight[id] > 1 {
+				overlaps = append(overlaps, id)
+			}
+			queried[id]++
+		}
+		mu.Unlock()
+		time.Sleep(answer)
+		mu.Lock()
+		var data []map[string]any
+		for _, id := range body.IDs {
+			inFlight[id]--
+			data = append(data, map[string]any{"task_id": id, "action": "MUSIC", "status": "IN_PROGRESS", "progress": "10%", "data": []any{}})
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"code": "success", "message": "", "data": data})
+	}))
+	defer up.Close()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	now := timestamppb.Now()
+	for i := range 3 {
+		task := &parleyv1.Task{Id: fmt.Sprintf("t%d", i), Owner: "a", Action: parleyv1.TaskAction_TASK_ACTION_MUSIC, Status: parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS,
+			SubmittedAt: now, UpdatedAt: now, Upstream: "music", UpstreamTaskId: fmt.Sprintf("up-%d", i)}
+		if err := st.CreateTask(t.Context(), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	for range 2 {
+		music := tasks.NewMusicService(config.Upstream{Name: "music", BaseURL: up.URL, APIKey: "k", HeaderTimeout: config.Duration(time.Second)}, songgen.Upstream{}, nil)
+		svc := tasks.New(tasks.Options{Store: st, Upstream: music, Client: songgen.Client{}, PollInterval: interval, MaxAge: time.Hour})
+		wg.Go(func() { svc.Run(ctx) })
+	}
+	time.Sleep(20 * answer)
+	cancel()
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(overlaps) > 0 {
+		t.Errorf("tasks queried by both replicas at once: %v", overlaps)
+	}
+	for i := range 3 {
+		if id := fmt.Sprintf("up-%d", i); queried[id] < 5 {
+			t.Errorf("task %s was queried %d times in %s, want it queried on and on", id, queried[id], 20*answer)
+		}
 	}
 }

@@ -47,6 +47,7 @@ func TestStatementPlans(t *testing.T) {
 		{`SELECT id FROM responses r WHERE hidden
 			AND NOT EXISTS (SELECT 1 FROM responses c WHERE c.base = r.id OFFSET 0) LIMIT $1 FOR UPDATE SKIP LOCKED`, []any{100}},
 		{`SELECT id FROM tasks WHERE status = 1 AND lease_until <= $1 ORDER BY lease_until, id LIMIT $2 FOR UPDATE SKIP LOCKED`, []any{int64(100), 200}},
+		{`UPDATE tasks SET lease_until = $1 WHERE id = ANY($2) AND status = 1`, []any{int64(100), []string{"t1", "t2"}}},
 		{`SELECT task_id FROM deliveries WHERE state = 0 AND next_at <= $1 ORDER BY next_at LIMIT $2 FOR UPDATE SKIP LOCKED`, []any{int64(100), 4}},
 	} {
 		rows, err := p.pool.Query(ctx, "EXPLAIN "+c.q, c.args...)

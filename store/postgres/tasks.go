@@ -104,9 +104,12 @@ func (p *Postgres) ClaimTasks(ctx context.Context, now time.Time, lease time.Dur
 		RETURNING body`, now.Add(lease).UnixNano(), now.UnixNano(), limit)
 }
 
-// HoldTask implements store.Tasks.
-func (p *Postgres) HoldTask(ctx context.Context, id string, until time.Time) error {
-	_, err := p.pool.Exec(ctx, `UPDATE tasks SET lease_until = $1 WHERE id = $2 AND status = 1`, until.UnixNano(), id)
+// HoldTasks implements store.Tasks.
+func (p *Postgres) HoldTasks(ctx context.Context, until time.Time, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := p.pool.Exec(ctx, `UPDATE tasks SET lease_until = $1 WHERE id = ANY($2) AND status = 1`, until.UnixNano(), ids)
 	return err
 }
 

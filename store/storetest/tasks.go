@@ -150,14 +150,14 @@ func testClaimTasks(t *testing.T, b Backend) {
 	}
 	// A task held longer stays out of claims; one given up is claimable.
 	at := now.Add(2 * lease)
-	if err := s.HoldTask(ctx, "t-1", at.Add(time.Hour)); err != nil {
+	if err := s.HoldTasks(ctx, at.Add(time.Hour), "t-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.HoldTask(ctx, "t-2", now); err != nil {
-		t.Fatal(err)
+	if err := s.HoldTasks(ctx, now, "t-2", "nope"); err != nil {
+		t.Fatalf("giving up a task and an unknown one: %v", err)
 	}
-	if err := s.HoldTask(ctx, "nope", now); err != nil {
-		t.Fatalf("holding an unknown task: %v", err)
+	if err := s.HoldTasks(ctx, now); err != nil {
+		t.Fatalf("holding no task: %v", err)
 	}
 	got, err := s.ClaimTasks(ctx, at, lease, 10)
 	if d := cmp.Diff([]string{"t-0", "t-2", "t-3"}, ids(got)); err != nil || d != "" {
