@@ -90,7 +90,13 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		if !ok {
 			return translate.Invalid("reasoning_effort", "must be one of none, minimal, low, medium, high, xhigh; got %q", w.ReasoningEffort)
 		}
+		// A chat client that asks for reasoning reads it back as
+		// reasoning_content, as thinking services of this dialect send
+		// it: upstreams that show reasoning only when asked are asked.
 		req.Reasoning = &parleyv1.ReasoningConfig{Effort: e}
+		if e != parleyv1.ReasoningEffort_REASONING_EFFORT_NONE {
+			req.Reasoning.IncludeThoughts = new(true)
+		}
 	}
 	if w.ResponseFormat != nil {
 		rf, err := decodeFormat(w.ResponseFormat)

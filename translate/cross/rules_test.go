@@ -1,13 +1,16 @@
 package cross_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/responses"
 )
 
 // A count request from a client of another dialect counts its system
@@ -94,5 +97,31 @@ func TestEnumFormatTowardMessagesIsReported(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(out.Dropped, " "), "response_format") {
 		t.Errorf("dropped %v", out.Dropped)
+	}
+}
+
+// A chat client that asks for reasoning effort reads reasoning back as
+// reasoning_content: upstreams that show reasoning only when asked are
+// asked (a responses service for its summaries, a content-generation
+// service for its thoughts); one that asks for none is not.
+func TestChatReasoningIsAskedFor(t *testing.T) {
+	for _, c := range []struct{ effort, summary, thoughts string }{
+		{"high", "auto", "true"},
+		{"none", "", ""},
+	} {
+		req, err := chatcompletions.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(`{"model":"m","reasoning_effort":"` + c.effort + `","messages":[{"role":"user","content":"why?"}]}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := upstreamBody(t, responses.Upstream{}, req)
+		summary, _ := r["reasoning"].(map[string]any)["summary"].(string)
+		if summary != c.summary {
+			t.Errorf("effort %s toward a responses upstream: reasoning %v, want summary %q", c.effort, r["reasoning"], c.summary)
+		}
+		g := upstreamBody(t, generatecontent.Upstream{}, req)
+		thinking, _ := g["generationConfig"].(map[string]any)["thinkingConfig"].(map[string]any)
+		if got := fmt.Sprint(thinking["includeThoughts"]); c.thoughts != "" && got != c.thoughts || c.thoughts == "" && thinking["includeThoughts"] == true {
+			t.Errorf("effort %s toward a content-generation upstream: thinkingConfig %v", c.effort, thinking)
+		}
 	}
 }
