@@ -55,7 +55,11 @@
 //     through this dialect to an upstream that signs its reasoning
 //     therefore carries no reasoning back. reasoning_effort is the canonical
 //     effort; a budget from another dialect becomes the nearest effort
-//     (translate.EffortForBudget), reasoning switched off is "none".
+//     (translate.EffortForBudget), reasoning switched off is "none". A
+//     client that asks for an effort other than none reads reasoning back,
+//     as thinking services of this dialect send it, so the request also
+//     asks to see the thoughts (include_thoughts): a responses upstream is
+//     asked for its summaries, which would otherwise not come.
 //   - Structured output. response_format text, json_object and json_schema
 //     (name, description, schema, strict) map both ways; the enum format of
 //     another dialect has no form here and is listed in Outgoing.Dropped. A
