@@ -87,9 +87,14 @@
 //     blocked. Toward a client Parley writes a chunk per piece of text or
 //     thought, a function call whole once its arguments are complete, and a
 //     last chunk with the finish reasons, safety ratings, citations,
-//     grounding and usage; it writes no
-//     comments or event names, which the SDKs reject, so keep-alives are
-//     silent.
+//     grounding and usage. As the service does (recorded streams in
+//     testdata), every chunk carries the usage known by then, and the last
+//     chunk of a candidate that wrote content has content too (an empty
+//     text part), so that libraries that skip candidates without content
+//     (LangChain) still read the final usage; an upstream that reports
+//     usage only at the end gives it to the last chunk, with no estimate
+//     before. It writes no comments or event names, which the SDKs reject,
+//     so keep-alives are silent.
 //   - Errors. {"error": {code, message, status, details}} with the status
 //     names of google.rpc (413 is PAYLOAD_TOO_LARGE, as the spec says);
 //     field violations travel as a BadRequest detail and retry delays as a

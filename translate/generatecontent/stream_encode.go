@@ -22,6 +22,14 @@ func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
 // call or medium, and a last chunk with the finish reasons, metadata and
 // usage. It writes no comments or event names: clients of this dialect
 // read every line as data.
+//
+// As the service does, every chunk carries the usage known by then (from
+// the upstream's start, or its usage reports so far; an upstream that
+// reports usage only at the end gives it to the last chunk only), and a
+// candidate that wrote content ends with content too: an empty text part
+// beside its finish reason, where the service puts its last words.
+// Libraries that skip candidates without content (LangChain) would
+// otherwise never read the last chunk's usage.
 type streamEncoder struct {
 	req *parleyv1.Request
 	enc clientEncoder
@@ -30,6 +38,8 @@ type streamEncoder struct {
 
 	id, model string
 	usage     *parleyv1.Usage
+	// wireUsage is usage as each chunk carries it, made once per report.
+	wireUsage *UsageMetadata
 	feedback  *parleyv1.PromptFeedback
 	resp      *parleyv1.Response // start metadata, for the extension bag
 	cands     map[int32]*candOut
@@ -40,6 +50,7 @@ type candOut struct {
 	open     *parleyv1.Part // the open part, with arguments gathered
 	openIdx  int32
 	args     []byte
+	wrote    bool // content went out for the candidate
 	finish   *parleyv1.Finish
 	metadata *parleyv1.Candidate
 }
@@ -78,6 +89,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		s.enc = clientEncoder{same: r.GetExtensions().GetDialect() == thisDialect}
 		if r.GetUsage() != nil {
 			s.usage = proto.Clone(r.GetUsage()).(*parleyv1.Usage)
+			s.wireUsage = wireUsage(s.usage)
 		}
 		return nil
 	case *parleyv1.StreamEvent_Error:
@@ -121,6 +133,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 			s.usage = &parleyv1.Usage{}
 		}
 		translate.MergeUsageInto(s.usage, e.Usage)
+		s.wireUsage = wireUsage(s.usage)
 	case *parleyv1.StreamEvent_Finish:
 		s.cand(e.Finish.GetCandidateIndex()).finish = e.Finish
 	case *parleyv1.StreamEvent_Done:
@@ -133,8 +146,9 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 
 // chunk writes one reply object holding the given part for a candidate.
 func (s *streamEncoder) chunk(w *sse.Writer, ci int32, part Part) error {
+	s.cand(ci).wrote = true
 	c := Candidate{Content: &Content{Role: "model", Parts: PartList{part}}, Index: ptr(int64(ci))}
-	return s.write(w, Response{Candidates: []Candidate{c}, ModelVersion: s.model, ResponseID: s.id})
+	return s.write(w, Response{Candidates: []Candidate{c}, UsageMetadata: s.wireUsage, ModelVersion: s.model, ResponseID: s.id})
 }
 
 func (s *streamEncoder) write(w *sse.Writer, r Response) error {
@@ -250,6 +264,9 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 		wc, err := s.enc.candidate(meta, true)
 		if err != nil {
 			return err
+		}
+		if c.wrote && wc.Content == nil {
+			wc.Content = &Content{Role: "model", Parts: PartList{{Text: ptr("")}}}
 		}
 		last.Candidates = append(last.Candidates, wc)
 	}
