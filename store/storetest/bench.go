@@ -68,49 +68,64 @@ func benchSubmitFetchParallel(b *testing.B, be Backend) {
 
 // benchStored21st saves the 21st turn of a conversation whose first 20
 // are stored, and reads it back, as a continued request does; in
-// parallel, 16 requests at a time each continue the same 20 turns.
+// parallel, 16 requests at a time each continue a conversation of their
+// own, as 16 users of a busy gateway would.
 func benchStored21st(b *testing.B, be Backend, parallel bool) {
 	s := be.Open(b).Store
 	ctx := b.Context()
 	now := time.Unix(1800000000, 0)
-	rs := Chain("resp_", 20, now)
-	for _, r := range rs {
-		if err := s.SaveResponse(ctx, r); err != nil {
-			b.Fatal(err)
-		}
+	conversations := 1
+	if parallel {
+		conversations = 16
 	}
-	last := rs[len(rs)-1]
-	history := append(append([]*parleyv1.Message(nil), last.GetInput()...), translate.OutputTurn(last.GetResponse()))
+	type conversation struct {
+		last    *parleyv1.StoredResponse
+		history []*parleyv1.Message
+	}
+	convs := make([]conversation, conversations)
+	for k := range convs {
+		rs := Chain(fmt.Sprintf("resp_%02d_", k), 20, now)
+		for _, r := range rs {
+			if err := s.SaveResponse(ctx, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		last := rs[len(rs)-1]
+		convs[k] = conversation{last, append(append([]*parleyv1.Message(nil), last.GetInput()...), translate.OutputTurn(last.GetResponse()))}
+	}
 	var n atomic.Int64
-	turn := func() error {
+	turn := func(c conversation) error {
 		id := fmt.Sprintf("resp_21st_%09d", n.Add(1))
-		prev, err := s.Response(ctx, last.GetId(), now)
+		prev, err := s.Response(ctx, c.last.GetId(), now)
 		if err != nil {
 			return err
 		}
-		if len(prev.GetInput()) != len(last.GetInput()) {
-			return fmt.Errorf("the 20th turn read back with %d messages, want %d", len(prev.GetInput()), len(last.GetInput()))
+		if len(prev.GetInput()) != len(c.last.GetInput()) {
+			return fmt.Errorf("the 20th turn read back with %d messages, want %d", len(prev.GetInput()), len(c.last.GetInput()))
 		}
 		return s.SaveResponse(ctx, &parleyv1.StoredResponse{
-			Id: id, Owner: "alice", CreatedAt: timestamppb.New(now), PreviousResponseId: last.GetId(),
+			Id: id, Owner: "alice", CreatedAt: timestamppb.New(now), PreviousResponseId: c.last.GetId(),
 			Request:   &parleyv1.Request{Model: "m"},
-			Input:     append(append([]*parleyv1.Message(nil), history...), Text(parleyv1.Role_ROLE_USER, "and the 21st, "+id+"?")),
+			Input:     append(append([]*parleyv1.Message(nil), c.history...), Text(parleyv1.Role_ROLE_USER, "and the 21st, "+id+"?")),
 			Response:  &parleyv1.Response{Id: id, Model: "m", Candidates: []*parleyv1.Candidate{{Parts: Text(parleyv1.Role_ROLE_ASSISTANT, "answer "+id).GetParts()}}},
 			ExpiresAt: timestamppb.New(now.Add(time.Hour)),
 		})
 	}
+	b.ResetTimer()
 	if !parallel {
 		for b.Loop() {
-			if err := turn(); err != nil {
+			if err := turn(convs[0]); err != nil {
 				b.Fatal(err)
 			}
 		}
 		return
 	}
+	var users atomic.Int64
 	b.SetParallelism(16 / max(1, parallelism()))
 	b.RunParallel(func(pb *testing.PB) {
+		c := convs[int(users.Add(1)-1)%len(convs)]
 		for pb.Next() {
-			if err := turn(); err != nil {
+			if err := turn(c); err != nil {
 				b.Error(err)
 				return
 			}
