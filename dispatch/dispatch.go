@@ -31,6 +31,9 @@ type Call struct {
 	frames    []sse.Event
 	// Model is the name the client asked for.
 	Model string
+	// Operation is what the call asks of the upstream, as traces name it
+	// (the GenAI conventions' operation name): chat, or count_tokens.
+	Operation string
 	// Upstream, Dialect and UpstreamModel name the route that answered (or
 	// the last one tried).
 	Upstream      string
@@ -150,6 +153,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 // (false once bytes have gone to the client).
 func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call, f func(ctx context.Context, r *route, t translate.Target) (retry bool, err error)) error {
 	call.Model = req.GetModel()
+	if call.Operation == "" {
+		call.Operation = OperationChat
+	}
 	plan, err := d.plan(req.GetModel())
 	if err != nil {
 		return err
@@ -160,7 +166,7 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 		call.Upstream, call.Dialect, call.Provider, call.UpstreamModel = r.upstream, r.dialect, r.provider, t.Model
 		for try := 0; ; try++ {
 			call.Attempts++
-			actx, span := startAttempt(ctx, r, t, call.Attempts)
+			actx, span := startAttempt(ctx, r, t, call.Operation, call.Attempts)
 			retry, err := f(actx, r, t)
 			endAttempt(span, err)
 			if err == nil {
@@ -245,6 +251,7 @@ func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Ca
 // dialect has a count endpoint, else by Estimate (Call.Estimated and the
 // count's estimated flag say so).
 func (d *Dispatcher) CountTokens(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.TokenCount, error) {
+	call.Operation = OperationCountTokens
 	var count *parleyv1.TokenCount
 	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
 		var err error

@@ -10,14 +10,22 @@ import (
 	"github.com/parleyhq/parley/translate"
 )
 
+// The operations a call makes, named as traces name them: chat is the
+// GenAI conventions' own; counting tokens has no name there, so it takes
+// one of its own.
+const (
+	OperationChat        = "chat"
+	OperationCountTokens = "count_tokens"
+)
+
 // startAttempt opens the client span of one upstream attempt, under the
 // request's span: a stream's attempt lasts until the stream ends.
-func startAttempt(ctx context.Context, r *route, t translate.Target, attempt int) (context.Context, trace.Span) {
+func startAttempt(ctx context.Context, r *route, t translate.Target, op string, attempt int) (context.Context, trace.Span) {
 	if !telemetry.On() {
 		return ctx, nil
 	}
-	return telemetry.Tracer().Start(ctx, "chat "+t.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		telemetry.OperationName.String("chat"),
+	return telemetry.Tracer().Start(ctx, op+" "+t.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		telemetry.OperationName.String(op),
 		telemetry.ProviderName.String(r.provider),
 		telemetry.RequestModel.String(t.Model),
 		telemetry.Upstream.String(r.upstream),

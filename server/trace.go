@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 
+	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/telemetry"
 )
@@ -23,8 +24,12 @@ func (m *meter) endSpan(dialect string, status int, e *parleyv1.Error) {
 		return
 	}
 	c := &m.call
+	op := c.Operation
+	if op == "" {
+		op = dispatch.OperationChat
+	}
 	if c.Model != "" {
-		span.SetName("chat " + c.Model)
+		span.SetName(op + " " + c.Model)
 	}
 	attrs := []attribute.KeyValue{
 		telemetry.ClientDialect.String(dialect),
@@ -35,7 +40,7 @@ func (m *meter) endSpan(dialect string, status int, e *parleyv1.Error) {
 		attrs = append(attrs, telemetry.KeyName.String(m.key))
 	}
 	if c.Model != "" {
-		attrs = append(attrs, telemetry.OperationName.String("chat"), telemetry.RequestModel.String(c.Model))
+		attrs = append(attrs, telemetry.OperationName.String(op), telemetry.RequestModel.String(c.Model))
 	}
 	if c.Upstream != "" {
 		// The response model is the one the upstream says answered (a

@@ -173,3 +173,35 @@ func TestTracesWholeRequest(t *testing.T) {
 		t.Errorf("server span %q: %v", server.Name(), sa)
 	}
 }
+
+// A token count is traced under an operation of its own, not as a chat.
+func TestTracesCountTokens(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(telemetry.Use(tp, propagation.TraceContext{}))
+
+	g := startGateway(t, gwExtra{})
+	req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/messages/count_tokens", strings.NewReader(`{"model":"via-messages","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("x-api-key", clientKey)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s", resp.StatusCode, out)
+	}
+	kinds := map[trace.SpanKind]int{}
+	for _, s := range rec.Ended() {
+		kinds[s.SpanKind()]++
+		if a := attrs(s); !strings.HasPrefix(s.Name(), "count_tokens ") || a["gen_ai.operation.name"].AsString() != "count_tokens" {
+			t.Errorf("%s span %q: operation %q", s.SpanKind(), s.Name(), a["gen_ai.operation.name"].AsString())
+		}
+	}
+	if kinds[trace.SpanKindServer] != 1 || kinds[trace.SpanKindClient] != 1 {
+		t.Errorf("spans by kind %v, want one request and one attempt", kinds)
+	}
+}
