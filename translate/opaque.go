@@ -37,6 +37,7 @@ const (
 	flagCarrierPrev = 1 << 2
 	flagEncrypted   = 1 << 3
 	flagSignature   = 1 << 4
+	flagUnsigned    = 1 << 5
 	maxSealedHeader = 512
 )
 
@@ -56,6 +57,9 @@ const (
 	// encrypted-content field (a dialect whose reasoning carries no
 	// signature of its own).
 	SealSignature
+	// SealUnsigned: no signature at all, for a client whose dialect
+	// requires one on every reasoning block (Unsigned).
+	SealUnsigned
 )
 
 // Opened is a value a client sent back, with what its seal said.
@@ -86,6 +90,8 @@ func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) str
 		flags |= flagEncrypted
 	case SealSignature:
 		flags |= flagSignature
+	case SealUnsigned:
+		flags |= flagUnsigned
 	}
 	if raw, err := base64.StdEncoding.DecodeString(op.GetValue()); err == nil && base64.StdEncoding.EncodeToString(raw) == op.GetValue() {
 		flags |= flagWasBase64
@@ -100,6 +106,16 @@ func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) str
 	b = append(b, op.GetOrigin().GetModel()...)
 	b = append(b, payload...)
 	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Unsigned is the signature a client of dialect client gets on reasoning
+// that its upstream did not sign (a chat service's reasoning text, a
+// responses service's summaries), where the client's dialect requires
+// one on every reasoning block and its clients send it back: a seal that
+// opens as SealUnsigned, so that the reasoning comes back without a
+// signature and is never sent to a service as signed by it.
+func Unsigned(client parleyv1.Dialect) string {
+	return SealOpaque(&parleyv1.Opaque{}, client, SealUnsigned)
 }
 
 // OpenOpaque reads a value a client of dialect client sent back: a sealed
@@ -152,6 +168,8 @@ func openSeal(value string) (Opened, bool) {
 		o.Kind = SealEncrypted
 	case flags&flagSignature != 0:
 		o.Kind = SealSignature
+	case flags&flagUnsigned != 0:
+		o.Kind = SealUnsigned
 	}
 	return o, true
 }

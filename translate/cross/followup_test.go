@@ -13,6 +13,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
@@ -204,6 +205,89 @@ func TestSignatureSurvivesAContentGenerationClient(t *testing.T) {
 		raw, _ := base64.StdEncoding.DecodeString(sig)
 		if pm["thought"] == true || sig != "" && !bytes.Equal(raw, []byte("skip_thought_signature_validator")) {
 			t.Errorf("what another upstream made went to a content-generation upstream: %v", pm)
+		}
+	}
+}
+
+// A messages client served by an upstream that does not sign its
+// reasoning (a chat service's reasoning_content) gets a signature on every
+// thinking block all the same, whole and streamed, since the dialect
+// requires one and clients send it back (issue 18, item 3). Sent back, the
+// block is reasoning without a signature: never sent to a messages
+// upstream as if that service had signed it.
+func TestUnsignedThinkingGetsASignature(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/cross_table/reasoning/chat_completions/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	up := chatcompletions.Upstream{}
+	target := translate.Target{Model: "gpt-4.1"}
+
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
+	for ev, err := range translate.DecodeStream(parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS, bytes.NewReader(read("stream.sse")), up.NewStreamDecoder(target), translate.StreamLimits{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Encode(w, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	streamed := sdkcheck.MessagesStream(t, buf.Bytes())
+
+	resp, err := up.DecodeResponse(target, read("response.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := messages.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := sdkcheck.MessagesReply(t, body)
+
+	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
+		thought := false
+		for _, b := range msg.Content {
+			if b.Type != "thinking" {
+				continue
+			}
+			thought = true
+			if b.Signature == "" || b.Thinking == "" {
+				t.Errorf("%s: a thinking block with signature %q and thinking %q", name, b.Signature, b.Thinking)
+			}
+		}
+		if !thought {
+			t.Fatalf("%s: no thinking block in %+v", name, msg.Content)
+		}
+		next, err := json.Marshal(anthropic.MessageNewParams{
+			Model: "claude-sonnet-4-5", MaxTokens: 1024,
+			Messages: []anthropic.MessageParam{
+				anthropic.NewUserMessage(anthropic.NewTextBlock("What is 2 + 2?")),
+				msg.ToParam(),
+				anthropic.NewUserMessage(anthropic.NewTextBlock("And 3 + 3?")),
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range req.GetMessages()[1].GetParts() {
+			if r := p.GetReasoning(); r != nil && (p.GetSignature() != nil || r.GetEncryptedContent() != nil || r.GetText() == "") {
+				t.Errorf("%s: the thinking came back as %v, want its text without a signature", name, p)
+			}
+		}
+		m := upstreamBody(t, messages.Upstream{}, req)
+		for _, b := range m["messages"].([]any)[1].(map[string]any)["content"].([]any) {
+			if bm := b.(map[string]any); bm["type"] == "thinking" || bm["type"] == "redacted_thinking" {
+				t.Errorf("%s: unsigned thinking went to a messages upstream: %v", name, bm)
+			}
 		}
 	}
 }

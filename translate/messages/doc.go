@@ -45,7 +45,11 @@
 //     thinking block next to the part and returns to it when the client
 //     replays the turn. Reasoning of another dialect that has only
 //     summaries shows its summaries as the thinking text, and its encrypted
-//     content as the (sealed) signature.
+//     content as the (sealed) signature. Reasoning its upstream did not sign
+//     at all (a chat service's reasoning text) still gets a signature, as
+//     the dialect requires one on every thinking block and clients must send
+//     it back: translate.Unsigned, a seal that comes back as reasoning with
+//     no signature.
 //   - Thinking settings. From a client of this dialect, thinking and
 //     output_config.effort pass through as given. From other dialects: an
 //     effort level becomes a budget (translate.BudgetForEffort), effort none

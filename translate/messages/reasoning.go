@@ -193,7 +193,8 @@ func reasoningText(r *parleyv1.Reasoning) string {
 }
 
 // reasoningSignature is the signature field of a thinking block: the
-// block's signature, or the encrypted content another dialect gave.
+// block's signature, or the encrypted content another dialect gave, or ""
+// when the upstream gave neither (see unsignedIfNone).
 func reasoningSignature(p *parleyv1.Part) string {
 	if sig := p.GetSignature(); sig != nil {
 		return translate.SealOpaque(sig, thisDialect, translate.SealAsIs)
@@ -202,6 +203,17 @@ func reasoningSignature(p *parleyv1.Part) string {
 		return translate.SealOpaque(enc, thisDialect, translate.SealEncrypted)
 	}
 	return ""
+}
+
+// unsignedIfNone gives a thinking block that has no signature the
+// unsigned seal: the dialect requires a signature on every thinking block
+// and clients send it back, and the seal brings the reasoning back as
+// unsigned, never as signed by a messages service (which would refuse it).
+func unsignedIfNone(sig string) string {
+	if sig == "" {
+		return translate.Unsigned(thisDialect)
+	}
+	return sig
 }
 
 func carrierBlock(sig *parleyv1.Opaque, kind translate.SealKind) Block {

@@ -168,7 +168,7 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 		}
 		b := Block{Type: "thinking", Thinking: text(reasoningText(r)), Signature: ptr(""), Unknown: unknown}
 		if !start {
-			b.Signature = ptr(reasoningSignature(p))
+			b.Signature = ptr(unsignedIfNone(reasoningSignature(p)))
 		}
 		out = append(out, b)
 	case *parleyv1.Part_ExecutableCode:

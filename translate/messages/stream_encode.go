@@ -32,6 +32,7 @@ type streamEncoder struct {
 	open      *parleyv1.Part
 	openWire  int
 	openIsRsn bool             // the open wire block is a thinking block
+	signed    bool             // a signature went out for the open thinking block
 	lateSig   *parleyv1.Opaque // a signature that arrived after its part began
 	sentArgs  bool             // argument text of the open block has gone out
 	toolUse   bool
@@ -205,7 +206,7 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	s.openWire = s.next
 	s.wire[ps.GetIndex()] = s.next
 	s.next++
-	s.openIsRsn = b.Type == "thinking"
+	s.openIsRsn, s.signed = b.Type == "thinking", false
 	if err := s.write(w, "content_block_start", blockStartEvent{Type: "content_block_start", Index: s.openWire, ContentBlock: &b}); err != nil {
 		return err
 	}
@@ -238,6 +239,7 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 			}
 		}
 		if sig := reasoningSignature(p); sig != "" {
+			s.signed = true
 			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(sig)})
 		}
 	case *parleyv1.Part_ExecutableCode, *parleyv1.Part_CodeExecutionResult:
@@ -262,9 +264,7 @@ func (s *streamEncoder) wholeBlock(w *sse.Writer, b Block) error {
 		if t := deref(b.Thinking); t != "" {
 			tail = append(tail, wireDelta{Type: "thinking_delta", Thinking: ptr(t)})
 		}
-		if sig := deref(b.Signature); sig != "" {
-			tail = append(tail, wireDelta{Type: "signature_delta", Signature: ptr(sig)})
-		}
+		tail = append(tail, wireDelta{Type: "signature_delta", Signature: ptr(unsignedIfNone(deref(b.Signature)))})
 	}
 	if err := s.write(w, "content_block_start", blockStartEvent{Type: "content_block_start", Index: i, ContentBlock: &start}); err != nil {
 		return err
@@ -318,11 +318,13 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		return s.delta(w, wireDelta{Type: "thinking_delta", Thinking: ptr(text)})
 	case *parleyv1.PartDelta_Signature:
 		if s.openIsRsn {
+			s.signed = true
 			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.Signature, thisDialect, translate.SealAsIs))})
 		}
 		s.lateSig = d.Signature
 	case *parleyv1.PartDelta_EncryptedContent:
 		if s.openIsRsn {
+			s.signed = true
 			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.EncryptedContent, thisDialect, translate.SealEncrypted))})
 		}
 	case *parleyv1.PartDelta_Annotation:
@@ -358,6 +360,11 @@ func (s *streamEncoder) partStop(w *sse.Writer, ps *parleyv1.PartStop) error {
 	s.open = nil
 	if wi < 0 {
 		return nil
+	}
+	if s.openIsRsn && !s.signed {
+		if err := s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.Unsigned(thisDialect))}); err != nil {
+			return err
+		}
 	}
 	if err := s.write(w, "content_block_stop", blockStopEvent{Type: "content_block_stop", Index: wi}); err != nil {
 		return err

@@ -175,6 +175,8 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			case translate.SealCarrierPrev:
 				p.Signature = o.Opaque
 				jsonx.KeepValue(&p.Extensions, thisDialect, extCarrier, jsontext.Value(`"prev"`))
+			case translate.SealUnsigned:
+				// Reasoning its upstream did not sign: it has no signature.
 			default:
 				p.Signature = o.Opaque
 			}
