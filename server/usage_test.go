@@ -12,7 +12,7 @@ import (
 // A messages-dialect client streaming from an upstream that reports usage
 // only at the end (chat completions, responses) reads an estimate of its
 // input tokens in message_start, where libraries read it, and the
-// upstream's own figure in message_delta (issue 18, item 1).
+// upstream's own figure in message_delta (issue 18, item 1; guide §8 items 3 and 18).
 func TestMessageStartEstimatesInputTokens(t *testing.T) {
 	g := startGateway(t, gwExtra{})
 	for _, up := range []string{"chat_completions", "responses"} {
@@ -43,7 +43,7 @@ func TestMessageStartEstimatesInputTokens(t *testing.T) {
 // A content-generation client that reads usage only from chunks whose
 // candidate has content, as LangChain does, reads the upstream's whole
 // usage whatever the upstream's dialect: the last chunk carries content
-// beside its finish reason, as the service's does (issue 18, item 2).
+// beside its finish reason, as the service's does (issue 18, item 2; guide §8 item 18).
 // Chunks before it carry the usage known by then.
 func TestContentGenerationStreamUsageOnContent(t *testing.T) {
 	g := startGateway(t, gwExtra{})

@@ -212,9 +212,9 @@ func TestSignatureSurvivesAContentGenerationClient(t *testing.T) {
 // A messages client served by an upstream that does not sign its
 // reasoning (a chat service's reasoning_content) gets a signature on every
 // thinking block all the same, whole and streamed, since the dialect
-// requires one and clients send it back (issue 18, item 3). Sent back, the
-// block is reasoning without a signature: never sent to a messages
-// upstream as if that service had signed it.
+// requires one and clients send it back (issue 18, item 3; guide §8
+// item 18). Sent back, the block is reasoning without a signature: never
+// sent to a messages upstream as if that service had signed it.
 func TestUnsignedThinkingGetsASignature(t *testing.T) {
 	read := func(name string) []byte {
 		b, err := os.ReadFile("../../testdata/cross_table/reasoning/chat_completions/" + name)
