@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -288,6 +289,93 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 			if bm := b.(map[string]any); bm["type"] == "thinking" || bm["type"] == "redacted_thinking" {
 				t.Errorf("%s: unsigned thinking went to a messages upstream: %v", name, bm)
 			}
+		}
+	}
+}
+
+// A tool-call id that the messages dialect refuses ("functions.Bash:0",
+// as some chat services make them) reaches a messages client as an id it
+// takes, whole and streamed, and comes back to the chat upstream as the
+// upstream's own id; toward a messages upstream the history carries ids
+// that service takes (issue 18, item 8; guide §8 item 14).
+func TestToolCallIDsMapBackAcrossDialects(t *testing.T) {
+	const foreign = "functions.get_weather:0"
+	read := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/cross_table/tool/chat_completions/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.ReplaceAll(b, []byte("call_c01"), []byte(foreign))
+	}
+	up := chatcompletions.Upstream{}
+	target := translate.Target{Model: "gpt-4.1"}
+
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
+	for ev, err := range translate.DecodeStream(parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS, bytes.NewReader(read("stream.sse")), up.NewStreamDecoder(target), translate.StreamLimits{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Encode(w, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	streamed := sdkcheck.MessagesStream(t, buf.Bytes())
+	resp, err := up.DecodeResponse(target, read("response.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := messages.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := sdkcheck.MessagesReply(t, body)
+
+	valid := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
+		var id string
+		for _, b := range msg.Content {
+			if b.Type == "tool_use" {
+				id = b.ID
+			}
+		}
+		if !valid.MatchString(id) {
+			t.Fatalf("%s: the client got tool_use id %q, which its dialect refuses", name, id)
+		}
+		next, err := json.Marshal(anthropic.MessageNewParams{
+			Model: "claude-sonnet-4-5", MaxTokens: 1024,
+			Messages: []anthropic.MessageParam{
+				anthropic.NewUserMessage(anthropic.NewTextBlock("What's the weather in Paris?")),
+				msg.ToParam(),
+				anthropic.NewUserMessage(anthropic.NewToolResultBlock(id, "18°C", false)),
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := upstreamBody(t, up, req)
+		msgs := c["messages"].([]any)
+		call := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"]
+		result := msgs[2].(map[string]any)["tool_call_id"]
+		if call != foreign || result != foreign {
+			t.Errorf("%s: the chat upstream got call %v and result %v, want its own %q", name, call, result, foreign)
+		}
+		m := upstreamBody(t, messages.Upstream{}, req)
+		mm := m["messages"].([]any)
+		var use, res string
+		for _, b := range mm[1].(map[string]any)["content"].([]any) {
+			if bm := b.(map[string]any); bm["type"] == "tool_use" {
+				use, _ = bm["id"].(string)
+			}
+		}
+		res, _ = mm[2].(map[string]any)["content"].([]any)[0].(map[string]any)["tool_use_id"].(string)
+		if !valid.MatchString(use) || use != res {
+			t.Errorf("%s: toward a messages upstream, tool_use %q and tool_result %q", name, use, res)
 		}
 	}
 }

@@ -85,7 +85,11 @@
 //     Outgoing.Dropped. A tool-choice allow-list of one name forces that
 //     tool; a longer list offers only the listed functions. Tool-call
 //     arguments that are not a JSON object fail toward an upstream and
-//     reach a client as {"_raw_arguments": "..."}.
+//     reach a client as {"_raw_arguments": "..."}. A tool-call id with
+//     characters outside [a-zA-Z0-9_-], which the service refuses (other
+//     services make ids such as "functions.Bash:0"), goes out to clients
+//     and upstreams as "toolu_prly_" and its base64url, and comes back from
+//     a client as the original, so its maker gets its own id back (ids.go).
 //   - Schemas from other dialects. Tool and output schemas lose
 //     propertyOrdering; a structured-output schema, or a strict tool's,
 //     is held to the subset the service enforces, as the official SDKs

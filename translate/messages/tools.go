@@ -373,7 +373,7 @@ func (e *encoder) takeTool(t *parleyv1.Tool, prefix string) jsonx.Unknown {
 }
 
 func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (Block, error) {
-	b := Block{Type: "tool_result", ToolUseID: tr.GetCallId()}
+	b := Block{Type: "tool_result", ToolUseID: wireID(tr.GetCallId())}
 	if tr.GetIsError() {
 		b.IsError = ptr(true)
 	}

@@ -125,16 +125,18 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 		if args == "" {
 			args = "{}"
 		}
-		p.Kind = &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: b.ID, Name: b.Name, Arguments: args}}
+		id := canonicalID(b.ID)
+		p.Kind = &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: b.Name, Arguments: args}}
 		if d.callNames == nil {
 			d.callNames = map[string]string{}
 		}
-		d.callNames[b.ID] = b.Name
+		d.callNames[id] = b.Name
 	case "tool_result":
 		if b.ToolUseID == "" {
 			return nil, translate.Invalid(path+".tool_use_id", "Field required")
 		}
-		tr := &parleyv1.ToolResult{CallId: b.ToolUseID, Name: d.callNames[b.ToolUseID]}
+		id := canonicalID(b.ToolUseID)
+		tr := &parleyv1.ToolResult{CallId: id, Name: d.callNames[id]}
 		if b.IsError != nil {
 			tr.IsError = *b.IsError
 			if !tr.IsError {
@@ -313,7 +315,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 		if !jsontext.Value(args).IsValid() || jsontext.Value(args).Kind() != '{' {
 			return nil, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
 		}
-		return one(Block{Type: "tool_use", ID: k.ToolCall.GetId(), Name: k.ToolCall.GetName(), Input: jsontext.Value(args)}), nil
+		return one(Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: k.ToolCall.GetName(), Input: jsontext.Value(args)}), nil
 	case *parleyv1.Part_ToolResult:
 		b, err := e.toolResult(p, k.ToolResult, field)
 		if err != nil {
