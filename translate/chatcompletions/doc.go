@@ -37,8 +37,12 @@
 //     message is a tool turn holding one result, named from the call it
 //     answers. Toward this dialect, tool results in another dialect's user
 //     turn become tool messages placed first, then the rest of the turn;
-//     result media become a text note (tool messages hold text only), and
-//     an error result is prefixed "Error: ".
+//     tool messages hold text only, so a result's images, audio and files
+//     move to a user message after the tool messages (first in the rest of
+//     the turn), each labelled with its call, and the tool message says
+//     so; what that message cannot hold either (video, an image by file
+//     id) is described in the tool message. An error result is prefixed
+//     "Error: ".
 //   - Finish reasons. stop, length, tool_calls (and the legacy
 //     function_call), content_filter map to STOP, MAX_TOKENS, TOOL_USE and
 //     SAFETY. Toward a client: a turn ending in tool calls is tool_calls

@@ -213,16 +213,30 @@ func (e *encoder) tools(w *Request) error {
 // tool message's content as a string or a non-empty array of text parts,
 // not null: a result with no content (sent as null, [] or not at all)
 // goes as "", as it does for a client of another dialect.
-func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool) (Message, error) {
+//
+// Tool messages hold text alone, so the result's images, audio and files
+// are moved: the tool message says where they went, and they come back
+// in moved, for a user message after the tool messages. What this dialect
+// cannot carry even there (video, an image by file id) is described in
+// the tool message instead.
+func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool, moved *[]ContentPart) (Message, error) {
 	tm := Message{Role: "tool", ToolCallID: r.GetCallId()}
 	var parts []ContentPart
-	for _, p := range r.GetContent() {
+	for j, p := range r.GetContent() {
 		switch k := p.GetKind().(type) {
 		case *parleyv1.Part_Text:
 			parts = append(parts, ContentPart{Type: "text", Text: &k.Text.Text, Unknown: e.take(p.GetExtensions(), "")})
 		case *parleyv1.Part_Media:
-			// Tool messages take text alone.
-			text := "[" + mediaNoun(k.Media) + " omitted: a tool message of this dialect holds text only]"
+			noun := mediaNoun(k.Media)
+			cp, err := e.media(k.Media, p, field+".tool_result.content["+strconv.Itoa(j)+"]")
+			if err != nil {
+				text := "[" + noun + " omitted: " + err.Error() + "]"
+				parts = append(parts, ContentPart{Type: "text", Text: &text})
+				continue
+			}
+			label := "[" + noun + " from the result of tool call " + r.GetCallId() + "]"
+			*moved = append(*moved, ContentPart{Type: "text", Text: &label}, cp)
+			text := "[" + noun + " attached in the next user message]"
 			parts = append(parts, ContentPart{Type: "text", Text: &text})
 		}
 	}

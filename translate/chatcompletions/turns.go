@@ -163,7 +163,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 	}
 	var out []Message
 	main := Message{Role: role, Name: m.GetName(), Unknown: e.take(m.GetExtensions(), "")}
-	var parts []ContentPart
+	var parts, moved []ContentPart
 	var reasoning, refusal strings.Builder
 	hasReasoning, hasRefusal := false, false
 	for j, p := range m.GetParts() {
@@ -193,7 +193,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			// its content came in: a string, or an array even of one
 			// text part.
 			own := m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same
-			tm, err := e.toolResult(k.ToolResult, pf, own && !jsonx.Has(m.GetExtensions(), thisDialect, extString))
+			tm, err := e.toolResult(k.ToolResult, pf, own && !jsonx.Has(m.GetExtensions(), thisDialect, extString), &moved)
 			if err != nil {
 				return nil, err
 			}
@@ -230,8 +230,14 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 		}
 	}
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
+		if len(moved) > 0 {
+			out = append(out, Message{Role: "user", Content: &Content{Parts: moved}})
+		}
 		return out, nil
 	}
+	// Media the tool results held come first in the rest of the turn,
+	// which follows the tool messages.
+	parts = append(moved, parts...)
 	if hasReasoning {
 		s := reasoning.String()
 		main.ReasoningContent = &s

@@ -125,3 +125,37 @@ func TestChatReasoningIsAskedFor(t *testing.T) {
 		}
 	}
 }
+
+// An image inside a tool result reaches a chat upstream, whose tool
+// messages hold text alone, in a user message right after the tool
+// messages, labelled with the call it came from; the tool message says
+// where it went (issue 18, item 9; guide §8 item 15).
+func TestToolResultMediaMovesToAUserTurn(t *testing.T) {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(`{"model":"m","max_tokens":100,"messages":[
+		{"role":"user","content":"Take a screenshot."},
+		{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"screenshot","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"}}]},{"type":"text","text":"What do you see?"}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := upstreamBody(t, chatcompletions.Upstream{}, req)
+	msgs := c["messages"].([]any)
+	if len(msgs) != 4 {
+		t.Fatalf("%d messages, want user, assistant, tool, user: %v", len(msgs), msgs)
+	}
+	tool := msgs[2].(map[string]any)
+	if tool["role"] != "tool" || !strings.Contains(fmt.Sprint(tool["content"]), "done") || !strings.Contains(fmt.Sprint(tool["content"]), "attached in the next user message") {
+		t.Errorf("tool message %v", tool)
+	}
+	user := msgs[3].(map[string]any)
+	parts, _ := user["content"].([]any)
+	if user["role"] != "user" || len(parts) != 3 {
+		t.Fatalf("the turn after the tool message: %v", user)
+	}
+	label, image, question := parts[0].(map[string]any), parts[1].(map[string]any), parts[2].(map[string]any)
+	if !strings.Contains(fmt.Sprint(label["text"]), "toolu_1") || image["type"] != "image_url" ||
+		!strings.HasPrefix(fmt.Sprint(image["image_url"].(map[string]any)["url"]), "data:image/png;base64,"+png[:16]) || question["text"] != "What do you see?" {
+		t.Errorf("the turn after the tool message: %v", parts)
+	}
+}
