@@ -141,18 +141,8 @@ func TestTracesWholeRequest(t *testing.T) {
 		_, _ = w.Write(fixture(t, "text", "chat_completions", "response.json"))
 	})
 	body := withModel(t, fixture(t, "text", "messages", "request.json"), "retrying", false)
-	req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/messages", bytes.NewReader(body))
-	req.Header.Set("x-api-key", clientKey)
-	req.Header.Set("anthropic-version", "2023-06-01")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%d %s", resp.StatusCode, out)
+	if status, out := postBody(t, g.url, "/v1/messages", body); status != http.StatusOK {
+		t.Fatalf("%d %s", status, out)
 	}
 	var server, attempt sdktrace.ReadOnlySpan
 	for _, s := range rec.Ended() {
@@ -181,18 +171,8 @@ func TestTracesCountTokens(t *testing.T) {
 	t.Cleanup(telemetry.Use(tp, propagation.TraceContext{}))
 
 	g := startGateway(t, gwExtra{})
-	req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/messages/count_tokens", strings.NewReader(`{"model":"via-messages","messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("x-api-key", clientKey)
-	req.Header.Set("anthropic-version", "2023-06-01")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%d %s", resp.StatusCode, out)
+	if status, out := postBody(t, g.url, "/v1/messages/count_tokens", []byte(`{"model":"via-messages","messages":[{"role":"user","content":"hi"}]}`)); status != http.StatusOK {
+		t.Fatalf("%d %s", status, out)
 	}
 	kinds := map[trace.SpanKind]int{}
 	for _, s := range rec.Ended() {

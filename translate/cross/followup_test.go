@@ -210,23 +210,23 @@ func TestSignatureSurvivesAContentGenerationClient(t *testing.T) {
 	}
 }
 
-// A messages client served by an upstream that does not sign its
-// reasoning (a chat service's reasoning_content) gets a signature on every
-// thinking block all the same, whole and streamed, since the dialect
-// requires one and clients send it back (issue 18, item 3; guide §8
-// item 18). Sent back, the block is reasoning without a signature: never
-// sent to a messages upstream as if that service had signed it.
-func TestUnsignedThinkingGetsASignature(t *testing.T) {
+// chatReplyToMessagesClient is a chat upstream's recorded reply of a
+// cross-table scenario (edited by edit, when given), streamed and whole,
+// as a messages client's SDK holds it.
+func chatReplyToMessagesClient(t *testing.T, scenario string, edit func([]byte) []byte) (streamed, whole anthropic.Message) {
+	t.Helper()
 	read := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/cross_table/reasoning/chat_completions/" + name)
+		b, err := os.ReadFile("../../testdata/cross_table/" + scenario + "/chat_completions/" + name)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if edit != nil {
+			b = edit(b)
 		}
 		return b
 	}
 	up := chatcompletions.Upstream{}
 	target := translate.Target{Model: "gpt-4.1"}
-
 	var buf bytes.Buffer
 	w := sse.NewWriter(&buf)
 	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
@@ -238,8 +238,6 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	streamed := sdkcheck.MessagesStream(t, buf.Bytes())
-
 	resp, err := up.DecodeResponse(target, read("response.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -248,8 +246,17 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := sdkcheck.MessagesReply(t, body)
+	return sdkcheck.MessagesStream(t, buf.Bytes()), sdkcheck.MessagesReply(t, body)
+}
 
+// A messages client served by an upstream that does not sign its
+// reasoning (a chat service's reasoning_content) gets a signature on every
+// thinking block all the same, whole and streamed, since the dialect
+// requires one and clients send it back (issue 18, item 3; guide §8
+// item 18). Sent back, the block is reasoning without a signature: never
+// sent to a messages upstream as if that service had signed it.
+func TestUnsignedThinkingGetsASignature(t *testing.T) {
+	streamed, whole := chatReplyToMessagesClient(t, "reasoning", nil)
 	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
 		thought := false
 		for _, b := range msg.Content {
@@ -300,37 +307,10 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 // that service takes (issue 18, item 8; guide §8 item 14).
 func TestToolCallIDsMapBackAcrossDialects(t *testing.T) {
 	const foreign = "functions.get_weather:0"
-	read := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/cross_table/tool/chat_completions/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	streamed, whole := chatReplyToMessagesClient(t, "tool", func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte("call_c01"), []byte(foreign))
-	}
+	})
 	up := chatcompletions.Upstream{}
-	target := translate.Target{Model: "gpt-4.1"}
-
-	var buf bytes.Buffer
-	w := sse.NewWriter(&buf)
-	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
-	for ev, err := range translate.DecodeStream(parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS, bytes.NewReader(read("stream.sse")), up.NewStreamDecoder(target), translate.StreamLimits{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := enc.Encode(w, ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	streamed := sdkcheck.MessagesStream(t, buf.Bytes())
-	resp, err := up.DecodeResponse(target, read("response.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := messages.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := sdkcheck.MessagesReply(t, body)
 
 	valid := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
