@@ -54,10 +54,15 @@
 //     in streams) is reasoning text. Toward a client, reasoning parts of any
 //     upstream show as reasoning_content (summaries when there is no
 //     text). The dialect has no place for signatures or encrypted
-//     reasoning: they are not shown, and reasoning goes to an upstream of
-//     this dialect only from a client of this dialect. A tool round trip
-//     through this dialect to an upstream that signs its reasoning
-//     therefore carries no reasoning back. reasoning_effort is the canonical
+//     reasoning: they are not shown. Reasoning goes to an upstream of this
+//     dialect from a client of this dialect, as the client sent it; from
+//     a client of another dialect only when this very upstream wrote it,
+//     and only on an assistant turn that calls tools, where thinking
+//     services (DeepSeek's) require it back and elsewhere ignore or refuse
+//     it: reasoning decoded from an upstream carries the maker's stamp, an
+//     empty signature naming the upstream, which other clients hold sealed
+//     (reasoning.go). A tool round trip through this dialect to an upstream
+//     that signs its reasoning carries no reasoning back. reasoning_effort is the canonical
 //     effort; a budget from another dialect becomes the nearest effort
 //     (translate.EffortForBudget), reasoning switched off is "none". A
 //     client that asks for an effort other than none reads reasoning back,

@@ -61,7 +61,7 @@ func decodeChoice(c *Choice, t translate.Target) *parleyv1.Candidate {
 	cand := &parleyv1.Candidate{Index: int32(c.Index)}
 	m := &c.Message
 	if m.ReasoningContent != nil && *m.ReasoningContent != "" {
-		cand.Parts = append(cand.Parts, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: *m.ReasoningContent}}})
+		cand.Parts = append(cand.Parts, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: *m.ReasoningContent}}, Signature: makerStamp(t)})
 	}
 	if m.Content != nil && (m.Content.String || len(m.Content.Parts) > 0) {
 		text := m.Content.Text

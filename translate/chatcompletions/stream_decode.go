@@ -167,7 +167,7 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *ChunkChoice) ([]*
 	}
 	if reasoning != nil && *reasoning != "" {
 		var i int32
-		dst, i = cs.openPart(dst, ci, kindReasoning, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}})
+		dst, i = cs.openPart(dst, ci, kindReasoning, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}, Signature: makerStamp(d.t)})
 		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: *reasoning}}))
 	}
 	if dl.Content != nil && *dl.Content != "" {

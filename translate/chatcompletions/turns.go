@@ -164,8 +164,8 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 	var out []Message
 	main := Message{Role: role, Name: m.GetName(), Unknown: e.take(m.GetExtensions(), "")}
 	var parts, moved []ContentPart
-	var reasoning, refusal strings.Builder
-	hasReasoning, hasRefusal := false, false
+	var reasoning, replay, refusal strings.Builder
+	hasReasoning, hasReplay, hasRefusal := false, false, false
 	for j, p := range m.GetParts() {
 		pf := field + ".parts[" + strconv.Itoa(j) + "]"
 		switch k := p.GetKind().(type) {
@@ -202,12 +202,17 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			}
 			out = append(out, tm)
 		case *parleyv1.Part_Reasoning:
-			// Reasoning text goes back only to a service of this dialect
-			// from a client of this dialect: the client put it there.
-			// Services that never sent it reject it.
-			if e.same {
+			// Reasoning text goes back to a service of this dialect from
+			// a client of this dialect (the client put it there), or
+			// from another client when this very upstream wrote it
+			// (reasoning.go). Services that never sent it reject it.
+			switch {
+			case e.same:
 				hasReasoning = true
 				reasoning.WriteString(k.Reasoning.GetText())
+			case madeBy(p, e.t):
+				hasReplay = true
+				replay.WriteString(k.Reasoning.GetText())
 			}
 		case *parleyv1.Part_Refusal:
 			if e.has(p.GetExtensions(), extRefusalPart) {
@@ -240,6 +245,12 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 	parts = append(moved, parts...)
 	if hasReasoning {
 		s := reasoning.String()
+		main.ReasoningContent = &s
+	} else if hasReplay && len(main.ToolCalls) > 0 {
+		// Thinking services want their reasoning back within a tool
+		// loop, and refuse the turn without it; elsewhere they ignore
+		// it, or refuse it.
+		s := replay.String()
 		main.ReasoningContent = &s
 	}
 	if hasRefusal {

@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
+	"github.com/parleyhq/parley/translate/responses"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -210,13 +211,13 @@ func TestSignatureSurvivesAContentGenerationClient(t *testing.T) {
 	}
 }
 
-// chatReplyToMessagesClient is a chat upstream's recorded reply of a
-// cross-table scenario (edited by edit, when given), streamed and whole,
-// as a messages client's SDK holds it.
-func chatReplyToMessagesClient(t *testing.T, scenario string, edit func([]byte) []byte) (streamed, whole anthropic.Message) {
+// replyToMessagesClient is an upstream's recorded reply of a cross-table
+// scenario (edited by edit, when given), streamed and whole, as a messages
+// client's SDK holds it; the upstream is t.
+func replyToMessagesClient(t *testing.T, scenario string, up translate.Upstream, target translate.Target, edit func([]byte) []byte) (streamed, whole anthropic.Message) {
 	t.Helper()
 	read := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/cross_table/" + scenario + "/chat_completions/" + name)
+		b, err := os.ReadFile("../../testdata/cross_table/" + scenario + "/" + translate.DialectName(up.Dialect()) + "/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,12 +226,10 @@ func chatReplyToMessagesClient(t *testing.T, scenario string, edit func([]byte) 
 		}
 		return b
 	}
-	up := chatcompletions.Upstream{}
-	target := translate.Target{Model: "gpt-4.1"}
 	var buf bytes.Buffer
 	w := sse.NewWriter(&buf)
 	enc := messages.Client{}.NewStreamEncoder(&parleyv1.Request{})
-	for ev, err := range translate.DecodeStream(parleyv1.Dialect_DIALECT_CHAT_COMPLETIONS, bytes.NewReader(read("stream.sse")), up.NewStreamDecoder(target), translate.StreamLimits{}) {
+	for ev, err := range translate.DecodeStream(up.Dialect(), bytes.NewReader(read("stream.sse")), up.NewStreamDecoder(target), translate.StreamLimits{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,14 +248,36 @@ func chatReplyToMessagesClient(t *testing.T, scenario string, edit func([]byte) 
 	return sdkcheck.MessagesStream(t, buf.Bytes()), sdkcheck.MessagesReply(t, body)
 }
 
-// A messages client served by an upstream that does not sign its
-// reasoning (a chat service's reasoning_content) gets a signature on every
-// thinking block all the same, whole and streamed, since the dialect
-// requires one and clients send it back (issue 18, item 3; guide §8
-// item 18). Sent back, the block is reasoning without a signature: never
-// sent to a messages upstream as if that service had signed it.
+// nextMessagesTurn is the request a messages client's SDK sends after
+// reply, with then as the user's next turn.
+func nextMessagesTurn(t *testing.T, reply anthropic.Message, then anthropic.MessageParam) *parleyv1.Request {
+	t.Helper()
+	body, err := json.Marshal(anthropic.MessageNewParams{
+		Model: "claude-sonnet-4-5", MaxTokens: 1024,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Go on.")), reply.ToParam(), then},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// A messages client served by an upstream whose reasoning carries no
+// signature and no encrypted content (a responses service's summaries,
+// here) gets a signature on every thinking block all the same, whole and
+// streamed, since the dialect requires one and clients send it back
+// (issue 18, item 3; guide §8 item 18). Sent back, the block is reasoning
+// without a signature: never sent to a messages upstream as if that
+// service had signed it.
 func TestUnsignedThinkingGetsASignature(t *testing.T) {
-	streamed, whole := chatReplyToMessagesClient(t, "reasoning", nil)
+	encrypted := regexp.MustCompile(`"encrypted_content": ?"[^"]*"`)
+	streamed, whole := replyToMessagesClient(t, "reasoning", responses.Upstream{}, translate.Target{Model: "o3"}, func(b []byte) []byte {
+		return encrypted.ReplaceAll(b, []byte(`"encrypted_content":null`))
+	})
 	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
 		thought := false
 		for _, b := range msg.Content {
@@ -271,21 +292,7 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 		if !thought {
 			t.Fatalf("%s: no thinking block in %+v", name, msg.Content)
 		}
-		next, err := json.Marshal(anthropic.MessageNewParams{
-			Model: "claude-sonnet-4-5", MaxTokens: 1024,
-			Messages: []anthropic.MessageParam{
-				anthropic.NewUserMessage(anthropic.NewTextBlock("What is 2 + 2?")),
-				msg.ToParam(),
-				anthropic.NewUserMessage(anthropic.NewTextBlock("And 3 + 3?")),
-			},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: next})
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := nextMessagesTurn(t, msg, anthropic.NewUserMessage(anthropic.NewTextBlock("And 3 + 3?")))
 		for _, p := range req.GetMessages()[1].GetParts() {
 			if r := p.GetReasoning(); r != nil && (p.GetSignature() != nil || r.GetEncryptedContent() != nil || r.GetText() == "") {
 				t.Errorf("%s: the thinking came back as %v, want its text without a signature", name, p)
@@ -300,6 +307,69 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 	}
 }
 
+// A thinking chat service (DeepSeek's reasoning_content) serving a
+// messages client: its reasoning on a tool-call turn comes back to it as
+// reasoning_content when the client answers the call, which such services
+// require within a tool loop (issue 18, item 10; guide §8 item 16). It
+// goes to no other upstream: not to another chat upstream, which did not
+// write it, and not to a messages upstream.
+func TestChatReasoningReturnsToItsMaker(t *testing.T) {
+	const thought = "The user wants the weather; call get_weather."
+	maker := translate.Target{Model: "deepseek-chat", Upstream: "deepseek"}
+	streamed, whole := replyToMessagesClient(t, "tool", chatcompletions.Upstream{}, maker, func(b []byte) []byte {
+		b = bytes.Replace(b, []byte(`"role": "assistant",`), []byte(`"role": "assistant", "reasoning_content": "`+thought+`",`), 1)
+		return bytes.Replace(b, []byte(`"delta":{"role":"assistant","content":""}`), []byte(`"delta":{"role":"assistant","reasoning_content":"`+thought+`"}`), 1)
+	})
+	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
+		var id string
+		for _, b := range msg.Content {
+			if b.Type == "tool_use" {
+				id = b.ID
+			}
+		}
+		req := nextMessagesTurn(t, msg, anthropic.NewUserMessage(anthropic.NewToolResultBlock(id, "18°C", false)))
+		for target, want := range map[string]string{"deepseek": thought, "another": ""} {
+			out, err := chatcompletions.Upstream{}.EncodeRequest(req, translate.Target{Model: "deepseek-chat", Upstream: target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c struct {
+				Messages []struct {
+					Role             string  `json:"role"`
+					ReasoningContent *string `json:"reasoning_content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(out.Body, &c); err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if rc := c.Messages[1].ReasoningContent; rc != nil {
+				got = *rc
+			}
+			if c.Messages[1].Role != "assistant" || got != want {
+				t.Errorf("%s, toward chat upstream %s: the tool-call turn's reasoning_content %q, want %q", name, target, got, want)
+			}
+		}
+		m := upstreamBody(t, messages.Upstream{}, req)
+		for _, b := range m["messages"].([]any)[1].(map[string]any)["content"].([]any) {
+			if bm := b.(map[string]any); bm["type"] == "thinking" || bm["type"] == "redacted_thinking" {
+				t.Errorf("%s: a chat service's reasoning went to a messages upstream: %v", name, bm)
+			}
+		}
+	}
+	// Without tool calls the reasoning stays out: services refuse it or
+	// ignore it there.
+	streamed, _ = replyToMessagesClient(t, "reasoning", chatcompletions.Upstream{}, maker, nil)
+	req := nextMessagesTurn(t, streamed, anthropic.NewUserMessage(anthropic.NewTextBlock("And 3 + 3?")))
+	out, err := chatcompletions.Upstream{}.EncodeRequest(req, maker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out.Body), "reasoning_content") {
+		t.Errorf("reasoning went back on a turn without tool calls: %s", out.Body)
+	}
+}
+
 // A tool-call id that the messages dialect refuses ("functions.Bash:0",
 // as some chat services make them) reaches a messages client as an id it
 // takes, whole and streamed, and comes back to the chat upstream as the
@@ -307,7 +377,7 @@ func TestUnsignedThinkingGetsASignature(t *testing.T) {
 // that service takes (issue 18, item 8; guide §8 item 14).
 func TestToolCallIDsMapBackAcrossDialects(t *testing.T) {
 	const foreign = "functions.get_weather:0"
-	streamed, whole := chatReplyToMessagesClient(t, "tool", func(b []byte) []byte {
+	streamed, whole := replyToMessagesClient(t, "tool", chatcompletions.Upstream{}, translate.Target{Model: "gpt-4.1"}, func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte("call_c01"), []byte(foreign))
 	})
 	up := chatcompletions.Upstream{}
