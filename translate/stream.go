@@ -39,14 +39,27 @@ var ErrStreamTooLarge = errors.New("event stream exceeds the configured limits")
 // malformed or truncated stream, or the body's own read error (the request
 // context's error when the client went away).
 func DecodeStream(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits) iter.Seq2[*parleyv1.StreamEvent, error] {
-	return DecodeStreamFrames(d, body, dec, lim, nil)
+	return DecodeStreamFrames(d, body, dec, lim, nil, nil)
 }
+
+// Pace tells the consumer of a stream whether the next event is already
+// at hand: More is true while the events of the upstream's latest burst
+// are being yielded, and false for the last one of it, after which the
+// next event has to be waited for. A consumer that writes to a client may
+// hold its flush while More is true, so that a burst goes out as one
+// write instead of one per event.
+type Pace struct{ More bool }
 
 // DecodeStreamFrames is DecodeStream that also hands each upstream event,
 // as it came, to frame before yielding the canonical events it decodes
 // to, so that a stream can be relayed as the upstream sent it and decoded
-// only to be observed. frame gets its own copy of the data.
-func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits, frame func(sse.Event)) iter.Seq2[*parleyv1.StreamEvent, error] {
+// only to be observed. frame gets its own copy of the data. pace, when not
+// nil, is kept up to date before each yield: events already buffered
+// whole are read and decoded ahead (never waiting for the upstream), so
+// that the last event of a burst is known as such. Nothing is read ahead
+// while frames are relayed, since a relayed frame must follow the events
+// it decoded to.
+func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits, frame func(sse.Event), pace *Pace) iter.Seq2[*parleyv1.StreamEvent, error] {
 	if lim.MaxFrameBytes <= 0 {
 		lim.MaxFrameBytes = DefaultStreamLimits.MaxFrameBytes
 	}
@@ -56,48 +69,57 @@ func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, l
 	if lim.MaxTotalBytes <= 0 {
 		lim.MaxTotalBytes = DefaultStreamLimits.MaxTotalBytes
 	}
+	ahead := pace != nil && frame == nil
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
 		r := sse.NewReader(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
 		var (
-			buf []*parleyv1.StreamEvent
-			n   int
+			buf   []*parleyv1.StreamEvent
+			n     int
+			ended bool
+			end   error // why the stream ended, when not at its normal end
 		)
-		for {
+		// read decodes the next upstream event onto buf.
+		read := func() {
 			ev, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				buf, err = dec.End(buf[:0])
-				for _, e := range buf {
-					if !yield(e, nil) {
-						return
-					}
-				}
-				if err != nil {
-					yield(nil, streamError(d, err))
-				}
+			switch {
+			case errors.Is(err, io.EOF):
+				buf, err = dec.End(buf)
+				ended, end = true, err
 				return
-			}
-			if err != nil {
-				yield(nil, streamError(d, err))
+			case err != nil:
+				ended, end = true, err
 				return
 			}
 			if n++; n > lim.MaxEvents {
-				yield(nil, streamError(d, ErrStreamTooLarge))
+				ended, end = true, ErrStreamTooLarge
 				return
 			}
 			if frame != nil {
 				ev.Data = bytes.Clone(ev.Data)
 				frame(ev)
 			}
-			buf, err = dec.Decode(buf[:0], ev)
-			for _, e := range buf {
+			buf, err = dec.Decode(buf, ev)
+			if err != nil {
+				ended, end = true, err
+			}
+		}
+		for !ended {
+			read()
+			for ahead && !ended && r.Ready() {
+				read()
+			}
+			for i, e := range buf {
+				if pace != nil {
+					pace.More = i < len(buf)-1 || ahead && !ended && r.Ready()
+				}
 				if !yield(e, nil) {
 					return
 				}
 			}
-			if err != nil {
-				yield(nil, streamError(d, err))
-				return
-			}
+			buf = buf[:0]
+		}
+		if end != nil {
+			yield(nil, streamError(d, end))
 		}
 	}
 }

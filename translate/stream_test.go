@@ -343,3 +343,62 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += n
 	return n, err
 }
+
+// The pace marks the last event of what the upstream has sent so far: the
+// events of a burst are yielded with More, the last of it without, and
+// events that arrive later start a new burst.
+func TestDecodeStreamPace(t *testing.T) {
+	burst1 := "data: a\n\ndata: b\n\n: ping\n\ndata: c\n\n"
+	burst2 := "data: d\n\nevent: end\ndata: {}\n\n"
+	body := &burstReader{bursts: []string{burst1, burst2}}
+	var pace translate.Pace
+	var got []string
+	for ev, err := range translate.DecodeStreamFrames(parleyv1.Dialect_DIALECT_MESSAGES, body, &lineDecoder{}, translate.StreamLimits{}, nil, &pace) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "start"
+		switch {
+		case ev.GetPartDelta() != nil:
+			name = ev.GetPartDelta().GetText()
+		case ev.GetDone() != nil:
+			name = "done"
+		}
+		if pace.More {
+			name += "+"
+		}
+		got = append(got, name)
+	}
+	// Start, a, b and c came in one read; d and the end in the next.
+	if want := "start+ a+ b+ c d+ done"; strings.Join(got, " ") != want {
+		t.Errorf("events and pace: %s, want %s", strings.Join(got, " "), want)
+	}
+	// Relaying frames, nothing is read ahead: every event ends its burst.
+	body = &burstReader{bursts: []string{burst1 + burst2}}
+	got = got[:0]
+	for ev, err := range translate.DecodeStreamFrames(parleyv1.Dialect_DIALECT_MESSAGES, body, &lineDecoder{}, translate.StreamLimits{}, func(sse.Event) {}, &pace) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pace.More && ev.GetStart() == nil {
+			got = append(got, "read ahead")
+		}
+	}
+	if len(got) > 0 {
+		t.Errorf("while relaying frames, %d events were marked as having more at hand", len(got))
+	}
+}
+
+// burstReader hands out one burst per read.
+type burstReader struct{ bursts []string }
+
+func (b *burstReader) Read(p []byte) (int, error) {
+	if len(b.bursts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, b.bursts[0])
+	if b.bursts[0] = b.bursts[0][n:]; b.bursts[0] == "" {
+		b.bursts = b.bursts[1:]
+	}
+	return n, nil
+}

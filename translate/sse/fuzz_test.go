@@ -37,7 +37,31 @@ func FuzzReader(f *testing.F) {
 		if wholeErr != nil && !errors.Is(wholeErr, io.ErrUnexpectedEOF) && !errors.Is(wholeErr, sse.ErrFrameTooLarge) {
 			t.Fatalf("unexpected error %v", wholeErr)
 		}
+		// When Ready says an event is buffered whole, Next returns it
+		// without reading from the source.
+		src := &countingReader{r: &chunkReader{data: in, sizes: []int{int(a)%17 + 1, int(b)%251 + 1}}}
+		r := sse.NewReader(src, fuzzMaxFrame)
+		for {
+			ready, reads := r.Ready(), src.n
+			_, err := r.Next()
+			if ready && (src.n != reads || err != nil && !errors.Is(err, sse.ErrFrameTooLarge)) {
+				t.Fatalf("Ready, yet Next read %d more times and returned %v", src.n-reads, err)
+			}
+			if err != nil {
+				break
+			}
+		}
 	})
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.n++
+	return c.r.Read(p)
 }
 
 // FuzzWriterRoundTrip checks that whatever the Writer writes, the Reader

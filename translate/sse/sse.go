@@ -161,6 +161,39 @@ func isDigits(b []byte) bool {
 	return len(b) > 0
 }
 
+// Ready reports whether an event is already buffered whole, so that Next
+// will return it without reading from the source: a line of data, then a
+// blank line. It never reads; a comment or an event without data (which
+// Next skips, and would then read on) does not count.
+func (r *Reader) Ready() bool {
+	w := r.buf[r.start:r.end]
+	if r.pendingCR && len(w) > 0 && w[0] == '\n' {
+		w = w[1:]
+	}
+	data := r.hasData
+	for {
+		i := lineEnd(w)
+		if i < 0 {
+			return false
+		}
+		line := w[:i]
+		switch {
+		case len(line) == 0:
+			if data {
+				return true
+			}
+		case bytes.HasPrefix(line, dataField) && (len(line) == len(dataField) || line[len(dataField)] == ':'):
+			data = true
+		}
+		if w[i] == '\r' && i+1 < len(w) && w[i+1] == '\n' {
+			i++
+		}
+		w = w[i+1:]
+	}
+}
+
+var dataField = []byte("data")
+
 // readLine returns the next line without its terminator. The slice is valid
 // until the next call.
 func (r *Reader) readLine() ([]byte, error) {

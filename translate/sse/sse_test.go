@@ -297,3 +297,40 @@ func TestJSONArrayWriter(t *testing.T) {
 		}
 	}
 }
+
+// Ready says whether Next would return an event without reading: only
+// when a data line and its blank line are buffered, whatever the line
+// ends, and never for comments or events without data, which Next skips
+// before reading on.
+func TestReaderReady(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		ready bool
+	}{
+		{"data: a\n\n", true},
+		{"data: a\r\n\r\n", true},
+		{"data: a\r\r", true},
+		{"data\n\n", true},
+		{"event: x\ndata: {}\n\n", true},
+		{"data: a\n", false},
+		{"data: a", false},
+		{": ping\n\n", false},
+		{": ping\n\ndata: a\n\n", true},
+		{"event: ping\n\n", false},
+		{"datum: a\n\n", false},
+		{"", false},
+	} {
+		r := sse.NewReader(&chunkReader{data: []byte("data: first\n\n" + c.in), sizes: []int{1 << 10}}, 0)
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Ready(); got != c.ready {
+			t.Errorf("%q buffered: Ready %v, want %v", c.in, got, c.ready)
+		}
+	}
+	// A data line read already, its blank line still to come.
+	r := sse.NewReader(&chunkReader{data: []byte("data: a\n\ndata: b\n"), sizes: []int{9, 8}}, 0)
+	if _, err := r.Next(); err != nil || r.Ready() {
+		t.Fatalf("before the second event's lines: ready %v, %v", r.Ready(), err)
+	}
+}
