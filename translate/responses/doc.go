@@ -67,7 +67,14 @@
 //     web_search_preview and its dated variant (context size, approximate
 //     location, domains), computer_use_preview (display and environment).
 //     tool_choice none/auto/required, a named function, a hosted tool type,
-//     and allowed_tools map to the canonical choice. Tools of types Parley
+//     and allowed_tools map to the canonical choice. A custom tool (free
+//     text input, with a grammar or not: the Codex CLI's apply_patch) is a
+//     function with one string parameter, input, for upstreams of other
+//     dialects, its format in the parameter's description; its calls come
+//     back as custom_tool_call items with that input (in a stream, as
+//     custom_tool_call_input events once the call is whole), and a client's
+//     custom_tool_call and custom_tool_call_output items go upstream as a
+//     function call and its result (custom.go). Other tools of types Parley
 //     does not model pass through to an upstream of this dialect only.
 //     The response echoes the request's tools with the service's defaults
 //     filled in (strict true, search_context_size medium, file search

@@ -119,6 +119,8 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		d.names[it.CallID] = it.Name
 		add(p)
 		return m, nil
+	case "custom_tool_call", "custom_tool_call_output":
+		return d.customItem(m, it, field, add)
 	case "function_call_output":
 		if it.CallID == "" {
 			return nil, translate.Invalid(field+".call_id", "is required in a function_call_output")
@@ -359,6 +361,15 @@ func (e *encoder) idStatus(it *Item, m *parleyv1.Message) {
 
 // item renders a part that is an item of its own.
 func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]Item, error) {
+	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok && e.same {
+		// An item kept whole (a custom tool's call or output too, which
+		// other dialects get as a function's) goes back as it came.
+		var it Item
+		if err := jsonx.Unmarshal(v, &it); err != nil {
+			return nil, err
+		}
+		return []Item{it}, nil
+	}
 	unknown := e.take(m.GetExtensions(), "")
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:

@@ -2,7 +2,9 @@ package responses
 
 import (
 	"fmt"
+	"maps"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -14,11 +16,15 @@ import (
 
 // NewStreamEncoder implements translate.Client.
 func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
-	return &streamEncoder{req: req, msg: -1, openIdx: -1}
+	return &streamEncoder{req: req, msg: -1, openIdx: -1, customs: customTools(req)}
 }
 
 type streamEncoder struct {
 	req *parleyv1.Request
+	// customs names the request's custom tools: their calls are
+	// custom_tool_call items, whose input goes out once the call's
+	// arguments are whole.
+	customs map[string]bool
 	// phase only moves forward: before the start, streaming, ended.
 	phase translate.Phase
 	seq   int64
@@ -140,7 +146,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 func (s *streamEncoder) parts() []*parleyv1.Part {
 	var out []*parleyv1.Part
 	for _, it := range s.items {
-		if it.Type == "function_call" || it.Type == "computer_call" {
+		if it.Type == "function_call" || it.Type == "computer_call" || it.Type == "custom_tool_call" {
 			out = append(out, translate.CallPart(it.CallID, it.Name, ""))
 		}
 	}
@@ -169,6 +175,9 @@ func (s *streamEncoder) addItem(w *sse.Writer, it Item) error {
 	switch it.Type {
 	case "function_call":
 		added.Arguments = new("")
+	case "custom_tool_call":
+		added.Unknown = maps.Clone(added.Unknown)
+		added.Unknown["input"] = jsontext.Value(`""`)
 	case "message":
 		added.Content = &Content{Parts: []ContentPart{}}
 	case "reasoning":
@@ -237,14 +246,14 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	}
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		it := callOut(p)
+		it := callOut(p, s.customs)
 		p.ItemId = it.ID
 		k.ToolCall.Id = it.CallID
 		s.out = int64(len(s.items))
 		if err := s.addItem(w, it); err != nil {
 			return err
 		}
-		if args := k.ToolCall.GetArguments(); args != "" {
+		if args := k.ToolCall.GetArguments(); args != "" && it.Type == "function_call" {
 			return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
 		}
 	case *parleyv1.Part_Reasoning:
@@ -346,7 +355,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 			return fmt.Errorf("responses: argument delta for a part that is not a call")
 		}
 		c.Arguments += d.Arguments
-		if d.Arguments == "" {
+		if d.Arguments == "" || s.customs[c.GetName()] {
 			return nil
 		}
 		return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: id, OutputIndex: new(s.out), Delta: new(d.Arguments)})
@@ -410,10 +419,19 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 	}
 	switch p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		it := callOut(p)
+		it := callOut(p, s.customs)
 		s.items[s.out] = it
-		if it.Type == "function_call" {
+		switch it.Type {
+		case "function_call":
 			if err := s.emit(w, &Event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
+				return err
+			}
+		case "custom_tool_call":
+			input := customInput(p.GetToolCall().GetArguments())
+			if err := s.emit(w, &Event{Type: "response.custom_tool_call_input.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: &input}); err != nil {
+				return err
+			}
+			if err := s.emit(w, &Event{Type: "response.custom_tool_call_input.done", ItemID: it.ID, OutputIndex: new(s.out), Input: &input}); err != nil {
 				return err
 			}
 		}

@@ -95,7 +95,7 @@ func (e *encoder) resultOutput(r *parleyv1.ToolResult, field string) (jsontext.V
 }
 
 // callOut renders a call part as a function_call or computer_call item.
-func callOut(p *parleyv1.Part) Item {
+func callOut(p *parleyv1.Part, customs map[string]bool) Item {
 	c := p.GetToolCall()
 	id := p.GetItemId()
 	if !strings.HasPrefix(id, "fc_") && !strings.HasPrefix(id, "cu_") && !sameOrigin(p) || id == "" {
@@ -124,7 +124,11 @@ func callOut(p *parleyv1.Part) Item {
 		return it
 	}
 	args := c.GetArguments()
-	return Item{Type: "function_call", ID: id, CallID: callID, Name: c.GetName(), Arguments: &args, Status: status, Unknown: itemUnknown(p)}
+	it := Item{Type: "function_call", ID: id, CallID: callID, Name: c.GetName(), Arguments: &args, Status: status, Unknown: itemUnknown(p)}
+	if customs[c.GetName()] {
+		return customCallOut(it, args)
+	}
+	return it
 }
 
 // hostedOut renders a hosted search call; ok is false for hosted tools

@@ -143,6 +143,12 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			if err != nil {
 				return translate.Invalid(field, "%v", err)
 			}
+			if wt.Type == "custom" {
+				if wt.Name == "" {
+					return translate.Invalid(field+".name", "is required")
+				}
+				t.Kind = &parleyv1.Tool_Function{Function: customFunction(wt)}
+			}
 			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, raw)
 			req.Tools = append(req.Tools, t)
 			continue
@@ -268,6 +274,15 @@ func (e *encoder) tools(w *Request) error {
 }
 
 func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
+	if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
+		// A tool kept whole (a custom tool too, which other dialects get
+		// as a function) goes back to a service of this dialect as it came.
+		var wt Tool
+		if err := jsonx.Unmarshal(v, &wt); err != nil {
+			return Tool{}, false, err
+		}
+		return wt, true, nil
+	}
 	unknown := e.take(t.GetExtensions(), "")
 	switch k := t.GetKind().(type) {
 	case *parleyv1.Tool_Function:

@@ -287,6 +287,7 @@ type Event struct {
 	Delta          *string        `json:"delta,omitzero"`
 	Text           *string        `json:"text,omitzero"`
 	Arguments      *string        `json:"arguments,omitzero"`
+	Input          *string        `json:"input,omitzero"`
 	Refusal        *string        `json:"refusal,omitzero"`
 	Annotation     *Annotation    `json:"annotation,omitzero"`
 	AnnotationIdx  *int64         `json:"annotation_index,omitzero"`
