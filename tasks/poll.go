@@ -29,14 +29,22 @@ func (s *Service) pollLoop(ctx context.Context) {
 // Poll refreshes every task in progress that is due once: tasks of the
 // music upstream by batch queries, lyrics tasks of a chat model by starting
 // their writing, and any task past the maximum age by failing it. A task is
-// claimed from the store for one poll interval before it is refreshed, so
-// that in a fleet sharing one database each task is refreshed by one
-// replica per interval, and the tasks of a replica that died are taken up
-// by the others when their claims run out.
+// claimed from the store before it is refreshed, so that in a fleet
+// sharing one database each task is refreshed by one replica at a time,
+// and the tasks of a replica that died are taken up by the others when
+// their claims run out. A claim lasts a poll interval and as long as a
+// query of the music service may take besides (its time-out, per batch of
+// ids), and the query is cut off where the claim ends, so that a slow
+// service is never asked about a task twice at once; once the page is
+// refreshed, its tasks come due one poll interval after their claim.
 func (s *Service) Poll(ctx context.Context) {
+	lease := s.o.PollInterval
+	if s.o.Upstream != nil {
+		lease += s.o.Upstream.FetchBound(activePage)
+	}
 	for ctx.Err() == nil {
 		claimed := s.o.Now()
-		page, err := s.o.Store.ClaimTasks(ctx, claimed, s.o.PollInterval, activePage)
+		page, err := s.o.Store.ClaimTasks(ctx, claimed, lease, activePage)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Error("tasks in progress could not be claimed", "error", err)
@@ -44,11 +52,12 @@ func (s *Service) Poll(ctx context.Context) {
 			return
 		}
 		if len(page) > 0 {
-			s.pollPage(ctx, page, claimed.Add(s.o.PollInterval))
+			s.pollPage(ctx, page, claimed.Add(lease))
 			if ctx.Err() != nil {
 				s.release(ctx, page)
 				return
 			}
+			s.giveBack(ctx, page, claimed.Add(s.o.PollInterval))
 		}
 		if len(page) < activePage {
 			return
@@ -62,6 +71,21 @@ func (s *Service) Poll(ctx context.Context) {
 func (s *Service) release(ctx context.Context, page []*parleyv1.Task) {
 	if err := s.o.Store.HoldTasks(context.WithoutCancel(ctx), s.o.Now(), taskIDs(page)...); err != nil {
 		s.log.Warn("the claims of tasks could not be given up; they end with their leases", "tasks", len(page), "error", err)
+	}
+}
+
+// giveBack makes the music tasks of a refreshed page due at next, one poll
+// interval after their claim, rather than when the claim's allowance for a
+// slow query ends. Lyrics tasks keep the hold their writing took.
+func (s *Service) giveBack(ctx context.Context, page []*parleyv1.Task, next time.Time) {
+	ids := make([]string, 0, len(page))
+	for _, t := range page {
+		if t.GetModel() == "" {
+			ids = append(ids, t.GetId())
+		}
+	}
+	if err := s.o.Store.HoldTasks(ctx, next, ids...); err != nil && ctx.Err() == nil {
+		s.log.Warn("refreshed tasks could not be given back; they come due when their claims end", "tasks", len(ids), "error", err)
 	}
 }
 
@@ -94,7 +118,7 @@ func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task, due time.
 		for _, t := range ts {
 			ids = append(ids, t.GetUpstreamTaskId())
 		}
-		ups, err := s.fetch(ctx, ts, ids, due)
+		ups, err := s.fetch(ctx, ids, due)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("the music service could not be polled", "upstream", s.o.Upstream.Name(), "tasks", len(ids), "error", err)
 		}
@@ -112,29 +136,11 @@ func (s *Service) pollPage(ctx context.Context, page []*parleyv1.Task, due time.
 	}
 }
 
-// fetch queries the music service for the tasks ts (upstream ids ids),
-// claimed until due. A query may take longer than a poll interval (the
-// service's time-out, per batch of ids): the tasks are then held for as
-// long as the query may take, so that no other replica of a fleet
-// queries them meanwhile, and given back to due once it has answered,
-// so that the next query keeps its cadence. The query is bounded by that
-// hold: it cannot outlive the claim it was made under.
-func (s *Service) fetch(ctx context.Context, ts []*parleyv1.Task, ids []string, due time.Time) ([]*translate.TaskUpdate, error) {
-	bound := s.o.Upstream.FetchBound(len(ids))
-	held := s.o.Now().Add(bound)
-	if held.After(due) {
-		if err := s.o.Store.HoldTasks(ctx, held, taskIDs(ts)...); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if err := s.o.Store.HoldTasks(context.WithoutCancel(ctx), due, taskIDs(ts)...); err != nil {
-				s.log.Warn("tasks could not be given back after a query; they come due when their hold ends", "tasks", len(ts), "error", err)
-			}
-		}()
-	} else {
-		held = due
-	}
-	ctx, cancel := context.WithDeadline(ctx, held)
+// fetch queries the music service for the upstream tasks ids, claimed
+// until due: the query is cut off there, since another replica may take
+// the tasks up then.
+func (s *Service) fetch(ctx context.Context, ids []string, due time.Time) ([]*translate.TaskUpdate, error) {
+	ctx, cancel := context.WithDeadline(ctx, due)
 	defer cancel()
 	return s.o.Upstream.Fetch(ctx, ids)
 }

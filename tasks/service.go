@@ -123,8 +123,11 @@ const (
 	hookTimeout         = 10 * time.Second
 	// lyricsWorkers bounds the lyrics a model writes at once.
 	lyricsWorkers = 4
-	// activePage is how many tasks in progress are claimed at once.
-	activePage = 200
+	// activePage is how many tasks in progress are claimed at once: one
+	// batch query of the music service, so that a claim allows for one
+	// query's time-out, and the tasks of a replica that died mid-query
+	// are free again that much later.
+	activePage = fetchBatch
 	// lyricsLease is how long a lyrics task is held while a model writes
 	// it: longer than a model takes to write a song.
 	lyricsLease = 5 * time.Minute

@@ -164,8 +164,8 @@ func benchSaveParallel(b *testing.B, be Backend) {
 }
 
 // benchPollRound is one poll round's claims over 10,000 tasks in
-// progress, in pages of 200 as the task service takes them, by one
-// claimer or by several at once, as the replicas of a fleet claim.
+// progress, in pages of 200, by one claimer or by several at once, as the
+// replicas of a fleet claim.
 func benchPollRound(b *testing.B, be Backend, claimers int) {
 	s := be.Open(b).Store
 	ctx := b.Context()
