@@ -21,8 +21,8 @@ import (
 const codexTurn = `{"model":"m","stream":true,"store":false,
 "tools":[{"type":"custom","name":"apply_patch","description":"Use the apply_patch tool to edit files.","format":{"type":"grammar","syntax":"lark","definition":"start: begin_patch hunk+ end_patch"}},
  {"type":"function","name":"shell","description":"Runs a command.","parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}},"required":["command"]}}],
-"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Fix the typo in README.md."}]},
- {"type":"custom_tool_call","id":"ctc_1","status":"completed","call_id":"call_p1","name":"apply_patch","input":"*** Begin Patch\n*** Update File: README.md\n-teh\n+the\n*** End Patch\n"},
+"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Say hello in README.md."}]},
+ {"type":"custom_tool_call","id":"ctc_1","status":"completed","call_id":"call_p1","name":"apply_patch","input":"*** Begin Patch\n*** Update File: README.md\n-hi\n+hello\n*** End Patch\n"},
  {"type":"custom_tool_call_output","call_id":"call_p1","output":"Success. Updated README.md"},
  {"type":"message","role":"user","content":[{"type":"input_text","text":"Now the other one."}]}]}`
 
@@ -37,7 +37,7 @@ func TestCustomToolsReachEveryUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const patch = "*** Begin Patch\n*** Update File: NOTES.md\n-recieve\n+receive\n*** End Patch\n"
+	const patch = "*** Begin Patch\n*** Update File: NOTES.md\n-draft\n+final\n*** End Patch\n"
 
 	// Toward a chat upstream: a function with one string parameter, and
 	// the history as a call and its result.
