@@ -316,8 +316,7 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 		if call.Forwarded {
 			frame = func(ev sse.Event) { call.frames = append(call.frames, ev) }
 		}
-		var pace translate.Pace
-		for ev, err := range translate.DecodeStreamFrames(b.up.Dialect(), body, b.up.NewStreamDecoder(t), b.opts.Stream, frame, &pace) {
+		for ev, err := range translate.DecodeStreamFrames(b.up.Dialect(), body, b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace) {
 			if err != nil {
 				var up *translate.UpstreamError
 				if !errors.As(err, &up) {
@@ -328,7 +327,6 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 			}
 			// An error event in the stream is the upstream's text too.
 			b.opts.Scrub.Error(ev.GetError())
-			call.More = pace.More
 			if !yield(ev, nil) {
 				return
 			}

@@ -47,11 +47,11 @@ type Call struct {
 	// Dropped names what the request asked for that the upstream's dialect
 	// cannot carry.
 	Dropped []string
-	// More is true, while a stream is being read, when the event just
-	// yielded is not the last of what the upstream has sent so far: the
-	// next one follows at once, so a caller may hold its flush to the
-	// client until the burst has been written (translate.Pace).
-	More bool
+	// Pace.More is true, while a stream is being read, when the event
+	// just yielded is not the last of what the upstream has sent so far:
+	// the next one follows at once, so a caller may hold its flush to the
+	// client until the burst has been written.
+	Pace translate.Pace
 	// Estimated is true when a token count was estimated by Parley.
 	Estimated bool
 }

@@ -361,7 +361,7 @@ func (sw *streamWriter) flush() {
 }
 
 // stream relays a stream event by event, framed as the dialect says,
-// flushing whenever nothing more is at hand (dispatch.Call.More).
+// flushing whenever nothing more is at hand (dispatch.Call.Pace).
 func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing) {
 	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
 	out := sse.NewWriter(sw)
@@ -409,7 +409,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 			_ = enc.Fail(out, failed)
 			break
 		}
-		if !x.call.More {
+		if !x.call.Pace.More {
 			// The upstream's burst has been written whole: send it. A
 			// burst goes out as one write rather than one per event.
 			sw.flush()

@@ -242,7 +242,9 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 	}
 	// Media the tool results held come first in the rest of the turn,
 	// which follows the tool messages.
-	parts = append(moved, parts...)
+	if len(moved) > 0 {
+		parts = append(moved, parts...)
+	}
 	if hasReasoning {
 		s := reasoning.String()
 		main.ReasoningContent = &s
