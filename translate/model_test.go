@@ -206,6 +206,7 @@ func fullError() *parleyv1.Error {
 		Retry:           &parleyv1.RetryAdvice{Retryable: true, RetryAfter: durationpb.New(2 * time.Second)},
 		HttpStatus:      429, Reason: "rate_limit_error", RequestId: "req_1", Extensions: ext(map[string]string{"details": "[]"}),
 		Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude"},
+		Limit:  &parleyv1.LimitViolation{Limit: "budget", Key: "team-a", Quota: true},
 	}
 }
 

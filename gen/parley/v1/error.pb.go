@@ -134,7 +134,9 @@ type Error struct {
 	RequestId string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Members of the service's error body with no canonical field, for a
 	// client of the same dialect.
-	Extensions    *Extensions `protobuf:"bytes,9,opt,name=extensions,proto3" json:"extensions,omitempty"`
+	Extensions *Extensions `protobuf:"bytes,9,opt,name=extensions,proto3" json:"extensions,omitempty"`
+	// The limit of Parley's own that refused the request, when one did.
+	Limit         *LimitViolation `protobuf:"bytes,10,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -232,6 +234,78 @@ func (x *Error) GetExtensions() *Extensions {
 	return nil
 }
 
+func (x *Error) GetLimit() *LimitViolation {
+	if x != nil {
+		return x.Limit
+	}
+	return nil
+}
+
+// LimitViolation names a key's limit that refused a request.
+type LimitViolation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The limit as configuration names it: requests_per_minute,
+	// tokens_per_minute, concurrent_requests or budget.
+	Limit string `protobuf:"bytes,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The name of the key (never the secret).
+	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// A spent budget: no retry helps before the period ends.
+	Quota         bool `protobuf:"varint,3,opt,name=quota,proto3" json:"quota,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LimitViolation) Reset() {
+	*x = LimitViolation{}
+	mi := &file_parley_v1_error_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LimitViolation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LimitViolation) ProtoMessage() {}
+
+func (x *LimitViolation) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_v1_error_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LimitViolation.ProtoReflect.Descriptor instead.
+func (*LimitViolation) Descriptor() ([]byte, []int) {
+	return file_parley_v1_error_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *LimitViolation) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
+func (x *LimitViolation) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *LimitViolation) GetQuota() bool {
+	if x != nil {
+		return x.Quota
+	}
+	return false
+}
+
 // FieldViolation names one bad field.
 type FieldViolation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -244,7 +318,7 @@ type FieldViolation struct {
 
 func (x *FieldViolation) Reset() {
 	*x = FieldViolation{}
-	mi := &file_parley_v1_error_proto_msgTypes[1]
+	mi := &file_parley_v1_error_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +330,7 @@ func (x *FieldViolation) String() string {
 func (*FieldViolation) ProtoMessage() {}
 
 func (x *FieldViolation) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_v1_error_proto_msgTypes[1]
+	mi := &file_parley_v1_error_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +343,7 @@ func (x *FieldViolation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldViolation.ProtoReflect.Descriptor instead.
 func (*FieldViolation) Descriptor() ([]byte, []int) {
-	return file_parley_v1_error_proto_rawDescGZIP(), []int{1}
+	return file_parley_v1_error_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *FieldViolation) GetField() string {
@@ -298,7 +372,7 @@ type RetryAdvice struct {
 
 func (x *RetryAdvice) Reset() {
 	*x = RetryAdvice{}
-	mi := &file_parley_v1_error_proto_msgTypes[2]
+	mi := &file_parley_v1_error_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -310,7 +384,7 @@ func (x *RetryAdvice) String() string {
 func (*RetryAdvice) ProtoMessage() {}
 
 func (x *RetryAdvice) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_v1_error_proto_msgTypes[2]
+	mi := &file_parley_v1_error_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -323,7 +397,7 @@ func (x *RetryAdvice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryAdvice.ProtoReflect.Descriptor instead.
 func (*RetryAdvice) Descriptor() ([]byte, []int) {
-	return file_parley_v1_error_proto_rawDescGZIP(), []int{2}
+	return file_parley_v1_error_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RetryAdvice) GetRetryable() bool {
@@ -344,7 +418,7 @@ var File_parley_v1_error_proto protoreflect.FileDescriptor
 
 const file_parley_v1_error_proto_rawDesc = "" +
 	"\n" +
-	"\x15parley/v1/error.proto\x12\tparley.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17parley/v1/dialect.proto\"\xf4\x02\n" +
+	"\x15parley/v1/error.proto\x12\tparley.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17parley/v1/dialect.proto\"\xa5\x03\n" +
 	"\x05Error\x12#\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x0f.parley.v1.CodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12D\n" +
@@ -358,7 +432,13 @@ const file_parley_v1_error_proto_rawDesc = "" +
 	"request_id\x18\b \x01(\tR\trequestId\x125\n" +
 	"\n" +
 	"extensions\x18\t \x01(\v2\x15.parley.v1.ExtensionsR\n" +
-	"extensions\"H\n" +
+	"extensions\x12/\n" +
+	"\x05limit\x18\n" +
+	" \x01(\v2\x19.parley.v1.LimitViolationR\x05limit\"N\n" +
+	"\x0eLimitViolation\x12\x14\n" +
+	"\x05limit\x18\x01 \x01(\tR\x05limit\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
+	"\x05quota\x18\x03 \x01(\bR\x05quota\"H\n" +
 	"\x0eFieldViolation\x12\x14\n" +
 	"\x05field\x18\x01 \x01(\tR\x05field\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\"g\n" +
@@ -399,28 +479,30 @@ func file_parley_v1_error_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_v1_error_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_parley_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_parley_v1_error_proto_goTypes = []any{
 	(Code)(0),                   // 0: parley.v1.Code
 	(*Error)(nil),               // 1: parley.v1.Error
-	(*FieldViolation)(nil),      // 2: parley.v1.FieldViolation
-	(*RetryAdvice)(nil),         // 3: parley.v1.RetryAdvice
-	(*Origin)(nil),              // 4: parley.v1.Origin
-	(*Extensions)(nil),          // 5: parley.v1.Extensions
-	(*durationpb.Duration)(nil), // 6: google.protobuf.Duration
+	(*LimitViolation)(nil),      // 2: parley.v1.LimitViolation
+	(*FieldViolation)(nil),      // 3: parley.v1.FieldViolation
+	(*RetryAdvice)(nil),         // 4: parley.v1.RetryAdvice
+	(*Origin)(nil),              // 5: parley.v1.Origin
+	(*Extensions)(nil),          // 6: parley.v1.Extensions
+	(*durationpb.Duration)(nil), // 7: google.protobuf.Duration
 }
 var file_parley_v1_error_proto_depIdxs = []int32{
 	0, // 0: parley.v1.Error.code:type_name -> parley.v1.Code
-	2, // 1: parley.v1.Error.field_violations:type_name -> parley.v1.FieldViolation
-	3, // 2: parley.v1.Error.retry:type_name -> parley.v1.RetryAdvice
-	4, // 3: parley.v1.Error.origin:type_name -> parley.v1.Origin
-	5, // 4: parley.v1.Error.extensions:type_name -> parley.v1.Extensions
-	6, // 5: parley.v1.RetryAdvice.retry_after:type_name -> google.protobuf.Duration
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	3, // 1: parley.v1.Error.field_violations:type_name -> parley.v1.FieldViolation
+	4, // 2: parley.v1.Error.retry:type_name -> parley.v1.RetryAdvice
+	5, // 3: parley.v1.Error.origin:type_name -> parley.v1.Origin
+	6, // 4: parley.v1.Error.extensions:type_name -> parley.v1.Extensions
+	2, // 5: parley.v1.Error.limit:type_name -> parley.v1.LimitViolation
+	7, // 6: parley.v1.RetryAdvice.retry_after:type_name -> google.protobuf.Duration
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_parley_v1_error_proto_init() }
@@ -435,7 +517,7 @@ func file_parley_v1_error_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_v1_error_proto_rawDesc), len(file_parley_v1_error_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
