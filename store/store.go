@@ -1,8 +1,10 @@
 // Package store persists what Parley must not lose across a restart: music
-// tasks and their pending callback deliveries, and the stored responses of
-// the responses dialect. Tasks and Responses are the contracts; each
-// backend is a package of its own beside this one, and every backend passes
-// the one contract suite in store/storetest:
+// tasks and their pending callback deliveries, the stored responses of the
+// responses dialect, the client keys managed through the admin API, and the
+// usage ledger that budgets and usage reports are counted from. Tasks,
+// Responses, Keys and Ledger are the contracts; each backend is a package
+// of its own beside this one, and every backend passes the one contract
+// suite in store/storetest:
 //
 //   - store/sqlite, the default: an embedded pure-Go database in one file
 //     under data_dir, for a single process;
@@ -14,9 +16,10 @@
 // had claimed is claimable again when its lease runs out. No replica is
 // special.
 //
-// The store keeps no business rules: who owns a task or a response and
-// what a task's states mean belong to their services; the one rule here is
-// that a finished task is final.
+// The store keeps no business rules: who owns a task or a response, what a
+// task's states mean and what a key may spend belong to their services; the
+// rules here are that a finished task is final and that a revoked key
+// stays as it was revoked.
 package store
 
 import (
@@ -31,13 +34,15 @@ import (
 var ErrNotFound = errors.New("store: not found")
 
 // ErrExists is returned when creating a task or a response whose id is
-// taken.
+// taken, or a managed key whose name or digest is.
 var ErrExists = errors.New("store: already exists")
 
 // Store is everything a backend keeps.
 type Store interface {
 	Tasks
 	Responses
+	Keys
+	Ledger
 	Close() error
 }
 

@@ -71,6 +71,7 @@ var schema = []string{
 	`ALTER TABLE tasks ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
 	DROP INDEX tasks_active;
 	CREATE INDEX tasks_due ON tasks(lease_until, id) WHERE status = 1;`,
+	governanceSchema,
 }
 
 // Open opens (creating if needed) the database file at path.

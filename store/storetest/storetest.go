@@ -47,6 +47,12 @@ func Run(t *testing.T, b Backend) {
 	t.Run("SweepersShare", func(t *testing.T) { testSweepersShare(t, b) })
 	t.Run("SavesAtOnce", func(t *testing.T) { testSavesAtOnce(t, b) })
 	t.Run("SaveWhileBaseGoes", func(t *testing.T) { testSaveWhileBaseGoes(t, b) })
+	t.Run("Keys", func(t *testing.T) { testKeys(t, b) })
+	t.Run("KeysConflicts", func(t *testing.T) { testKeysConflicts(t, b) })
+	t.Run("Ledger", func(t *testing.T) { testLedger(t, b) })
+	t.Run("LedgerGroups", func(t *testing.T) { testLedgerGroups(t, b) })
+	t.Run("LedgerIdempotent", func(t *testing.T) { testLedgerIdempotent(t, b) })
+	t.Run("Spent", func(t *testing.T) { testSpent(t, b) })
 }
 
 // Task is a task in the given state.

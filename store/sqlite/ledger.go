@@ -1,0 +1,159 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/store"
+)
+
+// usageColumns are a usage record's columns, in the order usageArgs binds
+// them.
+const usageColumns = `request_id, time, day, key, model, upstream, dialect, operation, status,
+	input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+	cost_nanos, duration_nanos, ttft_nanos`
+
+// usageWidth is the number of usageColumns.
+const usageWidth = 17
+
+// usagePerInsert bounds the records of one INSERT, well under SQLite's
+// limit of bound variables.
+const usagePerInsert = 200
+
+// usageDay is the UTC day of a record's time, the text its day column
+// holds.
+func usageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+func usageArgs(args []any, r *store.UsageRecord) []any {
+	return append(args, r.RequestID, unixNanos(r.Time), usageDay(r.Time), r.Key, r.Model, r.Upstream, r.Dialect, r.Operation, r.Status,
+		r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens, r.ReasoningTokens,
+		r.CostNanos, int64(r.Duration), int64(r.TTFT))
+}
+
+// RecordUsage implements store.Ledger. The records go in a few INSERTs of
+// many rows each, in one write; a request id already stored, by an earlier
+// call or earlier in this one, is skipped.
+func (s *SQLite) RecordUsage(ctx context.Context, rs []store.UsageRecord) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	args := make([]any, 0, usageWidth*len(rs))
+	for i := range rs {
+		args = usageArgs(args, &rs[i])
+	}
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", usageWidth), ", ") + ")"
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for lo := 0; lo < len(rs); lo += usagePerInsert {
+			hi := min(lo+usagePerInsert, len(rs))
+			if _, err := tx.ExecContext(ctx, `INSERT INTO usage_records(`+usageColumns+`) VALUES `+rows(hi-lo, row)+
+				` ON CONFLICT(request_id) DO NOTHING`, args[usageWidth*lo:usageWidth*hi]...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// usageGroups maps each dimension to its column. Only these column names,
+// never a caller's text, go into a query's SQL.
+var usageGroups = map[string]string{
+	store.GroupKey:       "key",
+	store.GroupModel:     "model",
+	store.GroupUpstream:  "upstream",
+	store.GroupDialect:   "dialect",
+	store.GroupOperation: "operation",
+	store.GroupStatus:    "status",
+	store.GroupDay:       "day",
+}
+
+// usageField is where a row keeps the value of a dimension.
+func usageField(r *store.UsageRow, dim string) any {
+	switch dim {
+	case store.GroupKey:
+		return &r.Key
+	case store.GroupModel:
+		return &r.Model
+	case store.GroupUpstream:
+		return &r.Upstream
+	case store.GroupDialect:
+		return &r.Dialect
+	case store.GroupOperation:
+		return &r.Operation
+	case store.GroupStatus:
+		return &r.Status
+	default:
+		return &r.Day
+	}
+}
+
+// usageSums are the sums of a group, in the order of usageSumFields.
+const usageSums = `count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
+	coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0),
+	coalesce(sum(cost_nanos), 0), coalesce(sum(duration_nanos), 0)`
+
+func usageSumFields(r *store.UsageRow) []any {
+	return []any{&r.Requests, &r.InputTokens, &r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.CostNanos, &r.DurationNanos}
+}
+
+// Usage implements store.Ledger.
+func (s *SQLite) Usage(ctx context.Context, q store.UsageQuery) ([]store.UsageRow, error) {
+	var dims, cols []string
+	for _, d := range q.GroupBy {
+		col, ok := usageGroups[d]
+		if !ok {
+			return nil, fmt.Errorf("store: usage cannot be grouped by %q", d)
+		}
+		if !slices.Contains(cols, col) {
+			dims, cols = append(dims, d), append(cols, col)
+		}
+	}
+	where := []string{"time >= ?", "time < ?"}
+	args := []any{unixNanos(q.From), unixNanos(q.To)}
+	for _, f := range []struct {
+		col string
+		v   string
+	}{{"key", q.Key}, {"model", q.Model}, {"upstream", q.Upstream}, {"dialect", q.Dialect}, {"operation", q.Operation}} {
+		if f.v != "" {
+			where, args = append(where, f.col+" = ?"), append(args, f.v)
+		}
+	}
+	if q.Status != 0 {
+		where, args = append(where, "status = ?"), append(args, q.Status)
+	}
+	sel := usageSums
+	group := ""
+	if len(cols) > 0 {
+		list := strings.Join(cols, ", ")
+		sel = list + ", " + usageSums
+		group = " GROUP BY " + list + " ORDER BY " + list
+	}
+	rs, err := s.db.QueryContext(ctx, `SELECT `+sel+` FROM usage_records WHERE `+strings.Join(where, " AND ")+group, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rs.Close() }()
+	out := []store.UsageRow{}
+	for rs.Next() {
+		var r store.UsageRow
+		fields := make([]any, 0, len(dims)+8)
+		for _, d := range dims {
+			fields = append(fields, usageField(&r, d))
+		}
+		if err := rs.Scan(append(fields, usageSumFields(&r)...)...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// Spent implements store.Ledger.
+func (s *SQLite) Spent(ctx context.Context, key string, since time.Time) (costNanos, tokens int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT coalesce(sum(cost_nanos), 0), coalesce(sum(input_tokens + output_tokens), 0)
+		FROM usage_records WHERE key = ? AND time >= ?`, key, unixNanos(since)).Scan(&costNanos, &tokens)
+	return costNanos, tokens, err
+}
