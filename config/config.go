@@ -39,6 +39,51 @@ type Config struct {
 	Responses Responses `yaml:"responses"`
 	// Store says where tasks and stored responses are kept.
 	Store Store `yaml:"store"`
+	// Redis holds the limit counters a fleet of replicas shares.
+	Redis Redis `yaml:"redis"`
+	// Admin configures the admin API (managed keys, usage).
+	Admin Admin `yaml:"admin"`
+	// Ledger configures the usage ledger.
+	Ledger Ledger `yaml:"ledger"`
+}
+
+// Redis is the server that keeps the counters of key limits for a fleet.
+// Without it each replica counts alone.
+type Redis struct {
+	// URL is redis://[user:password@]host:port/db or rediss:// for TLS.
+	// It is never printed: messages name its host and port only.
+	URL string `yaml:"url"`
+	// OnError says what happens to a request whose limits cannot be
+	// checked because Redis is unreachable: allow (the default) or deny.
+	OnError string `yaml:"on_error"`
+	// Prefix starts every key Parley writes; default "parley:".
+	Prefix string `yaml:"prefix"`
+}
+
+// What a request whose limits cannot be checked gets.
+const (
+	RedisAllow = "allow"
+	RedisDeny  = "deny"
+)
+
+// Admin configures the admin API under /admin/v1/ and the Connect
+// AdminService.
+type Admin struct {
+	// Keys are the admin keys. Without any, the admin API answers 404.
+	// With any, client requests need a key even when the file lists none:
+	// managed keys are the operator's to create.
+	Keys []string `yaml:"keys"`
+}
+
+// Ledger configures the usage ledger, one record per finished request.
+type Ledger struct {
+	// FlushInterval is how often the records gathered are written;
+	// default 1s. They are written at once when a batch fills and when
+	// the gateway stops.
+	FlushInterval Duration `yaml:"flush_interval"`
+	// Disabled keeps no ledger (budgets then count from the process's own
+	// start).
+	Disabled bool `yaml:"disabled"`
 }
 
 // The store drivers.
@@ -117,7 +162,36 @@ type Key struct {
 	Key  string `yaml:"key"`
 	// Models the key may use, as globs; empty means all.
 	Models []string `yaml:"models"`
+	// Limits bound what the key may use; nil does not bound.
+	Limits *KeyLimits `yaml:"limits"`
 }
+
+// KeyLimits bound one key; a limit left out does not bound.
+type KeyLimits struct {
+	RequestsPerMinute int64 `yaml:"requests_per_minute"`
+	// TokensPerMinute counts input and output tokens by the upstream's
+	// usage (an estimate is held while a request runs).
+	TokensPerMinute int64 `yaml:"tokens_per_minute"`
+	// ConcurrentRequests bounds the requests and streams in flight.
+	ConcurrentRequests int64   `yaml:"concurrent_requests"`
+	Budget             *Budget `yaml:"budget"`
+}
+
+// Budget caps what a key spends per calendar period (UTC): US dollars by
+// the models' pricing, or tokens.
+type Budget struct {
+	USD    *float64 `yaml:"usd"`
+	Tokens *int64   `yaml:"tokens"`
+	// Per is day, week (from Monday) or month.
+	Per string `yaml:"per"`
+}
+
+// The budget periods.
+const (
+	PerDay   = "day"
+	PerWeek  = "week"
+	PerMonth = "month"
+)
 
 // The upstream kinds that configuration itself gives a meaning to. Every
 // other dialect name comes from the list of dialects Parley speaks (package
@@ -161,6 +235,18 @@ type Model struct {
 	// ContextWindow is the model's context window in tokens; 0 when
 	// unknown. The responses dialect's truncation works against it.
 	ContextWindow int64 `yaml:"context_window"`
+	// Pricing is what the model costs, for budgets and the ledger; nil
+	// costs nothing.
+	Pricing *Pricing `yaml:"pricing"`
+}
+
+// Pricing is a model's price in US dollars per million tokens. Cached
+// input left out costs what input costs.
+type Pricing struct {
+	Input      float64  `yaml:"input"`
+	Output     float64  `yaml:"output"`
+	CacheRead  *float64 `yaml:"cache_read"`
+	CacheWrite *float64 `yaml:"cache_write"`
 }
 
 // Route is one upstream that can serve a model.
@@ -189,6 +275,8 @@ const (
 	DefaultMaxAge               = 30 * time.Minute
 	DefaultRetention            = 30 * 24 * time.Hour
 	DefaultSweepInterval        = time.Hour
+	DefaultRedisPrefix          = "parley:"
+	DefaultLedgerFlush          = time.Second
 )
 
 // DefaultModelVersions are the accepted mv values unless configured: the
@@ -259,6 +347,15 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Store.Driver == "" {
 		c.Store.Driver = StoreSQLite
+	}
+	if c.Redis.OnError == "" {
+		c.Redis.OnError = RedisAllow
+	}
+	if c.Redis.Prefix == "" {
+		c.Redis.Prefix = DefaultRedisPrefix
+	}
+	if c.Ledger.FlushInterval == 0 {
+		c.Ledger.FlushInterval = Duration(DefaultLedgerFlush)
 	}
 	if c.Limits.MaxBodyBytes == 0 {
 		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes

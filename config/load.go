@@ -53,6 +53,7 @@ func (es Errors) Error() string {
 // (dialects.All().Names()), which upstreams may name beside echo.
 func Parse(name string, data []byte, lookup func(string) (string, bool), dialects []string) (*Config, error) {
 	var c Config
+	data = quoteFlowVars(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	// An empty document is a configuration of defaults.
@@ -161,6 +162,25 @@ func splitKey(key string) []keyStep {
 		}
 	}
 	return steps
+}
+
+// flowVarRE finds a ${VAR} that is a whole item of a flow sequence, as in
+// keys: [${ADMIN_KEY}], which YAML itself cannot read: braces are flow
+// indicators there.
+var flowVarRE = regexp.MustCompile(`([\[,][ \t]*)(\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}\[\],"'\n]*)?\})([ \t]*[\],])`)
+
+// quoteFlowVars quotes each ${VAR} that is a whole item of a flow
+// sequence, so that the file reads as its author meant; lines stay where
+// they are.
+func quoteFlowVars(data []byte) []byte {
+	if !bytes.Contains(data, []byte("${")) {
+		return data
+	}
+	// Twice, since neighbouring items share the comma between them.
+	for range 2 {
+		data = flowVarRE.ReplaceAll(data, []byte(`$1"$2"$3`))
+	}
+	return data
 }
 
 var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)

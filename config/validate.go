@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"path"
@@ -22,7 +23,7 @@ func (c *Config) validate(dialects []string) []problem {
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		add("listen", "%q is not a host:port address", c.Listen)
-	} else if err := CheckExposure(c.Listen, len(c.Keys)); err != nil {
+	} else if err := CheckExposure(c.Listen, len(c.Keys)+len(c.Admin.Keys)); err != nil {
 		add("listen", "%s", strings.TrimPrefix(err.Error(), ""))
 	}
 	if c.Limits.MaxBodyBytes < 0 {
@@ -78,6 +79,35 @@ func (c *Config) validate(dialects []string) []problem {
 				add(fmt.Sprintf("%s.models[%d]", at, j), "%q is not a valid glob", g)
 			}
 		}
+		for _, p := range k.Limits.check() {
+			add(at+".limits."+p.key, "%s", p.msg)
+		}
+	}
+	for i, a := range c.Admin.Keys {
+		at := fmt.Sprintf("admin.keys[%d]", i)
+		switch {
+		case a == "":
+			add(at, "is empty (an empty admin key would let anyone in)")
+		case len(a) < 16:
+			add(at, "is shorter than 16 characters")
+		default:
+			if j, dup := keyValues[a]; dup {
+				add(at, "is the same key as keys[%d]: admin keys must differ from client keys", j)
+			}
+		}
+	}
+	switch c.Redis.OnError {
+	case RedisAllow, RedisDeny:
+	default:
+		add("redis.on_error", "%q is not %s or %s", c.Redis.OnError, RedisAllow, RedisDeny)
+	}
+	if c.Redis.URL != "" {
+		if u, err := url.Parse(c.Redis.URL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
+			add("redis.url", "is not a redis://host:port or rediss://host:port URL")
+		}
+	}
+	if c.Ledger.FlushInterval.D() < 10*time.Millisecond {
+		add("ledger.flush_interval", "%s is shorter than 10ms", c.Ledger.FlushInterval.D())
 	}
 
 	upstreams := map[string]int{}
@@ -163,6 +193,16 @@ func (c *Config) validate(dialects []string) []problem {
 		if m.ContextWindow < 0 {
 			add(at+".context_window", "must not be negative")
 		}
+		if p := m.Pricing; p != nil {
+			for _, f := range []struct {
+				name string
+				v    *float64
+			}{{"input", &p.Input}, {"output", &p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}} {
+				if name, v := f.name, f.v; v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) {
+					add(at+".pricing."+name, "must be a price of zero or more (US dollars per million tokens)")
+				}
+			}
+		}
 	}
 	if c.Responses.Retention.D() < time.Minute {
 		ps = append(ps, problem{"responses.retention", "must be at least 1m"})
@@ -246,4 +286,43 @@ func CheckExposure(listen string, keys int) error {
 		return nil
 	}
 	return fmt.Errorf("no client keys are configured, so Parley only listens on a loopback address (such as 127.0.0.1:8080), not %q: add keys to the configuration, or listen on loopback", listen)
+}
+
+// check finds what is wrong with a key's limits, by key under "limits".
+func (l *KeyLimits) check() []problem {
+	if l == nil {
+		return nil
+	}
+	var ps []problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"requests_per_minute", l.RequestsPerMinute}, {"tokens_per_minute", l.TokensPerMinute}, {"concurrent_requests", l.ConcurrentRequests}} {
+		if f.v < 0 {
+			add(f.name, "must not be negative (leave it out for no limit)")
+		}
+	}
+	if b := l.Budget; b != nil {
+		switch {
+		case b.USD == nil && b.Tokens == nil:
+			add("budget", "give usd or tokens, with per: day, week or month")
+		case b.USD != nil && b.Tokens != nil:
+			add("budget", "give usd or tokens, not both")
+		case b.USD != nil && (*b.USD <= 0 || math.IsNaN(*b.USD) || math.IsInf(*b.USD, 0)):
+			add("budget.usd", "must be more than zero")
+		case b.Tokens != nil && *b.Tokens <= 0:
+			add("budget.tokens", "must be more than zero")
+		}
+		switch b.Per {
+		case PerDay, PerWeek, PerMonth:
+		case "":
+			add("budget.per", "is required: day, week or month")
+		default:
+			add("budget.per", "%q is not day, week or month", b.Per)
+		}
+	}
+	return ps
 }
