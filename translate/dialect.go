@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
@@ -37,6 +38,10 @@ type Dialect struct {
 	// Framing says how a stream reply is framed for a request; nil frames
 	// every stream as server-sent events.
 	Framing func(in *Incoming) Framing
+	// RateLimitHeaders sets on a reply the rate-limit headers the
+	// dialect's own service sends, for a key with per-minute limits; nil
+	// when the service sends none.
+	RateLimitHeaders func(h http.Header, rl *RateLimits, now time.Time)
 }
 
 // Name is the dialect's name as configuration, metrics and logs spell it.

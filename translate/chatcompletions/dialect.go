@@ -13,10 +13,11 @@ import (
 // request is another dialect's (see messages.Dialect).
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     thisDialect,
-		Provider: "openai",
-		Client:   Client{},
-		Upstream: Upstream{},
+		Enum:             thisDialect,
+		Provider:         "openai",
+		Client:           Client{},
+		Upstream:         Upstream{},
+		RateLimitHeaders: openai.RateLimitHeaders,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/chat/completions", Op: translate.OpGenerate},
 			{Pattern: "GET /v1/models", Op: translate.OpListModels},

@@ -40,7 +40,20 @@ const payloadTooLarge = "PAYLOAD_TOO_LARGE"
 const (
 	badRequestType = "type.googleapis.com/google.rpc.BadRequest"
 	retryInfoType  = "type.googleapis.com/google.rpc.RetryInfo"
+	// quotaFailureType names the limit a refusal was for.
+	quotaFailureType = "type.googleapis.com/google.rpc.QuotaFailure"
 )
+
+type quotaFailure struct {
+	Type       string           `json:"@type"`
+	Violations []quotaViolation `json:"violations"`
+}
+
+type quotaViolation struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+	QuotaID     string `json:"quotaId,omitempty"`
+}
 
 type badRequest struct {
 	Type            string           `json:"@type"`
@@ -104,6 +117,12 @@ func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
 			br.FieldViolations = append(br.FieldViolations, fieldViolation{Field: v.GetField(), Description: v.GetDescription()})
 		}
 		raw, _ := jsonx.Marshal(br)
+		d.Details = append(d.Details, raw)
+	}
+	if l := e.GetLimit(); l != nil {
+		raw, _ := jsonx.Marshal(quotaFailure{Type: quotaFailureType, Violations: []quotaViolation{{
+			Subject: "key:" + l.GetKey(), Description: e.GetMessage(), QuotaID: l.GetLimit(),
+		}}})
 		d.Details = append(d.Details, raw)
 	}
 	if ra := e.GetRetry().GetRetryAfter(); ra != nil {

@@ -1,9 +1,11 @@
 package messages
 
 import (
-	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"net/http"
+	"strconv"
+	"time"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -14,10 +16,11 @@ import (
 // clients always send one of them.
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     thisDialect,
-		Provider: "anthropic",
-		Client:   Client{},
-		Upstream: Upstream{},
+		Enum:             thisDialect,
+		Provider:         "anthropic",
+		Client:           Client{},
+		Upstream:         Upstream{},
+		RateLimitHeaders: rateLimitHeaders,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/messages", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/messages/count_tokens", Op: translate.OpCount},
@@ -59,3 +62,31 @@ func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translat
 }
 
 var _ translate.Forwarder = Upstream{}
+
+// The rate-limit headers, in canonical form: limit, remaining, reset.
+var (
+	requestLimitHeaders = [3]string{"Anthropic-Ratelimit-Requests-Limit", "Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Requests-Reset"}
+	tokenLimitHeaders   = [3]string{"Anthropic-Ratelimit-Tokens-Limit", "Anthropic-Ratelimit-Tokens-Remaining", "Anthropic-Ratelimit-Tokens-Reset"}
+)
+
+// rateLimitHeaders sets the service's anthropic-ratelimit-* headers: each
+// limit, what remains, and when the window is whole again (RFC 3339).
+func rateLimitHeaders(h http.Header, rl *translate.RateLimits, now time.Time) {
+	// One backing array for every value: a header's []string is a window
+	// of it.
+	vals := make([]string, 0, 6)
+	put := func(name, v string) {
+		vals = append(vals, v)
+		h[name] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	set := func(names *[3]string, w translate.RateWindow) {
+		if w.Limit <= 0 {
+			return
+		}
+		put(names[0], strconv.FormatInt(w.Limit, 10))
+		put(names[1], strconv.FormatInt(max(w.Remaining, 0), 10))
+		put(names[2], now.Add(w.Reset).UTC().Truncate(time.Second).Format(time.RFC3339))
+	}
+	set(&requestLimitHeaders, rl.Requests)
+	set(&tokenLimitHeaders, rl.Tokens)
+}

@@ -18,10 +18,11 @@ import (
 // upstream (package stored); Client implements translate.StoredClient.
 func Dialect() *translate.Dialect {
 	return &translate.Dialect{
-		Enum:     thisDialect,
-		Provider: "openai",
-		Client:   Client{},
-		Upstream: Upstream{},
+		Enum:             thisDialect,
+		Provider:         "openai",
+		Client:           Client{},
+		Upstream:         Upstream{},
+		RateLimitHeaders: openai.RateLimitHeaders,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/responses/input_tokens", Op: translate.OpCount},

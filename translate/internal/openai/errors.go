@@ -96,6 +96,18 @@ func ErrorObject(e *parleyv1.Error) (int, *ErrorDetail) {
 			d.Param = p
 		}
 	}
+	if l := e.GetLimit(); l != nil && d.Type == "" {
+		// Parley's own limits, named as the service names its own: the
+		// kind of rate limit as the type, or a spent quota.
+		switch {
+		case l.GetQuota():
+			d.Type, d.Code = "insufficient_quota", jsontext.Value(`"insufficient_quota"`)
+		case l.GetLimit() == "tokens_per_minute":
+			d.Type, d.Code = "tokens", jsontext.Value(`"rate_limit_exceeded"`)
+		default:
+			d.Type, d.Code = "requests", jsontext.Value(`"rate_limit_exceeded"`)
+		}
+	}
 	if d.Type == "" {
 		d.Type = "invalid_request_error"
 		if status >= 500 {
