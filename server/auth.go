@@ -3,43 +3,61 @@ package server
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"time"
 
 	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/govern"
 	"github.com/parleyhq/parley/translate"
 )
 
-// keyring checks client keys. Keys are compared as SHA-256 digests in
-// constant time, against every configured key, so that neither the
-// length nor the position of a match shows in the timing.
+// keyring checks client keys: the configuration's, compared as SHA-256
+// digests in constant time against every one of them, so that neither the
+// length nor the position of a match shows in the timing; then the managed
+// keys, looked up by the digest of the key presented.
 type keyring struct {
 	keys []clientKey
+	// open serves without a key: no key is configured and no admin key
+	// either (with admin keys, managed keys are the way in).
+	open    bool
+	managed *govern.Managed
 }
 
 type clientKey struct {
-	name   string
 	digest [sha256.Size]byte
-	models []string
+	key    *govern.Key
 }
 
-// principal is who made a request: a configured key, or anyone when no
-// keys are configured.
+// principal is who made a request: a key, or anyone when none is needed.
 type principal struct {
 	name   string
 	models []string
+	// key is the key's limits and expiry; nil for anyone.
+	key *govern.Key
 }
 
-func newKeyring(keys []config.Key) *keyring {
-	k := &keyring{}
-	for _, c := range keys {
-		k.keys = append(k.keys, clientKey{name: c.Name, digest: sha256.Sum256([]byte(c.Key)), models: c.Models})
+func newKeyring(cfg *config.Config, managed *govern.Managed) *keyring {
+	k := &keyring{open: len(cfg.Keys) == 0 && len(cfg.Admin.Keys) == 0, managed: managed}
+	for _, c := range cfg.Keys {
+		gk := &govern.Key{Name: c.Name, Models: c.Models, Limits: govern.CounterLimits(govern.LimitsFromConfig(c.Limits))}
+		k.keys = append(k.keys, clientKey{digest: sha256.Sum256([]byte(c.Key)), key: gk})
 	}
 	return k
 }
 
+// named reports whether a key of the configuration has this name.
+func (k *keyring) named(name string) bool {
+	for i := range k.keys {
+		if k.keys[i].key.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // authenticate finds the key presented.
 func (k *keyring) authenticate(presented string) (*principal, error) {
-	if len(k.keys) == 0 {
+	if k.open {
 		return &principal{name: "anonymous"}, nil
 	}
 	if presented == "" {
@@ -52,10 +70,18 @@ func (k *keyring) authenticate(presented string) (*principal, error) {
 			found = i
 		}
 	}
-	if found < 0 {
+	var key *govern.Key
+	if found >= 0 {
+		key = k.keys[found].key
+	} else if mk, ok := k.managed.Lookup(d); ok {
+		key = mk
+	} else {
 		return nil, translate.Status(parleyv1.Code_CODE_UNAUTHENTICATED, "invalid API key")
 	}
-	return &principal{name: k.keys[found].name, models: k.keys[found].models}, nil
+	if !key.Expires.IsZero() && !time.Now().Before(key.Expires) {
+		return nil, translate.Status(parleyv1.Code_CODE_UNAUTHENTICATED, "this API key expired at %s", key.Expires.UTC().Format(time.RFC3339))
+	}
+	return &principal{name: key.Name, models: key.Models, key: key}, nil
 }
 
 // allows reports whether the principal may use a model.

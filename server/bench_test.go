@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,11 +45,16 @@ func benchGateway(b *testing.B) (*gateway, *httptest.Server) {
 	}))
 	b.Cleanup(fake.Close)
 	g := startGateway(b, gwExtra{
+		keys:      "  - {name: limited, key: " + limitedBenchKey + ", limits: {requests_per_minute: 1000000000, tokens_per_minute: 1000000000000, concurrent_requests: 1000}}\n",
 		upstreams: "  - {name: bench, dialect: chat_completions, base_url: \"" + fake.URL + "\", api_key: up-key-chat_completions}\n",
 		models:    "  - {name: bench, upstream: bench, upstream_model: gpt-4.1}\n",
 	})
 	return g, fake
 }
+
+// limitedBenchKey is a key with every per-minute limit and a concurrency
+// limit, none of which a benchmark reaches: its requests pay for counting.
+const limitedBenchKey = "sk-bench-limited-0001"
 
 // BenchmarkEndToEnd measures a client → Parley → fake upstream round trip
 // on loopback against the same request sent to the fake directly and
@@ -77,9 +83,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 		return []byte(`{"model":"bench","max_tokens":1024,"system":"Be brief.","messages":[{"role":"user","content":"Say hello."}]` + s + `}`)
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	do := func(b *testing.B, url string, body []byte) {
+	do := func(b *testing.B, url, key string, body []byte) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+clientKey)
+		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
@@ -98,19 +104,24 @@ func BenchmarkEndToEnd(b *testing.B) {
 		for _, path := range []struct {
 			name, url string
 			body      []byte
+			key       string
 		}{
-			{"direct", fake.URL + "/v1/chat/completions", chatReq(mode.stream)},
-			{"reverseproxy", proxy.URL + "/v1/chat/completions", chatReq(mode.stream)},
-			{"parley_same", g.url + "/v1/chat/completions", chatReq(mode.stream)},
+			{"direct", fake.URL + "/v1/chat/completions", chatReq(mode.stream), ""},
+			{"reverseproxy", proxy.URL + "/v1/chat/completions", chatReq(mode.stream), ""},
+			{"parley_same", g.url + "/v1/chat/completions", chatReq(mode.stream), ""},
 			// A client that asks for usage itself, as Parley asks when it
 			// encodes: the same-dialect fast path takes its streams too.
-			{"parley_same_usage", g.url + "/v1/chat/completions", withUsage(chatReq(mode.stream))},
-			{"parley_cross", g.url + "/v1/messages", msgReq(mode.stream)},
+			{"parley_same_usage", g.url + "/v1/chat/completions", withUsage(chatReq(mode.stream)), ""},
+			{"parley_cross", g.url + "/v1/messages", msgReq(mode.stream), ""},
+			// A key with limits: admission and settlement on counters in
+			// the process, and the rate-limit headers.
+			{"parley_cross_limited", g.url + "/v1/messages", msgReq(mode.stream), limitedBenchKey},
 		} {
+			key := cmp.Or(path.key, clientKey)
 			b.Run(mode.name+"/"+path.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					do(b, path.url, path.body)
+					do(b, path.url, key, path.body)
 				}
 			})
 		}

@@ -15,12 +15,14 @@ import (
 
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/govern"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
 )
 
 // clientRequest is one client request as it goes through the server.
@@ -53,6 +55,16 @@ type meter struct {
 	model string
 	// span is the request's trace span (a no-op one with tracing off).
 	span trace.Span
+	// ticket is what the request took of its key's limits, settled with
+	// its ledger line when it ends; nil for requests not governed.
+	ticket *govern.Ticket
+	price  *govern.Price
+	// outBytes counts the generated text of a stream, to charge a stream
+	// cut before the upstream reported its usage.
+	outBytes int64
+	// estimate is the request's input tokens by Parley's estimate, once
+	// worked out.
+	estimate int64
 }
 
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
@@ -169,8 +181,13 @@ func readAll(r io.Reader, declared, limit int64) ([]byte, error) {
 	}
 }
 
-// setRetryAfter passes on, in whole seconds, the wait an upstream advised.
+// setRetryAfter passes on, in whole seconds, the wait an upstream advised;
+// for a spent budget it also tells the SDKs that honour x-should-retry not
+// to retry at once.
 func setRetryAfter(h http.Header, e *parleyv1.Error) {
+	if e.GetLimit().GetQuota() {
+		h.Set("X-Should-Retry", "false")
+	}
 	if ra := e.GetRetry().GetRetryAfter(); ra != nil && ra.AsDuration() > 0 {
 		h.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(ra.AsDuration().Seconds())), 10))
 	}
@@ -197,10 +214,65 @@ func (x *clientRequest) done(e *parleyv1.Error) {
 	x.finish(x.s, x.c.label, x.status, e, "path", x.r.URL.Path)
 }
 
+// govern admits a generation request against its key's limits, before
+// anything is sent upstream, and sets the rate-limit headers of the
+// dialect (setHeaders, when it has them) on h.
+func (m *meter) govern(s *Server, st *state, p *principal, h http.Header, setHeaders func(http.Header, *translate.RateLimits, time.Time), req *parleyv1.Request) error {
+	key := p.key
+	if key == nil {
+		key = &govern.Key{Name: p.name}
+	}
+	m.price = st.prices.Of(req.GetModel())
+	t, rl, err := s.gov.Admit(m.ctx(), key, m.id, func() int64 {
+		// The input, by estimate: the output is counted when it is known,
+		// rather than reserved at max_tokens, which agents set far above
+		// what they use.
+		m.estimate = translate.Estimate(req)
+		return m.estimate
+	})
+	m.ticket = t
+	if rl != nil && setHeaders != nil {
+		setHeaders(h, rl, time.Now())
+	}
+	return err
+}
+
+// settle charges a governed request's usage and writes its ledger line.
+// A stream cut before the upstream reported usage is charged what was
+// produced, by Parley's estimate.
+func (m *meter) settle(dialect string, status int, elapsed time.Duration) {
+	if m.ticket == nil {
+		return
+	}
+	u := m.usage
+	if status != http.StatusOK && (m.outBytes > 0 || u != nil) {
+		// Cut short: the usage seen so far (a stream's start reports the
+		// input and a token or two) or the text produced, whichever is
+		// more.
+		cut := proto.CloneOf(u)
+		if cut == nil {
+			cut = &parleyv1.Usage{}
+		}
+		cut.InputTokens = new(max(u.GetInputTokens(), m.estimate))
+		cut.OutputTokens = new(max(u.GetOutputTokens(), (m.outBytes+3)/4))
+		u = cut
+	}
+	m.ticket.Settle(govern.End{
+		RequestID: m.id, Model: m.call.Model, Upstream: m.call.Upstream, Dialect: dialect,
+		Operation: dispatch.OperationChat, Status: status, Usage: u, Price: m.price,
+		Start: m.start, Duration: elapsed, TTFT: m.ttft,
+	})
+}
+
+// ctx is the context governance works under: never the request's, which
+// a client that goes away cancels.
+func (m *meter) ctx() context.Context { return context.Background() }
+
 // finish records a finished request in the metrics and writes its log
 // line; where names the request (path or procedure, and more pairs).
 func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...any) {
 	elapsed := time.Since(m.start)
+	m.settle(dialect, status, elapsed)
 	m.endSpan(dialect, status, e)
 	s.observe(outcome{dialect: dialect, status: status, call: &m.call, elapsed: elapsed, ttft: m.ttft, usage: m.usage})
 	attrs := append([]any{"id", m.id, "dialect", dialect}, where...)
@@ -232,6 +304,10 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 	}
 	x.call.Model = req.GetModel()
 	if err := x.admit(p, req.GetModel()); err != nil {
+		x.fail(err)
+		return
+	}
+	if err := x.govern(x.s, x.st, p, x.w.Header(), x.c.d.RateLimitHeaders, req); err != nil {
 		x.fail(err)
 		return
 	}
@@ -459,7 +535,13 @@ func (x *meter) note(ev *parleyv1.StreamEvent) {
 		if x.span != nil {
 			x.model = r.GetModel()
 		}
-	case *parleyv1.StreamEvent_PartDelta, *parleyv1.StreamEvent_PartStart:
+	case *parleyv1.StreamEvent_PartDelta:
+		if x.ttft == 0 {
+			x.ttft = time.Since(x.start)
+		}
+		d := e.PartDelta
+		x.outBytes += int64(len(d.GetText()) + len(d.GetArguments()) + len(d.GetReasoningText()) + len(d.GetRefusal()) + len(d.GetReasoningSummary().GetText()))
+	case *parleyv1.StreamEvent_PartStart:
 		if x.ttft == 0 {
 			x.ttft = time.Since(x.start)
 		}
@@ -482,6 +564,15 @@ func mergeUsage(old, u *parleyv1.Usage) *parleyv1.Usage {
 	}
 	if u.OutputTokens != nil {
 		old.OutputTokens = u.OutputTokens
+	}
+	if u.CacheReadTokens != nil {
+		old.CacheReadTokens = u.CacheReadTokens
+	}
+	if u.CacheCreationTokens != nil {
+		old.CacheCreationTokens = u.CacheCreationTokens
+	}
+	if u.ReasoningTokens != nil {
+		old.ReasoningTokens = u.ReasoningTokens
 	}
 	return old
 }

@@ -247,6 +247,9 @@ func (g generationService) request(r *rpc, req *parleyv1.Request, stream bool) (
 	if err := r.st.admit(r.p, req.GetModel(), "request.model"); err != nil {
 		return nil, err
 	}
+	if err := r.govern(g.s, r.st, r.p, nil, nil, req); err != nil {
+		return nil, err
+	}
 	req.Stream = stream
 	if req.GetExtensions().GetDialect() == parleyv1.Dialect_DIALECT_UNSPECIFIED {
 		if req.Extensions == nil {
@@ -352,7 +355,10 @@ func (t taskService) SubmitTask(ctx context.Context, in *connect.Request[parleyv
 	if err != nil {
 		return nil, err
 	}
-	task, err := svc.Submit(ctx, rpcOf(ctx).p.name, input, in.Msg.GetNotifyHook())
+	p := rpcOf(ctx).p
+	task, err := t.s.governTask(ctx, p, input, func() (*parleyv1.Task, error) {
+		return svc.Submit(ctx, p.name, input, in.Msg.GetNotifyHook())
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -201,7 +201,8 @@ type gateway struct {
 	fakes map[string]*fakeUpstream
 	d     *dispatch.Dispatcher
 	// stop closes the server and its store, as a shutdown does.
-	stop func()
+	stop   func()
+	server *server.Server
 }
 
 // gwExtra is configuration added to the gateway's: top-level keys, more
@@ -216,12 +217,16 @@ type gwExtra struct {
 	fakes map[string]*fakeUpstream
 	// logger, when set, receives the server's log lines.
 	logger *slog.Logger
+	// keys are more client keys, as YAML list items.
+	keys string
+	// options, when set, changes the server's options before it starts.
+	options func(*server.Options)
 }
 
 func startGateway(t testing.TB, extra gwExtra) *gateway {
 	g := &gateway{fakes: map[string]*fakeUpstream{}}
 	var b strings.Builder
-	fmt.Fprintf(&b, "keys:\n  - {name: test, key: %s}\n  - {name: narrow, key: sk-narrow-key-0001, models: [\"via-m*\"]}\nupstreams:\n", clientKey)
+	fmt.Fprintf(&b, "keys:\n  - {name: test, key: %s}\n  - {name: narrow, key: sk-narrow-key-0001, models: [\"via-m*\"]}\n%supstreams:\n", clientKey, extra.keys)
 	if extra.idle == "" {
 		extra.idle = "2s"
 	}
@@ -261,12 +266,17 @@ func startGateway(t testing.TB, extra gwExtra) *gateway {
 			Window: g.d.Router().ContextWindow,
 		})
 	}
-	srv := startServer(t, server.New(opts))
+	if extra.options != nil {
+		extra.options(&opts)
+	}
+	g.server = server.New(opts)
+	srv := startServer(t, g.server)
 	g.url = srv.URL
 	var once sync.Once
 	g.stop = func() {
 		once.Do(func() {
 			srv.Close()
+			_ = g.server.Close(context.Background())
 			if st != nil {
 				_ = st.Close()
 			}

@@ -32,15 +32,20 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
@@ -63,6 +68,21 @@ type Options struct {
 	// (every stored id is then unknown), truncating against the
 	// dispatcher's context windows all the same.
 	Stored *stored.Service
+	// Counters count what keys use against their limits; nil counts in
+	// the process.
+	Counters quota.Counters
+	// DenyUncounted refuses requests whose limits cannot be checked (the
+	// counters failed) instead of letting them through.
+	DenyUncounted bool
+	// Keys keeps managed keys and Ledger the usage ledger; nil has
+	// neither (the admin API then answers that it needs a store).
+	Keys   store.Keys
+	Ledger store.Ledger
+	// LedgerFlush is how often the ledger's records are written.
+	LedgerFlush time.Duration
+	// KeyRefresh is how often managed keys are read again;
+	// govern.DefaultRefresh unless set.
+	KeyRefresh time.Duration
 }
 
 // Server serves Parley's HTTP endpoints.
@@ -82,6 +102,12 @@ type Server struct {
 	draining atomic.Bool
 	// bodies bounds the request bodies held at once.
 	bodies bodyBudget
+	// Governance: managed keys, limits and the ledger, and the admin API.
+	managed *govern.Managed
+	gov     *govern.Governor
+	admin   *govern.Admin
+	// stop ends the background work of New (the managed keys' refresh).
+	stop context.CancelFunc
 }
 
 // New returns a Server with its routes registered.
@@ -104,6 +130,25 @@ func New(o Options) *Server {
 		metrics: newMetrics(reg),
 		tasks:   o.Tasks,
 		stored:  st,
+		managed: govern.NewManaged(o.Keys, log),
+		gov: govern.New(govern.Options{
+			Counters: o.Counters, Ledger: o.Ledger, FlushInterval: o.LedgerFlush,
+			Deny: o.DenyUncounted, Registry: reg, Logger: log,
+		}),
+	}
+	s.admin = &govern.Admin{Keys: o.Keys, Ledger: o.Ledger, Managed: s.managed,
+		Configured: func(name string) bool { return s.state().keys.named(name) }}
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	if o.Keys != nil {
+		if err := s.managed.Refresh(ctx); err != nil {
+			log.Warn("managed keys could not be read; they are read again shortly", "error", err)
+		}
+		refresh := o.KeyRefresh
+		if refresh <= 0 {
+			refresh = govern.DefaultRefresh
+		}
+		go s.managed.Run(ctx, refresh)
 	}
 	s.Reload(o.Config, o.Dispatcher)
 	s.mux.HandleFunc("GET /healthz", s.ready)
@@ -113,7 +158,15 @@ func New(o Options) *Server {
 	s.dialectRoutes(o.Dialects)
 	s.taskRoutes(o.Dialects)
 	s.connectRoutes()
+	s.adminRoutes()
 	return s
+}
+
+// Close ends the server's background work and writes the usage records
+// it still holds: call it once the requests have ended.
+func (s *Server) Close(ctx context.Context) error {
+	s.stop()
+	return s.gov.Close(ctx)
 }
 
 // Protocols are the HTTP versions a Parley listener serves: HTTP/1.1 and

@@ -34,7 +34,8 @@ type musicOpts struct {
 	allowPrivate bool
 	maxAge       time.Duration
 	secret       string
-	maxBody      int64 // limits.max_body_bytes and max_inflight_body_bytes, when set
+	maxBody      int64  // limits.max_body_bytes and max_inflight_body_bytes, when set
+	keys         string // more client keys, as YAML list items
 }
 
 // musicGW is a running gateway with the music task service.
@@ -53,7 +54,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 		g.dir = t.TempDir()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "keys:\n  - {name: alice, key: %s}\n  - {name: bob, key: %s}\nupstreams:\n  - {name: echo, dialect: echo}\n", aliceKey, bobKey)
+	fmt.Fprintf(&b, "keys:\n  - {name: alice, key: %s}\n  - {name: bob, key: %s}\n%supstreams:\n  - {name: echo, dialect: echo}\n", aliceKey, bobKey, o.keys)
 	if !o.noUpstream {
 		if g.fake == nil {
 			g.fake = newMusicFake(t)

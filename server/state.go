@@ -1,8 +1,11 @@
 package server
 
 import (
+	"crypto/sha256"
+
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/govern"
 )
 
 // state is what a configuration decides for a request: the keys, the
@@ -13,6 +16,10 @@ type state struct {
 	d       *dispatch.Dispatcher
 	keys    *keyring
 	maxBody int64
+	// prices are the models' pricing, for budgets and the ledger.
+	prices *govern.Prices
+	// admins are the digests of the admin keys.
+	admins [][sha256.Size]byte
 }
 
 // Reload makes a new configuration, with the dispatcher built from it,
@@ -22,7 +29,11 @@ type state struct {
 // never leaves the server half-configured.
 func (s *Server) Reload(cfg *config.Config, d *dispatch.Dispatcher) {
 	s.bodies.setLimit(cfg.Limits.MaxInflightBodyBytes)
-	s.cur.Store(&state{cfg: cfg, d: d, keys: newKeyring(cfg.Keys), maxBody: cfg.Limits.MaxBodyBytes})
+	st := &state{cfg: cfg, d: d, keys: newKeyring(cfg, s.managed), maxBody: cfg.Limits.MaxBodyBytes, prices: govern.NewPrices(cfg.Models)}
+	for _, k := range cfg.Admin.Keys {
+		st.admins = append(st.admins, sha256.Sum256([]byte(k)))
+	}
+	s.cur.Store(st)
 }
 
 // state is the configuration a request starting now runs on.

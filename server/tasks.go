@@ -5,9 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -46,7 +49,9 @@ func (s *Server) submitTask(pattern string) taskOp {
 		if err != nil {
 			return nil, err
 		}
-		t, err := s.tasks.Submit(ctx, p.name, sub.Input, sub.NotifyHook)
+		t, err := s.governTask(ctx, p, sub.Input, func() (*parleyv1.Task, error) {
+			return s.tasks.Submit(ctx, p.name, sub.Input, sub.NotifyHook)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -146,4 +151,32 @@ func (s *Server) taskFail(c translate.TaskClient, w http.ResponseWriter, id stri
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	return status
+}
+
+// governTask submits a task within its key's limits (requests per minute
+// and in flight; a task has no tokens) and writes its ledger line, whose
+// operation names the task's action ("submit_music").
+func (s *Server) governTask(ctx context.Context, p *principal, in *parleyv1.TaskInput, submit func() (*parleyv1.Task, error)) (*parleyv1.Task, error) {
+	key := p.key
+	if key == nil {
+		key = &govern.Key{Name: p.name}
+	}
+	start, id := time.Now(), newRequestID()
+	ticket, _, err := s.gov.Admit(context.WithoutCancel(ctx), key, id, nil)
+	var t *parleyv1.Task
+	if err == nil {
+		t, err = submit()
+	}
+	op := "submit"
+	if a := tasks.ActionOf(in); a != parleyv1.TaskAction_TASK_ACTION_UNSPECIFIED {
+		op += "_" + strings.ToLower(strings.TrimPrefix(a.String(), "TASK_ACTION_"))
+	}
+	end := govern.End{RequestID: id, Operation: op, Dialect: "songgen", Status: govern.StatusOf(translate.ToProto(err)),
+		Start: start, Duration: time.Since(start)}
+	if err == nil {
+		end.Status = http.StatusOK
+		end.RequestID = t.GetId()
+	}
+	ticket.Settle(end)
+	return t, err
 }

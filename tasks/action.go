@@ -2,8 +2,8 @@ package tasks
 
 import parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 
-// actionOf is the action of a task input.
-func actionOf(in *parleyv1.TaskInput) parleyv1.TaskAction {
+// ActionOf is the action of a task input.
+func ActionOf(in *parleyv1.TaskInput) parleyv1.TaskAction {
 	switch in.GetKind().(type) {
 	case *parleyv1.TaskInput_Song:
 		return parleyv1.TaskAction_TASK_ACTION_MUSIC

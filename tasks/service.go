@@ -264,7 +264,7 @@ func (s *Service) Submit(ctx context.Context, owner string, in *parleyv1.TaskInp
 	t := &parleyv1.Task{
 		Id:          newID(),
 		Owner:       owner,
-		Action:      actionOf(in),
+		Action:      ActionOf(in),
 		Status:      parleyv1.TaskStatus_TASK_STATUS_IN_PROGRESS,
 		SubmittedAt: now,
 		StartedAt:   now,

@@ -16,9 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/tasks"
@@ -79,7 +82,25 @@ func serve(ctx context.Context, args []string, e env) error {
 		Store: st, Retention: cfg.Responses.Retention.D(), SweepInterval: cfg.Responses.SweepInterval.D(),
 		Window: func(model string) int64 { return current.Load().Router().ContextWindow(model) }, Logger: log,
 	})
-	handler := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: ds, Logger: log, Tasks: ts, Stored: sv})
+	counters, err := openCounters(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	opts := server.Options{Config: cfg, Dispatcher: d, Dialects: ds, Logger: log, Tasks: ts, Stored: sv,
+		Counters: counters, DenyUncounted: cfg.Redis.OnError == config.RedisDeny, Keys: st, LedgerFlush: cfg.Ledger.FlushInterval.D()}
+	if !cfg.Ledger.Disabled {
+		opts.Ledger = st
+	}
+	handler := server.New(opts)
+	defer func() {
+		// After the drain: the ledger's last records are written before
+		// the store closes.
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := handler.Close(closing); err != nil {
+			log.Error("the usage ledger's last records could not be written", "error", err)
+		}
+	}()
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
 	workers.Go(func() { ts.Run(work) })
@@ -260,4 +281,25 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return "devel"
+}
+
+// openCounters connects to the Redis server that keeps the limit counters
+// of a fleet; nil (counters in the process) without one. A Redis server
+// that does not answer at start is logged, not fatal: requests are then
+// let through or refused as redis.on_error says, until it answers.
+func openCounters(ctx context.Context, cfg *config.Config, log *slog.Logger) (quota.Counters, error) {
+	if cfg.Redis.URL == "" {
+		return nil, nil
+	}
+	opts, err := redis.ParseURL(cfg.Redis.URL)
+	if err != nil {
+		return nil, errors.New("redis.url is not a redis:// or rediss:// URL")
+	}
+	client := redis.NewClient(opts)
+	ping, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := client.Ping(ping).Err(); err != nil {
+		log.Warn("Redis does not answer; limits are checked once it does", "redis", opts.Addr, "on_error", cfg.Redis.OnError)
+	}
+	return quota.NewRedis(client, quota.RedisOptions{Prefix: cfg.Redis.Prefix}), nil
 }

@@ -1,0 +1,172 @@
+package govern
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parleyhq/parley/config"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/translate"
+)
+
+// Cached input is priced apart from the rest of the input; a model with no
+// cache prices charges cached input at the input price.
+func TestCost(t *testing.T) {
+	p := PriceOf(&config.Pricing{Input: 3, Output: 15, CacheRead: proto.Float64(0.3), CacheWrite: proto.Float64(3.75)})
+	u := &parleyv1.Usage{InputTokens: proto.Int64(1_000_000), CacheReadTokens: proto.Int64(200_000), CacheCreationTokens: proto.Int64(100_000), OutputTokens: proto.Int64(10_000)}
+	// 700k × $3 + 200k × $0.30 + 100k × $3.75 + 10k × $15, per million.
+	if got, want := p.Cost(u), int64((2.1+0.06+0.375+0.15)*NanosPerUSD); got != want {
+		t.Errorf("cost = %d nano-USD, want %d", got, want)
+	}
+	plain := PriceOf(&config.Pricing{Input: 1, Output: 2})
+	if got := plain.Cost(u); got != int64((1.0+0.02)*NanosPerUSD) {
+		t.Errorf("cost without cache prices = %d", got)
+	}
+	var none *Price
+	if none.Cost(u) != 0 || p.Cost(nil) != 0 {
+		t.Error("no price or no usage must cost nothing")
+	}
+	ps := NewPrices([]config.Model{{Name: "exact", Pricing: &config.Pricing{Input: 1}}, {Name: "claude-*", Pricing: &config.Pricing{Input: 2}}, {Name: "free"}})
+	if ps.Of("exact").Input != 1e3 || ps.Of("claude-x").Input != 2e3 || ps.Of("free") != nil || ps.Of("other") != nil {
+		t.Error("prices by exact name and glob")
+	}
+}
+
+func TestCounterLimits(t *testing.T) {
+	if CounterLimits(nil) != nil || CounterLimits(&parleyv1.KeyLimits{}) != nil {
+		t.Error("no limits must give nil, so that nothing is counted")
+	}
+	l := CounterLimits(LimitsFromConfig(&config.KeyLimits{RequestsPerMinute: 5, Budget: &config.Budget{USD: proto.Float64(2.5), Per: config.PerWeek}}))
+	if l.RequestsPerMinute != 5 || l.BudgetNanos != 2_500_000_000 || l.Period != quota.PeriodWeek || l.TokensPerMinute != 0 {
+		t.Errorf("limits = %+v", l)
+	}
+}
+
+// failingLedger fails its first writes, then keeps what it is given.
+type failingLedger struct {
+	mu     sync.Mutex
+	fails  int
+	writes int
+	got    map[string]store.UsageRecord
+}
+
+func (f *failingLedger) RecordUsage(_ context.Context, rs []store.UsageRecord) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes++
+	if f.fails > 0 {
+		f.fails--
+		return errors.New("database away")
+	}
+	for _, r := range rs {
+		if _, ok := f.got[r.RequestID]; !ok {
+			f.got[r.RequestID] = r
+		}
+	}
+	return nil
+}
+
+func (f *failingLedger) Usage(context.Context, store.UsageQuery) ([]store.UsageRow, error) {
+	return nil, nil
+}
+
+func (f *failingLedger) Spent(_ context.Context, key string, since time.Time) (int64, int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var c, n int64
+	for _, r := range f.got {
+		if r.Key == key && !r.Time.Before(since) {
+			c, n = c+r.CostNanos, n+r.InputTokens+r.OutputTokens
+		}
+	}
+	return c, n, nil
+}
+
+// A ledger that cannot be written keeps its records and writes them once
+// it can, each once; Close writes what is left.
+func TestRecorderKeepsRecordsThroughFailures(t *testing.T) {
+	l := &failingLedger{fails: 2, got: map[string]store.UsageRecord{}}
+	var logs bytes.Buffer
+	g := New(Options{Ledger: l, FlushInterval: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for i := range 1200 {
+		g.Record("k", End{RequestID: "r" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + time.Duration(i).String(), Start: time.Now(),
+			Usage: &parleyv1.Usage{InputTokens: proto.Int64(1)}})
+	}
+	if err := g.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.got) != 1200 {
+		t.Errorf("the ledger holds %d records, want 1200", len(l.got))
+	}
+	if n := strings.Count(logs.String(), "could not be written"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once:\n%s", n, logs.String())
+	}
+	if testutil.ToFloat64(g.m.ledgerWritten) != 1200 || testutil.ToFloat64(g.m.ledgerErrors) < 2 {
+		t.Errorf("written %v, errors %v", testutil.ToFloat64(g.m.ledgerWritten), testutil.ToFloat64(g.m.ledgerErrors))
+	}
+}
+
+// brokenCounters fail every call, as an unreachable Redis does.
+type brokenCounters struct{ quota.Counters }
+
+func (brokenCounters) Admit(context.Context, *quota.Ask) (quota.Grant, error) {
+	return quota.Grant{}, errors.New("dial tcp 10.0.0.9:6379: connection refused")
+}
+func (brokenCounters) SeedBudget(context.Context, string, quota.Period, time.Time, int64, int64) error {
+	return nil
+}
+func (brokenCounters) Close() error { return nil }
+
+// When the counters cannot be reached, requests are let through by
+// default and refused with deny; either way the metric counts it and the
+// log says so once a minute.
+func TestCountersUnreachable(t *testing.T) {
+	key := &Key{Name: "k", Limits: &quota.Limits{RequestsPerMinute: 1}}
+	for _, deny := range []bool{false, true} {
+		var logs bytes.Buffer
+		reg := prometheus.NewRegistry()
+		g := New(Options{Counters: brokenCounters{}, Deny: deny, Registry: reg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		for range 5 {
+			_, _, err := g.Admit(context.Background(), key, "id", nil)
+			var se *translate.StatusError
+			if deny != (err != nil) || deny && (!errors.As(err, &se) || se.Err.GetCode() != parleyv1.Code_CODE_UNAVAILABLE) {
+				t.Errorf("deny=%v: err = %v", deny, err)
+			}
+		}
+		if n := testutil.ToFloat64(g.m.checkErrors); n != 5 {
+			t.Errorf("deny=%v: %v errors counted, want 5", deny, n)
+		}
+		if n := strings.Count(logs.String(), "cannot be checked"); n != 1 {
+			t.Errorf("deny=%v: logged %d times in a burst, want once", deny, n)
+		}
+		_ = g.Close(context.Background())
+	}
+}
+
+// A budget's count starts from the ledger: counters that start empty (a
+// restart) still refuse a key whose period is spent.
+func TestBudgetStartsFromLedger(t *testing.T) {
+	l := &failingLedger{got: map[string]store.UsageRecord{
+		"old": {RequestID: "old", Key: "k", Time: time.Now(), InputTokens: 80, OutputTokens: 30},
+	}}
+	g := New(Options{Ledger: l})
+	defer func() { _ = g.Close(context.Background()) }()
+	key := &Key{Name: "k", Limits: &quota.Limits{BudgetTokens: 100, Period: quota.PeriodDay}}
+	_, _, err := g.Admit(context.Background(), key, "id", nil)
+	var se *translate.StatusError
+	if !errors.As(err, &se) || se.Err.GetLimit().GetLimit() != quota.LimitBudget || !se.Err.GetLimit().GetQuota() {
+		t.Fatalf("a spent budget after a restart: %v", err)
+	}
+}

@@ -1,0 +1,154 @@
+package govern
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/store"
+)
+
+// Recorder writes usage records to the ledger in batches, off the request
+// path: a request adds its line and goes on; every interval, or as soon as
+// a batch is full, the lines gathered are written in one transaction. A
+// failed write keeps its lines for the next try (the ledger skips a request
+// id it holds, so a batch written twice counts once); only when the ledger
+// has been away for MaxPending lines are new ones dropped, counted in a
+// metric.
+type Recorder struct {
+	ledger   store.Ledger
+	interval time.Duration
+	log      *slog.Logger
+	m        *metrics
+
+	mu      sync.Mutex
+	pending []store.UsageRecord
+	kick    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	// writeMu makes one write at a time, the loop's or a Flush's.
+	writeMu sync.Mutex
+}
+
+// Batch sizes.
+const (
+	// BatchSize is how many lines one write takes at most.
+	BatchSize = 500
+	// MaxPending bounds the lines held while the ledger cannot be
+	// written.
+	MaxPending = 1_000_000
+)
+
+// NewRecorder starts writing to ledger every interval (default 1s).
+func NewRecorder(ledger store.Ledger, interval time.Duration, log *slog.Logger, m *metrics) *Recorder {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	r := &Recorder{ledger: ledger, interval: interval, log: log, m: m,
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go r.loop()
+	return r
+}
+
+// Add gathers one line.
+func (r *Recorder) Add(rec store.UsageRecord) {
+	r.mu.Lock()
+	if len(r.pending) >= MaxPending {
+		// The ledger has been away for a long while: keep what is
+		// gathered (a write may be taking its first lines) and count the
+		// loss.
+		r.mu.Unlock()
+		r.m.ledgerDropped.Inc()
+		return
+	}
+	r.pending = append(r.pending, rec)
+	full := len(r.pending) >= BatchSize
+	r.m.ledgerPending.Set(float64(len(r.pending)))
+	r.mu.Unlock()
+	if full {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r *Recorder) loop() {
+	defer close(r.done)
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		case <-r.kick:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := r.Flush(ctx)
+		cancel()
+		switch {
+		case err != nil && !failing:
+			r.log.Warn("the usage ledger could not be written; its records are kept and written again", "error", err)
+			failing = true
+		case err == nil && failing:
+			r.log.Info("the usage ledger is written again")
+			failing = false
+		}
+	}
+}
+
+// Flush writes every line gathered so far, batch by batch.
+func (r *Recorder) Flush(ctx context.Context) error {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	for {
+		r.mu.Lock()
+		n := min(len(r.pending), BatchSize)
+		if n == 0 {
+			r.mu.Unlock()
+			return nil
+		}
+		// The batch stays pending (and in pendingSpend) until written.
+		batch := r.pending[:n:n]
+		r.mu.Unlock()
+		err := r.ledger.RecordUsage(ctx, batch)
+		r.mu.Lock()
+		if err == nil {
+			r.pending = r.pending[n:]
+			if len(r.pending) == 0 {
+				r.pending = nil
+			}
+			r.m.ledgerWritten.Add(float64(n))
+		}
+		r.m.ledgerPending.Set(float64(len(r.pending)))
+		r.mu.Unlock()
+		if err != nil {
+			r.m.ledgerErrors.Inc()
+			return err
+		}
+	}
+}
+
+// pendingSpend sums the cost and tokens of a key's lines since a time that
+// are not yet in the ledger.
+func (r *Recorder) pendingSpend(key string, since time.Time) (cost, tokens int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rec := range r.pending {
+		if rec.Key == key && !rec.Time.Before(since) {
+			cost += rec.CostNanos
+			tokens += rec.InputTokens + rec.OutputTokens
+		}
+	}
+	return cost, tokens
+}
+
+// Close stops the loop and writes what is left.
+func (r *Recorder) Close(ctx context.Context) error {
+	close(r.stop)
+	<-r.done
+	return r.Flush(ctx)
+}

@@ -1,0 +1,594 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/csv"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/gen/parley/v1/parleyv1connect"
+	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/translate"
+)
+
+// The admin API: managed keys and the usage ledger, as JSON under
+// /admin/v1/ and as the Connect AdminService, both for admin keys only
+// (Authorization: Bearer). Without admin keys configured it is not there
+// at all: every path answers 404, as if Parley had no such API. Its
+// errors are {"error": {"code", "message", "field"}} with the HTTP status
+// of the code.
+
+// adminRoutes registers the admin API.
+func (s *Server) adminRoutes() {
+	s.mux.Handle("POST /admin/v1/keys", s.adminHandler(s.adminCreateKey))
+	s.mux.Handle("GET /admin/v1/keys", s.adminHandler(s.adminListKeys))
+	s.mux.Handle("GET /admin/v1/keys/{name}", s.adminHandler(s.adminGetKey))
+	s.mux.Handle("PATCH /admin/v1/keys/{name}", s.adminHandler(s.adminUpdateKey))
+	s.mux.Handle("DELETE /admin/v1/keys/{name}", s.adminHandler(s.adminRevokeKey))
+	s.mux.Handle("GET /admin/v1/usage", s.adminHandler(s.adminUsage))
+	s.mux.Handle("/admin/", s.adminHandler(func(*http.Request) (int, any, error) {
+		return 0, nil, translate.Status(parleyv1.Code_CODE_NOT_FOUND, "no such admin endpoint")
+	}))
+	s.mux.Handle(parleyv1connect.NewAdminServiceHandler(adminService{s}, connect.WithHandlerOptions(
+		connect.WithInterceptors(adminGate{s}),
+		connect.WithReadMaxBytes(1<<20),
+	)))
+}
+
+// isAdmin checks an admin key in constant time against every admin key.
+func (st *state) isAdmin(presented string) bool {
+	if presented == "" {
+		return false
+	}
+	d := sha256.Sum256([]byte(presented))
+	ok := 0
+	for i := range st.admins {
+		ok |= subtle.ConstantTimeCompare(d[:], st.admins[i][:])
+	}
+	return ok == 1
+}
+
+// errAdminOff answers every admin path when no admin key is configured.
+var errAdminOff = errors.New("the admin API is off")
+
+// adminAuth checks the caller of the admin API.
+func (s *Server) adminAuth(h http.Header) error {
+	st := s.state()
+	if len(st.admins) == 0 {
+		return errAdminOff
+	}
+	presented := translate.BearerToken(h)
+	if presented == "" {
+		return translate.Status(parleyv1.Code_CODE_UNAUTHENTICATED, "the admin API needs an admin key (Authorization: Bearer)")
+	}
+	if !st.isAdmin(presented) {
+		return translate.Status(parleyv1.Code_CODE_UNAUTHENTICATED, "this is not an admin key")
+	}
+	return nil
+}
+
+// adminOp serves one admin call: its status and the value of its JSON
+// reply, or an error.
+type adminOp func(r *http.Request) (int, any, error)
+
+func (s *Server) adminHandler(op adminOp) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start, id := time.Now(), newRequestID()
+		w.Header().Set("X-Request-Id", id)
+		w.Header().Set("Cache-Control", "no-store")
+		status, v, err := http.StatusOK, any(nil), s.adminAuth(r.Header)
+		if errors.Is(err, errAdminOff) {
+			http.NotFound(w, r)
+			return
+		}
+		if err == nil {
+			r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+			status, v, err = op(r)
+		}
+		if err != nil {
+			status = adminError(w, err)
+		} else if c, ok := v.(csvReply); ok {
+			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+			w.WriteHeader(status)
+			_ = csv.NewWriter(w).WriteAll(c)
+		} else {
+			body, merr := json.Marshal(v, json.Deterministic(true))
+			if merr != nil {
+				status = adminError(w, merr)
+			} else {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				_, _ = w.Write(body)
+			}
+		}
+		s.log.Info("admin", "id", id, "method", r.Method, "path", r.URL.Path, "status", status, "duration", time.Since(start).Round(time.Microsecond))
+	})
+}
+
+// adminErrorBody is the admin API's error reply.
+type adminErrorBody struct {
+	Error adminErrorDetail `json:"error"`
+}
+
+type adminErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func adminError(w http.ResponseWriter, err error) int {
+	e := translate.ToProto(err)
+	status := translate.HTTPStatusOf(e)
+	d := adminErrorDetail{Code: strings.ToLower(strings.TrimPrefix(e.GetCode().String(), "CODE_")), Message: e.GetMessage()}
+	if fv := e.GetFieldViolations(); len(fv) > 0 {
+		d.Field = fv[0].GetField()
+	}
+	if e.GetCode() == parleyv1.Code_CODE_INTERNAL || e.GetCode() == parleyv1.Code_CODE_UNKNOWN {
+		d.Message = "internal error"
+	}
+	body, _ := json.Marshal(adminErrorBody{Error: d})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	return status
+}
+
+// keyJSON is a managed key in the admin API's JSON: the configuration
+// file's spelling of limits, times in RFC 3339.
+type keyJSON struct {
+	Name      string            `json:"name"`
+	Models    []string          `json:"models,omitempty"`
+	Limits    *limitsJSON       `json:"limits,omitempty"`
+	ExpiresAt *time.Time        `json:"expires_at,omitempty"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	CreatedAt *time.Time        `json:"created_at,omitempty"`
+	UpdatedAt *time.Time        `json:"updated_at,omitempty"`
+	RevokedAt *time.Time        `json:"revoked_at,omitempty"`
+	Hint      string            `json:"hint,omitempty"`
+	// Key is the secret, in the reply that creates the key only.
+	Key string `json:"key,omitempty"`
+}
+
+type limitsJSON struct {
+	RequestsPerMinute  *int64      `json:"requests_per_minute,omitempty"`
+	TokensPerMinute    *int64      `json:"tokens_per_minute,omitempty"`
+	ConcurrentRequests *int64      `json:"concurrent_requests,omitempty"`
+	Budget             *budgetJSON `json:"budget,omitempty"`
+}
+
+type budgetJSON struct {
+	USD    *float64 `json:"usd,omitempty"`
+	Tokens *int64   `json:"tokens,omitempty"`
+	Per    string   `json:"per"`
+}
+
+func timeOf(t *timestamppb.Timestamp) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := t.AsTime().UTC()
+	return &v
+}
+
+func stampOf(t *time.Time) *timestamppb.Timestamp {
+	if t == nil {
+		return nil
+	}
+	return timestamppb.New(*t)
+}
+
+func keyToJSON(k *parleyv1.ManagedKey) keyJSON {
+	out := keyJSON{
+		Name: k.GetName(), Models: k.GetModels(), Metadata: k.GetMetadata(), Hint: k.GetHint(), Key: k.GetKey(),
+		ExpiresAt: timeOf(k.GetExpireTime()), CreatedAt: timeOf(k.GetCreateTime()), UpdatedAt: timeOf(k.GetUpdateTime()),
+		RevokedAt: timeOf(k.GetRevokeTime()),
+	}
+	if l := k.GetLimits(); l != nil {
+		out.Limits = &limitsJSON{RequestsPerMinute: l.RequestsPerMinute, TokensPerMinute: l.TokensPerMinute, ConcurrentRequests: l.ConcurrentRequests}
+		if b := l.GetBudget(); b != nil {
+			out.Limits.Budget = &budgetJSON{USD: b.Usd, Tokens: b.Tokens, Per: govern.PeriodName(b.GetPer())}
+		}
+	}
+	return out
+}
+
+func limitsFromJSON(l *limitsJSON) (*parleyv1.KeyLimits, error) {
+	if l == nil {
+		return nil, nil
+	}
+	out := &parleyv1.KeyLimits{RequestsPerMinute: l.RequestsPerMinute, TokensPerMinute: l.TokensPerMinute, ConcurrentRequests: l.ConcurrentRequests}
+	if b := l.Budget; b != nil {
+		out.Budget = &parleyv1.Budget{Usd: b.USD, Tokens: b.Tokens, Per: govern.PeriodOf(b.Per)}
+		if b.Per != "" && out.Budget.Per == parleyv1.BudgetPeriod_BUDGET_PERIOD_UNSPECIFIED {
+			return nil, translate.Invalid("limits.budget.per", "%q is not day, week or month", b.Per)
+		}
+	}
+	return out, nil
+}
+
+// decodeBody reads a JSON body strictly: an unknown member or a value of
+// the wrong type is an error naming its field.
+func decodeBody(r *http.Request, v any) error {
+	var raw jsontext.Value
+	dec := jsontext.NewDecoder(r.Body)
+	if err := json.UnmarshalDecode(dec, &raw); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return translate.Invalid("", "the body is larger than 1 MiB")
+		}
+		return translate.Invalid("", "the body is not JSON: %s", strings.TrimPrefix(err.Error(), "jsontext: "))
+	}
+	if err := json.Unmarshal(raw, v, json.RejectUnknownMembers(true)); err != nil {
+		field := ""
+		var se *json.SemanticError
+		if errors.As(err, &se) {
+			field = strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
+		}
+		msg := "is not valid here"
+		if se != nil && se.JSONKind != 0 && se.GoType != nil {
+			msg = "has the wrong type (" + se.JSONKind.String() + ")"
+		}
+		if se != nil && errors.Is(se.Err, json.ErrUnknownName) {
+			msg = "is not a field of this object"
+		}
+		return translate.Invalid(field, "%s", msg)
+	}
+	return nil
+}
+
+func (s *Server) adminCreateKey(r *http.Request) (int, any, error) {
+	var in keyJSON
+	if err := decodeBody(r, &in); err != nil {
+		return 0, nil, err
+	}
+	limits, err := limitsFromJSON(in.Limits)
+	if err != nil {
+		return 0, nil, err
+	}
+	k, err := s.admin.CreateKey(r.Context(), &parleyv1.ManagedKey{
+		Name: in.Name, Models: in.Models, Limits: limits, ExpireTime: stampOf(in.ExpiresAt), Metadata: in.Metadata, Key: in.Key,
+	}, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, keyToJSON(k), nil
+}
+
+// keysReply is the admin API's list of keys.
+type keysReply struct {
+	Data []keyJSON `json:"data"`
+}
+
+func (s *Server) adminListKeys(r *http.Request) (int, any, error) {
+	ks, err := s.admin.ListKeys(r.Context())
+	if err != nil {
+		return 0, nil, err
+	}
+	out := keysReply{Data: make([]keyJSON, len(ks))}
+	for i, k := range ks {
+		out.Data[i] = keyToJSON(k)
+	}
+	return http.StatusOK, out, nil
+}
+
+func (s *Server) adminGetKey(r *http.Request) (int, any, error) {
+	k, err := s.admin.GetKey(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, keyToJSON(k), nil
+}
+
+// adminUpdateKey changes a key as a JSON merge patch: the members given
+// replace the key's, null clears one.
+func (s *Server) adminUpdateKey(r *http.Request) (int, any, error) {
+	var members map[string]jsontext.Value
+	if err := decodeBody(r, &members); err != nil {
+		return 0, nil, err
+	}
+	var in keyJSON
+	raw, _ := json.Marshal(members)
+	if err := json.Unmarshal(raw, &in, json.RejectUnknownMembers(true)); err != nil {
+		var se *json.SemanticError
+		field := ""
+		if errors.As(err, &se) {
+			field = strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
+		}
+		return 0, nil, translate.Invalid(field, "is not valid here")
+	}
+	fields := map[string]string{"models": govern.FieldModels, "limits": govern.FieldLimits, "expires_at": govern.FieldExpireTime, "metadata": govern.FieldMetadata}
+	var paths []string
+	for name := range members {
+		p, ok := fields[name]
+		if !ok {
+			return 0, nil, translate.Invalid(name, "cannot be changed: only models, limits, expires_at and metadata can")
+		}
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	limits, err := limitsFromJSON(in.Limits)
+	if err != nil {
+		return 0, nil, err
+	}
+	k, err := s.admin.UpdateKey(r.Context(), r.PathValue("name"), &parleyv1.ManagedKey{
+		Models: in.Models, Limits: limits, ExpireTime: stampOf(in.ExpiresAt), Metadata: in.Metadata,
+	}, paths, "")
+	if err != nil {
+		var ie *translate.InputError
+		if errors.As(err, &ie) && ie.Field == "update_mask" {
+			ie.Field = ""
+		}
+		return 0, nil, err
+	}
+	return http.StatusOK, keyToJSON(k), nil
+}
+
+func (s *Server) adminRevokeKey(r *http.Request) (int, any, error) {
+	k, err := s.admin.RevokeKey(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, keyToJSON(k), nil
+}
+
+// usageRowJSON is one group of the usage ledger; the dimensions not
+// grouped by are left out.
+type usageRowJSON struct {
+	Key              string  `json:"key,omitempty"`
+	Model            string  `json:"model,omitempty"`
+	Upstream         string  `json:"upstream,omitempty"`
+	Dialect          string  `json:"dialect,omitempty"`
+	Operation        string  `json:"operation,omitempty"`
+	Status           int     `json:"status,omitempty"`
+	Day              string  `json:"day,omitempty"`
+	Requests         int64   `json:"requests"`
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	ReasoningTokens  int64   `json:"reasoning_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	DurationMS       int64   `json:"duration_ms"`
+}
+
+type usageReply struct {
+	From    time.Time      `json:"from"`
+	To      time.Time      `json:"to"`
+	GroupBy []string       `json:"group_by"`
+	Data    []usageRowJSON `json:"data"`
+}
+
+// csvReply is a reply written as CSV: a header row, then the rows.
+type csvReply [][]string
+
+// usageQuery reads /admin/v1/usage's query: from and to as RFC 3339 times
+// or days (from defaults to the start of the month, to to now), group_by
+// as a comma-separated list, and filters by key, model, upstream, dialect,
+// operation and status.
+func usageQuery(r *http.Request, now time.Time) (store.UsageQuery, error) {
+	q := r.URL.Query()
+	parse := func(name string, def time.Time) (time.Time, error) {
+		v := q.Get(name)
+		if v == "" {
+			return def, nil
+		}
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return t, nil
+		}
+		if t, err := time.Parse(time.DateOnly, v); err == nil {
+			return t, nil
+		}
+		return time.Time{}, translate.Invalid(name, "%q is not an RFC 3339 time or a day (2006-01-02)", v)
+	}
+	month := time.Date(now.UTC().Year(), now.UTC().Month(), 1, 0, 0, 0, 0, time.UTC)
+	var out store.UsageQuery
+	var err error
+	if out.From, err = parse("from", month); err != nil {
+		return out, err
+	}
+	if out.To, err = parse("to", now); err != nil {
+		return out, err
+	}
+	if g := q.Get("group_by"); g != "" {
+		for d := range strings.SplitSeq(g, ",") {
+			d = strings.TrimSpace(d)
+			if !slices.Contains(store.GroupDimensions, d) {
+				return out, translate.Invalid("group_by", "%q is not one of %s", d, strings.Join(store.GroupDimensions, ", "))
+			}
+			if !slices.Contains(out.GroupBy, d) {
+				out.GroupBy = append(out.GroupBy, d)
+			}
+		}
+	}
+	out.Key, out.Model, out.Upstream, out.Dialect, out.Operation = q.Get("key"), q.Get("model"), q.Get("upstream"), q.Get("dialect"), q.Get("operation")
+	if v := q.Get("status"); v != "" {
+		if out.Status, err = strconv.Atoi(v); err != nil || out.Status < 100 || out.Status > 599 {
+			return out, translate.Invalid("status", "%q is not an HTTP status", v)
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) adminUsage(r *http.Request) (int, any, error) {
+	q, err := usageQuery(r, time.Now())
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := s.admin.Usage(r.Context(), q)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := usageReply{From: q.From.UTC(), To: q.To.UTC(), GroupBy: q.GroupBy, Data: make([]usageRowJSON, len(rows))}
+	if out.GroupBy == nil {
+		out.GroupBy = []string{}
+	}
+	for i, row := range rows {
+		out.Data[i] = usageRowJSON{
+			Key: row.Key, Model: row.Model, Upstream: row.Upstream, Dialect: row.Dialect, Operation: row.Operation,
+			Status: row.Status, Day: row.Day, Requests: row.Requests, InputTokens: row.InputTokens,
+			OutputTokens: row.OutputTokens, CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens,
+			ReasoningTokens: row.ReasoningTokens, CostUSD: float64(row.CostNanos) / govern.NanosPerUSD,
+			DurationMS: row.DurationNanos / int64(time.Millisecond),
+		}
+	}
+	if strings.Contains(r.Header.Get("Accept"), "text/csv") {
+		return http.StatusOK, usageCSV(q.GroupBy, rows), nil
+	}
+	return http.StatusOK, out, nil
+}
+
+// usageCSV writes usage rows as CSV, the grouped dimensions first.
+func usageCSV(groups []string, rows []store.UsageRow) csvReply {
+	head := append(slices.Clone(groups), "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd", "duration_ms")
+	out := csvReply{head}
+	for _, row := range rows {
+		var line []string
+		for _, g := range groups {
+			line = append(line, dimension(row, g))
+		}
+		for _, n := range []int64{row.Requests, row.InputTokens, row.OutputTokens, row.CacheReadTokens, row.CacheWriteTokens, row.ReasoningTokens} {
+			line = append(line, strconv.FormatInt(n, 10))
+		}
+		line = append(line, strconv.FormatFloat(float64(row.CostNanos)/govern.NanosPerUSD, 'f', -1, 64), strconv.FormatInt(row.DurationNanos/int64(time.Millisecond), 10))
+		out = append(out, line)
+	}
+	return out
+}
+
+func dimension(row store.UsageRow, g string) string {
+	switch g {
+	case store.GroupKey:
+		return row.Key
+	case store.GroupModel:
+		return row.Model
+	case store.GroupUpstream:
+		return row.Upstream
+	case store.GroupDialect:
+		return row.Dialect
+	case store.GroupOperation:
+		return row.Operation
+	case store.GroupStatus:
+		return strconv.Itoa(row.Status)
+	case store.GroupDay:
+		return row.Day
+	}
+	return ""
+}
+
+// adminGate checks admin keys on the Connect AdminService.
+type adminGate struct{ s *Server }
+
+func (g adminGate) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		err := g.s.adminAuth(req.Header())
+		if errors.Is(err, errAdminOff) {
+			return nil, connect.NewError(connect.CodeUnimplemented, errors.New("the admin service is off: no admin key is configured"))
+		}
+		if err == nil {
+			var resp connect.AnyResponse
+			if resp, err = next(ctx, req); err == nil {
+				return resp, nil
+			}
+		}
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		e := translate.ToProto(err)
+		if e.GetCode() == parleyv1.Code_CODE_INTERNAL || e.GetCode() == parleyv1.Code_CODE_UNKNOWN {
+			e = &parleyv1.Error{Code: e.GetCode(), Message: "internal error"}
+		}
+		return nil, connectError(e)
+	}
+}
+
+func (g adminGate) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (g adminGate) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}
+
+// adminService implements parleyv1connect.AdminServiceHandler.
+type adminService struct{ s *Server }
+
+func (a adminService) CreateKey(ctx context.Context, in *connect.Request[parleyv1.CreateKeyRequest]) (*connect.Response[parleyv1.CreateKeyResponse], error) {
+	if in.Msg.GetKey() == nil {
+		return nil, translate.Invalid("key", "is required")
+	}
+	k, err := a.s.admin.CreateKey(ctx, in.Msg.GetKey(), "key.")
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&parleyv1.CreateKeyResponse{Key: k}), nil
+}
+
+func (a adminService) ListKeys(ctx context.Context, _ *connect.Request[parleyv1.ListKeysRequest]) (*connect.Response[parleyv1.ListKeysResponse], error) {
+	ks, err := a.s.admin.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&parleyv1.ListKeysResponse{Keys: ks}), nil
+}
+
+func (a adminService) UpdateKey(ctx context.Context, in *connect.Request[parleyv1.UpdateKeyRequest]) (*connect.Response[parleyv1.UpdateKeyResponse], error) {
+	k := in.Msg.GetKey()
+	if k.GetName() == "" {
+		return nil, translate.Invalid("key.name", "is required")
+	}
+	out, err := a.s.admin.UpdateKey(ctx, k.GetName(), k, in.Msg.GetUpdateMask().GetPaths(), "key.")
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&parleyv1.UpdateKeyResponse{Key: out}), nil
+}
+
+func (a adminService) RevokeKey(ctx context.Context, in *connect.Request[parleyv1.RevokeKeyRequest]) (*connect.Response[parleyv1.RevokeKeyResponse], error) {
+	if in.Msg.GetName() == "" {
+		return nil, translate.Invalid("name", "is required")
+	}
+	k, err := a.s.admin.RevokeKey(ctx, in.Msg.GetName())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&parleyv1.RevokeKeyResponse{Key: k}), nil
+}
+
+func (a adminService) QueryUsage(ctx context.Context, in *connect.Request[parleyv1.QueryUsageRequest]) (*connect.Response[parleyv1.QueryUsageResponse], error) {
+	m := in.Msg
+	q := store.UsageQuery{GroupBy: m.GetGroupBy(), Key: m.GetKey(), Model: m.GetModel(), Upstream: m.GetUpstream(), To: time.Now()}
+	if m.GetStartTime() != nil {
+		q.From = m.GetStartTime().AsTime()
+	}
+	if m.GetEndTime() != nil {
+		q.To = m.GetEndTime().AsTime()
+	}
+	rows, err := a.s.admin.Usage(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &parleyv1.QueryUsageResponse{Rows: make([]*parleyv1.UsageRow, len(rows))}
+	for i, r := range rows {
+		out.Rows[i] = &parleyv1.UsageRow{
+			Key: r.Key, Model: r.Model, Upstream: r.Upstream, Dialect: r.Dialect, Operation: r.Operation,
+			Status: int32(r.Status), Day: r.Day, Requests: r.Requests, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, ReasoningTokens: r.ReasoningTokens,
+			CostUsd: float64(r.CostNanos) / govern.NanosPerUSD,
+		}
+	}
+	return connect.NewResponse(out), nil
+}
