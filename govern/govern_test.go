@@ -19,6 +19,8 @@ import (
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 // Cached input is priced apart from the rest of the input; a model with no
