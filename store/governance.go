@@ -92,10 +92,12 @@ const (
 	GroupStatus    = "status"
 	// GroupDay groups by the UTC day of the record's time (2006-01-02).
 	GroupDay = "day"
+	// GroupHour groups by the UTC hour of the record's time.
+	GroupHour = "hour"
 )
 
 // GroupDimensions lists every dimension usage can be grouped by.
-var GroupDimensions = []string{GroupKey, GroupModel, GroupUpstream, GroupDialect, GroupOperation, GroupStatus, GroupDay}
+var GroupDimensions = []string{GroupKey, GroupModel, GroupUpstream, GroupDialect, GroupOperation, GroupStatus, GroupDay, GroupHour}
 
 // UsageQuery asks for sums of usage.
 type UsageQuery struct {
@@ -123,4 +125,7 @@ type UsageRow struct {
 	CostNanos                                     int64
 	// DurationNanos is the sum of the records' durations.
 	DurationNanos int64
+	// Hour is the start of the UTC hour, in Unix seconds (0 when not
+	// grouped by hour).
+	Hour int64
 }

@@ -338,6 +338,8 @@ func expectUsage(rs []store.UsageRecord, q store.UsageQuery) []store.UsageRow {
 				g.Status = r.Status
 			case store.GroupDay:
 				g.Day = r.Time.UTC().Format("2006-01-02")
+			case store.GroupHour:
+				g.Hour = r.Time.UTC().Truncate(time.Hour).Unix()
 			}
 		}
 		sum := sums[g]
@@ -380,6 +382,8 @@ func expectUsage(rs []store.UsageRecord, q store.UsageQuery) []store.UsageRow {
 				c = cmp.Compare(a.Status, b.Status)
 			case store.GroupDay:
 				c = cmp.Compare(a.Day, b.Day)
+			case store.GroupHour:
+				c = cmp.Compare(a.Hour, b.Hour)
 			}
 			if c != 0 {
 				return c
