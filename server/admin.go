@@ -27,8 +27,9 @@ import (
 // The admin API: managed keys and the usage ledger, as JSON under
 // /admin/v1/ and as the Connect AdminService, both for admin keys only
 // (Authorization: Bearer). Without admin keys configured it is not there
-// at all: every path answers 404, as if Parley had no such API. Its
-// errors are {"error": {"code", "message", "field"}} with the HTTP status
+// at all: every path answers 404, as if Parley had no such API; except on
+// a gateway with no key of any kind (which listens on loopback only),
+// where it is as open as the rest. Its errors are {"error": {"code", "message", "field"}} with the HTTP status
 // of the code.
 
 // adminRoutes registers the admin API.
@@ -39,6 +40,9 @@ func (s *Server) adminRoutes() {
 	s.mux.Handle("PATCH /admin/v1/keys/{name}", s.adminHandler(s.adminUpdateKey))
 	s.mux.Handle("DELETE /admin/v1/keys/{name}", s.adminHandler(s.adminRevokeKey))
 	s.mux.Handle("GET /admin/v1/usage", s.adminHandler(s.adminUsage))
+	s.mux.Handle("GET /admin/v1/info", s.adminHandler(s.adminInfo))
+	s.mux.Handle("GET /admin/v1/stats", s.adminHandler(s.adminStats))
+	s.mux.Handle("GET /admin/v1/models", s.adminHandler(s.adminModels))
 	s.mux.Handle("/admin/", s.adminHandler(func(*http.Request) (int, any, error) {
 		return 0, nil, translate.Status(parleyv1.Code_CODE_NOT_FOUND, "no such admin endpoint")
 	}))
@@ -61,13 +65,19 @@ func (st *state) isAdmin(presented string) bool {
 	return ok == 1
 }
 
-// errAdminOff answers every admin path when no admin key is configured.
+// errAdminOff answers every admin path when no admin key is configured
+// but client keys are.
 var errAdminOff = errors.New("the admin API is off")
 
 // adminAuth checks the caller of the admin API.
 func (s *Server) adminAuth(h http.Header) error {
 	st := s.state()
 	if len(st.admins) == 0 {
+		if st.keys.open {
+			// No key of any kind is configured (and so Parley listens on
+			// loopback only): the admin API is as open as the rest.
+			return nil
+		}
 		return errAdminOff
 	}
 	presented := translate.BearerToken(h)
@@ -354,6 +364,7 @@ type usageRowJSON struct {
 	Operation        string  `json:"operation,omitempty"`
 	Status           int     `json:"status,omitempty"`
 	Day              string  `json:"day,omitempty"`
+	Hour             string  `json:"hour,omitempty"`
 	Requests         int64   `json:"requests"`
 	InputTokens      int64   `json:"input_tokens"`
 	OutputTokens     int64   `json:"output_tokens"`
@@ -441,7 +452,7 @@ func (s *Server) adminUsage(r *http.Request) (int, any, error) {
 			Status: row.Status, Day: row.Day, Requests: row.Requests, InputTokens: row.InputTokens,
 			OutputTokens: row.OutputTokens, CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens,
 			ReasoningTokens: row.ReasoningTokens, CostUSD: float64(row.CostNanos) / govern.NanosPerUSD,
-			DurationMS: row.DurationNanos / int64(time.Millisecond),
+			DurationMS: row.DurationNanos / int64(time.Millisecond), Hour: hourText(q.GroupBy, row.Hour),
 		}
 	}
 	if strings.Contains(r.Header.Get("Accept"), "text/csv") {
@@ -484,8 +495,19 @@ func dimension(row store.UsageRow, g string) string {
 		return strconv.Itoa(row.Status)
 	case store.GroupDay:
 		return row.Day
+	case store.GroupHour:
+		return hourText([]string{store.GroupHour}, row.Hour)
 	}
 	return ""
+}
+
+// hourText writes the start of a UTC hour as RFC 3339, when usage is
+// grouped by hour.
+func hourText(groups []string, unix int64) string {
+	if !slices.Contains(groups, store.GroupHour) {
+		return ""
+	}
+	return time.Unix(unix, 0).UTC().Format(time.RFC3339)
 }
 
 // adminGate checks admin keys on the Connect AdminService.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/dispatch"
@@ -65,6 +66,9 @@ type meter struct {
 	// estimate is the request's input tokens by Parley's estimate, once
 	// worked out.
 	estimate int64
+	// inFlight and streaming are the live counters the request holds,
+	// given back when it finishes.
+	inFlight, streaming *atomic.Int64
 }
 
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
@@ -234,6 +238,14 @@ func (m *meter) govern(s *Server, st *state, p *principal, h http.Header, setHea
 	if rl != nil && setHeaders != nil {
 		setHeaders(h, rl, time.Now())
 	}
+	if err == nil {
+		m.inFlight = &s.now.requests
+		m.inFlight.Add(1)
+		if req.GetStream() {
+			m.streaming = &s.now.streams
+			m.streaming.Add(1)
+		}
+	}
 	return err
 }
 
@@ -273,6 +285,15 @@ func (m *meter) ctx() context.Context { return context.Background() }
 func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...any) {
 	elapsed := time.Since(m.start)
 	m.settle(dialect, status, elapsed)
+	if m.inFlight != nil {
+		m.inFlight.Add(-1)
+		m.inFlight = nil
+	}
+	if m.streaming != nil {
+		m.streaming.Add(-1)
+		m.streaming = nil
+	}
+	s.now.observe(m.call.Upstream, sample{at: m.start.UnixNano(), duration: elapsed, ttft: m.ttft, failed: status >= 500 || status == http.StatusTooManyRequests && m.call.Upstream != ""})
 	m.endSpan(dialect, status, e)
 	s.observe(outcome{dialect: dialect, status: status, call: &m.call, elapsed: elapsed, ttft: m.ttft, usage: m.usage})
 	attrs := append([]any{"id", m.id, "dialect", dialect}, where...)

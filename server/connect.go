@@ -247,10 +247,10 @@ func (g generationService) request(r *rpc, req *parleyv1.Request, stream bool) (
 	if err := r.st.admit(r.p, req.GetModel(), "request.model"); err != nil {
 		return nil, err
 	}
+	req.Stream = stream
 	if err := r.govern(g.s, r.st, r.p, nil, nil, req); err != nil {
 		return nil, err
 	}
-	req.Stream = stream
 	if req.GetExtensions().GetDialect() == parleyv1.Dialect_DIALECT_UNSPECIFIED {
 		if req.Extensions == nil {
 			req.Extensions = &parleyv1.Extensions{}
@@ -356,7 +356,7 @@ func (t taskService) SubmitTask(ctx context.Context, in *connect.Request[parleyv
 		return nil, err
 	}
 	p := rpcOf(ctx).p
-	task, err := t.s.governTask(ctx, p, input, func() (*parleyv1.Task, error) {
+	task, err := t.s.governTask(ctx, p, "connect", input, func() (*parleyv1.Task, error) {
 		return svc.Submit(ctx, p.name, input, in.Msg.GetNotifyHook())
 	})
 	if err != nil {

@@ -714,4 +714,119 @@ func TestTaskLimits(t *testing.T) {
 	if n := len(g.fake.submitted()); n != before {
 		t.Errorf("the music service got %d more submissions", n-before)
 	}
+	// The ledger counts submissions per key and operation, refused ones
+	// under their status.
+	g.stop()
+	st, err := sqlite.Open(context.Background(), filepath.Join(g.dir, "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	rows, err := st.Usage(context.Background(), store.UsageQuery{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour),
+		GroupBy: []string{store.GroupKey, store.GroupOperation, store.GroupStatus}, Key: "paced"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Operation != "submit_lyrics" || rows[0].Status != 200 || rows[0].Requests != 1 || rows[1].Status != 429 || rows[1].Requests != 2 {
+		t.Errorf("the ledger's task rows = %+v", rows)
+	}
+}
+
+// tokenKeys are keys with a small tokens_per_minute, one per dialect.
+func tokenKeys() string {
+	var b strings.Builder
+	for _, d := range dialectList {
+		fmt.Fprintf(&b, "  - {name: tokens-%s, key: sk-tokens-%s-0123456789, limits: {tokens_per_minute: 20}}\n", d.name, d.name)
+	}
+	return b.String()
+}
+
+// TestTokenLimitsThroughSDKs spends a key's tokens_per_minute in every
+// client dialect: the upstream reports 17 tokens for the first request,
+// and the second, whose estimate no longer fits the minute, is refused as
+// the dialect's token rate limit through its official SDK. (issue 20)
+func TestTokenLimitsThroughSDKs(t *testing.T) {
+	g := startGateway(t, gwExtra{keys: tokenKeys()})
+	for _, d := range dialectList {
+		t.Run(d.name, func(t *testing.T) {
+			key, model := "sk-tokens-"+d.name+"-0123456789", "via-"+d.name
+			body := fixture(t, "text", d.name, "request.json")
+			if res := sdks[d.name](t, g.url, key, model, body, true); res.err != nil {
+				t.Fatalf("the first request: %v", res.err)
+			}
+			res := sdks[d.name](t, g.url, key, model, body, false)
+			if res.status != http.StatusTooManyRequests {
+				t.Fatalf("the second request: %v (status %d)", res.err, res.status)
+			}
+			msg := res.err.Error()
+			var oe *openai.Error
+			if errors.As(res.err, &oe) {
+				msg = oe.Message
+				if oe.Type != "tokens" || oe.Code != "rate_limit_exceeded" {
+					t.Errorf("the OpenAI error = type %q code %q", oe.Type, oe.Code)
+				}
+			}
+			if !strings.Contains(msg, "tokens_per_minute") {
+				t.Errorf("the refusal does not name the limit: %s", msg)
+			}
+			if n := len(g.fakes[d.name].requests()); n != 1 {
+				t.Errorf("the upstream got %d requests, want 1", n)
+			}
+		})
+	}
+}
+
+// TestGovernanceMetrics checks the Prometheus series: tokens and cost by
+// key name and model, refusals by key and limit, never a secret; the
+// ledger's cost is the model's pricing of the upstream's usage. (issue 20)
+func TestGovernanceMetrics(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	g := startGateway(t, gwExtra{
+		keys:   "  - {name: metered, key: sk-metered-0123456789, limits: {budget: {usd: 0.00001, per: month}}}\n",
+		models: "  - {name: priced, upstream: fake-messages, upstream_model: claude-sonnet-4-5, pricing: {input: 3.00, output: 15.00}}\n",
+		options: func(o *server.Options) {
+			o.Ledger, o.LedgerFlush = st, 10*time.Millisecond
+		},
+	})
+	if resp, body := dialectCall(t, g.url, "chat_completions", "sk-metered-0123456789", "priced"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the first request: %d %s", resp.StatusCode, body)
+	}
+	// 12 × $3 + 5 × $15 per million: $0.000111, over the budget of $0.00001.
+	if resp, body := dialectCall(t, g.url, "chat_completions", "sk-metered-0123456789", "priced"); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the second request over a spent budget: %d %s", resp.StatusCode, body)
+	}
+	resp, err := http.Get(g.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	metrics := string(raw)
+	for _, want := range []string{
+		`parley_key_tokens_total{key="metered",kind="input",model="priced"} 12`,
+		`parley_key_tokens_total{key="metered",kind="output",model="priced"} 5`,
+		`parley_key_cost_usd_total{key="metered",model="priced"} 0.000111`,
+		`parley_limit_refusals_total{key="metered",limit="budget"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(metrics, "parley_key_"))
+		}
+	}
+	if strings.Contains(metrics, "sk-metered") {
+		t.Error("/metrics holds a client key")
+	}
+	if err := g.server.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Usage(context.Background(), store.UsageQuery{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour), Status: http.StatusOK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].CostNanos != 111_000 {
+		t.Errorf("the ledger's cost = %+v, want 111000 nano-USD", rows)
+	}
 }

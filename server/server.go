@@ -108,6 +108,8 @@ type Server struct {
 	admin   *govern.Admin
 	// stop ends the background work of New (the managed keys' refresh).
 	stop context.CancelFunc
+	// now is what the console's live view shows.
+	now live
 }
 
 // New returns a Server with its routes registered.
@@ -159,6 +161,7 @@ func New(o Options) *Server {
 	s.taskRoutes(o.Dialects)
 	s.connectRoutes()
 	s.adminRoutes()
+	s.consoleRoutes()
 	return s
 }
 

@@ -95,7 +95,8 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(ctx) }()
-	srv := startServer(t, server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All(), Tasks: svc}))
+	sv := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All(), Tasks: svc, Ledger: g.store, LedgerFlush: 10 * time.Millisecond})
+	srv := startServer(t, sv)
 	g.url = srv.URL
 	stopped := false
 	g.stop = func() {
@@ -104,6 +105,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 		}
 		stopped = true
 		srv.Close()
+		_ = sv.Close(context.Background())
 		cancel()
 		select {
 		case <-done:

@@ -29,7 +29,7 @@ func (s *Server) taskRoutes(ds translate.Dialects) {
 			var op taskOp
 			switch rt.Op {
 			case translate.OpSubmitTask:
-				op = s.submitTask(rt.Pattern)
+				op = s.submitTask(rt.Pattern, label)
 			case translate.OpQueryTasks:
 				op = s.queryTasks
 			case translate.OpGetTask:
@@ -43,13 +43,13 @@ func (s *Server) taskRoutes(ds translate.Dialects) {
 }
 
 // submitTask submits a task of the kind the endpoint takes.
-func (s *Server) submitTask(pattern string) taskOp {
+func (s *Server) submitTask(pattern, label string) taskOp {
 	return func(ctx context.Context, c translate.TaskClient, p *principal, _ *http.Request, body []byte) ([]byte, error) {
 		sub, err := c.DecodeSubmission(pattern, body, s.tasks.ModelVersions())
 		if err != nil {
 			return nil, err
 		}
-		t, err := s.governTask(ctx, p, sub.Input, func() (*parleyv1.Task, error) {
+		t, err := s.governTask(ctx, p, label, sub.Input, func() (*parleyv1.Task, error) {
 			return s.tasks.Submit(ctx, p.name, sub.Input, sub.NotifyHook)
 		})
 		if err != nil {
@@ -156,7 +156,7 @@ func (s *Server) taskFail(c translate.TaskClient, w http.ResponseWriter, id stri
 // governTask submits a task within its key's limits (requests per minute
 // and in flight; a task has no tokens) and writes its ledger line, whose
 // operation names the task's action ("submit_music").
-func (s *Server) governTask(ctx context.Context, p *principal, in *parleyv1.TaskInput, submit func() (*parleyv1.Task, error)) (*parleyv1.Task, error) {
+func (s *Server) governTask(ctx context.Context, p *principal, dialect string, in *parleyv1.TaskInput, submit func() (*parleyv1.Task, error)) (*parleyv1.Task, error) {
 	key := p.key
 	if key == nil {
 		key = &govern.Key{Name: p.name}
@@ -171,7 +171,7 @@ func (s *Server) governTask(ctx context.Context, p *principal, in *parleyv1.Task
 	if a := tasks.ActionOf(in); a != parleyv1.TaskAction_TASK_ACTION_UNSPECIFIED {
 		op += "_" + strings.ToLower(strings.TrimPrefix(a.String(), "TASK_ACTION_"))
 	}
-	end := govern.End{RequestID: id, Operation: op, Dialect: "songgen", Status: govern.StatusOf(translate.ToProto(err)),
+	end := govern.End{RequestID: id, Operation: op, Dialect: dialect, Status: govern.StatusOf(translate.ToProto(err)),
 		Start: start, Duration: time.Since(start)}
 	if err == nil {
 		end.Status = http.StatusOK

@@ -1,0 +1,135 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
+	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/server"
+	"github.com/parleyhq/parley/store/sqlite"
+)
+
+// TestConsoleAPI checks the admin endpoints the console reads: info, the
+// live figures (in flight, upstream health), the models and their routes,
+// usage by hour; and that the console's page is served with a policy that
+// keeps it to its own origin. (issue 21)
+func TestConsoleAPI(t *testing.T) {
+	g, _ := governedGateway(t, "")
+	for range 3 {
+		dialectCall(t, g.url, "messages", clientKey, "via-messages")
+	}
+	status, info, _ := adminDo(t, g.url, "GET", "/admin/v1/info", adminKey, "")
+	if status != http.StatusOK || info["open"] != false || info["ledger"] != true || info["managed_keys"] != true {
+		t.Errorf("info: %d %v", status, info)
+	}
+	if status, _, _ := adminDo(t, g.url, "GET", "/admin/v1/info", "", ""); status != http.StatusUnauthorized {
+		t.Errorf("info without a key on a gateway with keys: %d", status)
+	}
+	status, stats, _ := adminDo(t, g.url, "GET", "/admin/v1/stats", adminKey, "")
+	ups, _ := stats["upstreams"].([]any)
+	var seen bool
+	for _, u := range ups {
+		u := u.(map[string]any)
+		if u["name"] == "fake-messages" {
+			seen = true
+			lat, _ := u["latency_ms"].(map[string]any)
+			if u["requests"] != float64(3) || u["errors"] != float64(0) || u["dialect"] != "messages" || lat["p50"] == nil {
+				t.Errorf("fake-messages health = %v", u)
+			}
+		} else if u["requests"] != float64(0) || u["latency_ms"] != nil {
+			t.Errorf("an upstream nobody called: %v", u)
+		}
+	}
+	if status != http.StatusOK || !seen || stats["in_flight"].(map[string]any)["requests"] != float64(0) {
+		t.Errorf("stats: %d %v", status, stats)
+	}
+	status, models, _ := adminDo(t, g.url, "GET", "/admin/v1/models", adminKey, "")
+	data, _ := models["data"].([]any)
+	if raw, _ := json.Marshal(models); status != http.StatusOK || len(data) != 4 || strings.Contains(string(raw), "up-key-") {
+		t.Errorf("models: %d %v", status, models)
+	}
+	first := data[0].(map[string]any)
+	route := first["routes"].([]any)[0].(map[string]any)
+	if first["name"] != "via-chat_completions" || route["upstream"] != "fake-chat_completions" || route["dialect"] != "chat_completions" || route["upstream_model"] != "gpt-4.1" {
+		t.Errorf("the first model = %v", first)
+	}
+	var rows []any
+	waitUntil(t, func() bool {
+		_, usage, _ := adminDo(t, g.url, "GET", "/admin/v1/usage?group_by=hour", adminKey, "")
+		rows, _ = usage["data"].([]any)
+		return len(rows) == 1 && rows[0].(map[string]any)["requests"] == float64(3)
+	})
+	hour, _ := time.Parse(time.RFC3339, rows[0].(map[string]any)["hour"].(string))
+	if now := time.Now().UTC(); !hour.Equal(now.Truncate(time.Hour)) && !hour.Equal(now.Add(-time.Minute).Truncate(time.Hour)) {
+		t.Errorf("the hour = %v", rows[0])
+	}
+
+	resp, err := http.Get(g.url + "/console/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "<title>") ||
+		!strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'self'") || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("/console/: %d %v %.200s", resp.StatusCode, resp.Header, page)
+	}
+}
+
+// TestConsoleOpen: a gateway with no key of any kind (loopback only) opens
+// its admin API, and so its console, without a sign-in. (issue 21)
+// A managed key presented to an open gateway still names the caller and
+// brings its limits.
+func TestConsoleOpen(t *testing.T) {
+	cfg, err := config.Parse("open.yaml", []byte("upstreams:\n  - {name: e, dialect: echo}\nmodels:\n  - {name: echo, upstream: e}\n"),
+		func(string) (string, bool) { return "", false }, dialects.All().Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dispatch.FromConfig(cfg, dialects.All(), dispatch.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	sv := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All(), Keys: st, Ledger: st})
+	t.Cleanup(func() { _ = sv.Close(context.Background()) })
+	url := startServer(t, sv).URL
+	status, info, _ := adminDo(t, url, "GET", "/admin/v1/info", "", "")
+	if status != http.StatusOK || info["open"] != true {
+		t.Fatalf("info on an open gateway: %d %v", status, info)
+	}
+	status, created, _ := adminDo(t, url, "POST", "/admin/v1/keys", "", `{"name":"mine","limits":{"requests_per_minute":1}}`)
+	secret, _ := created["key"].(string)
+	if status != http.StatusCreated || secret == "" {
+		t.Fatalf("create on an open gateway: %d %v", status, created)
+	}
+	body := `{"model":"echo","messages":[{"role":"user","content":"hi"}]}`
+	for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		req, _ := http.NewRequest("POST", url+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("request %d with the managed key: %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+	// Without a key, anyone may still call.
+	if status, out := postBody(t, url, "/v1/chat/completions", []byte(body)); status != http.StatusOK {
+		t.Errorf("an anonymous request: %d %s", status, out)
+	}
+}
