@@ -268,12 +268,22 @@ func drop(ctx context.Context, tx pgx.Tx, id string) (base string, dropped bool,
 // dropTurnsQuery deletes the turns among $1 that no response lists.
 const dropTurnsQuery = `DELETE FROM turns t WHERE t.hash = ANY($1) AND NOT EXISTS (SELECT 1 FROM response_turns rt WHERE rt.hash = t.hash)`
 
-// dropTurns deletes the turns among hashes that no response lists. A save
+// lockTurnsQuery locks the turns among $1, in one order.
+const lockTurnsQuery = `SELECT 1 FROM turns WHERE hash = ANY($1) ORDER BY hash FOR UPDATE`
+
+// dropTurns deletes the turns among hashes that no response lists. The
+// turns are locked first: two sweepers dropping the last two responses
+// that list a turn would each still see the other's listing (not yet
+// committed) and both keep the turn; with the lock, the second's delete
+// starts after the first committed, and sees that nothing lists it. A save
 // elsewhere may have just listed one (its foreign key refuses the delete):
 // then each turn is tried on its own, and the one in use stays.
 func dropTurns(ctx context.Context, tx pgx.Tx, hashes [][]byte) error {
 	if len(hashes) == 0 {
 		return nil
+	}
+	if _, err := tx.Exec(ctx, lockTurnsQuery, hashes); err != nil {
+		return err
 	}
 	err := savepoint(ctx, tx, dropTurnsQuery, hashes)
 	if !hasCode(err, foreignKeyViolation) {
