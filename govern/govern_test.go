@@ -172,3 +172,48 @@ func TestBudgetStartsFromLedger(t *testing.T) {
 		t.Fatalf("a spent budget after a restart: %v", err)
 	}
 }
+
+// Text a client chose (a model name under a glob) is made fit for every
+// ledger: PostgreSQL refuses NUL and invalid UTF-8 in text.
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-x":               "claude-x",
+		"glob-\x00x":             "glob-x",
+		"bad-\xff-utf8":          "bad-\uFFFD-utf8",
+		"tab\there":              "tabhere",
+		strings.Repeat("é", 150): strings.Repeat("é", 100),
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// failingSpent is a ledger whose reads fail, as a database away does.
+type failingSpent struct{ failingLedger }
+
+func (*failingSpent) Spent(context.Context, string, time.Time) (int64, int64, error) {
+	return 0, 0, errors.New("database away")
+}
+
+// A budget that cannot be started from the ledger is refused with deny,
+// and is not counted from zero either way: its period's count starts only
+// from a seed.
+func TestBudgetSeedFails(t *testing.T) {
+	key := &Key{Name: "k", Limits: &quota.Limits{BudgetTokens: 100, Period: quota.PeriodDay}}
+	for _, deny := range []bool{false, true} {
+		l := &failingSpent{failingLedger{got: map[string]store.UsageRecord{}}}
+		g := New(Options{Ledger: l, Deny: deny})
+		tk, _, err := g.Admit(context.Background(), key, "id", nil)
+		if deny != (err != nil) {
+			t.Errorf("deny=%v: err = %v", deny, err)
+		}
+		if !deny {
+			tk.Settle(End{RequestID: "r1", Start: time.Now(), Usage: &parleyv1.Usage{InputTokens: proto.Int64(500)}})
+			if _, _, err := g.Admit(context.Background(), key, "id2", nil); err != nil {
+				t.Errorf("a settlement before the seed was counted as the period's spend: %v", err)
+			}
+		}
+		_ = g.Close(context.Background())
+	}
+}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -98,10 +101,23 @@ func (g *Governor) Admit(ctx context.Context, k *Key, id string, estimate func()
 	if l.TokensPerMinute > 0 && estimate != nil {
 		t.ask.Tokens = estimate()
 	}
+	// A counter that does not answer within a second is as good as
+	// unreachable: the request is not held up longer.
+	ctx, cancel := context.WithTimeout(ctx, counterTimeout)
+	defer cancel()
+	var sk seedKey
 	if l.Period != quota.PeriodNone {
-		g.seed(ctx, k.Name, l.Period, t.ask.Now)
+		var err error
+		if sk, err = g.seed(ctx, k.Name, l.Period, t.ask.Now); err != nil && g.deny {
+			return t, nil, translate.Status(parleyv1.Code_CODE_UNAVAILABLE, "the budget of this key cannot be checked right now; try again shortly")
+		}
 	}
 	grant, err := g.counters.Admit(ctx, &t.ask)
+	if err == nil && grant.BudgetUnheld {
+		// The counters lost the period's count (Redis restarted, say):
+		// the next request seeds it again from the ledger.
+		g.seeded.Delete(sk)
+	}
 	if err != nil {
 		g.m.checkErrors.Inc()
 		g.warn("key limits cannot be checked", err)
@@ -163,38 +179,59 @@ func rateLimits(l *quota.Limits, g *quota.Grant) *translate.RateLimits {
 	return rl
 }
 
+// counterTimeout bounds each call to the counters on a request's path.
+const counterTimeout = time.Second
+
+// seedKey names a budget period of a key.
+type seedKey struct {
+	key    string
+	period quota.Period
+	start  int64
+}
+
 // seed gives the counters the ledger's spend of a budget period, once per
-// key and period in this process: counters in the process start empty at
-// every start, and Redis may have lost its data; the ledger has not.
-func (g *Governor) seed(ctx context.Context, key string, p quota.Period, now time.Time) {
-	if g.ledger == nil {
-		return
-	}
+// key and period in this process (and again when the counters report they
+// lost it): only a seed starts a period's count, so counters that start
+// empty (a restart) or lose their data (Redis) never count a period from
+// zero in its middle. Without a ledger the count starts at zero.
+func (g *Governor) seed(ctx context.Context, key string, p quota.Period, now time.Time) (seedKey, error) {
 	start, _ := p.Bounds(now)
-	type seedKey struct {
-		key   string
-		start int64
-	}
-	sk := seedKey{key, start.Unix()}
+	sk := seedKey{key, p, start.Unix()}
 	if _, done := g.seeded.Load(sk); done {
-		return
+		return sk, nil
 	}
-	cost, tokens, err := g.ledger.Spent(ctx, key, start)
-	if err != nil {
-		g.warn("the ledger could not be read to start a budget's count", err)
-		return
-	}
-	if g.rec != nil {
-		// Records not yet written are this process's own, already
-		// counted by its counters.
-		c, t := g.rec.pendingSpend(key, start)
-		cost, tokens = cost+c, tokens+t
+	var cost, tokens int64
+	if g.ledger != nil {
+		var err error
+		if cost, tokens, err = g.spent(ctx, key, start); err != nil {
+			g.warn("the ledger could not be read to start a budget's count", err)
+			return sk, err
+		}
 	}
 	if err := g.counters.SeedBudget(ctx, key, p, now, cost, tokens); err != nil {
 		g.warn("a budget's count could not be started", err)
-		return
+		return sk, err
 	}
 	g.seeded.Store(sk, true)
+	return sk, nil
+}
+
+// spent is what a key spent since a time: what the ledger holds, and the
+// records not yet written (this process's own). A write of the recorder
+// cannot fall between the two reads, which would count its records twice.
+func (g *Governor) spent(ctx context.Context, key string, since time.Time) (cost, tokens int64, err error) {
+	if g.rec != nil {
+		g.rec.writeMu.Lock()
+		defer g.rec.writeMu.Unlock()
+	}
+	if cost, tokens, err = g.ledger.Spent(ctx, key, since); err != nil {
+		return 0, 0, err
+	}
+	if g.rec != nil {
+		c, t := g.rec.pendingSpend(key, since)
+		cost, tokens = cost+c, tokens+t
+	}
+	return cost, tokens, nil
 }
 
 // warn logs a failure of the counters or the ledger at most once a minute.
@@ -264,7 +301,7 @@ func (t *Ticket) Settle(e End) {
 	if g.rec != nil {
 		u := e.Usage
 		g.rec.Add(store.UsageRecord{
-			Time: e.Start, RequestID: e.RequestID, Key: key, Model: e.Model, Upstream: e.Upstream,
+			Time: e.Start, RequestID: e.RequestID, Key: key, Model: clean(e.Model), Upstream: e.Upstream,
 			Dialect: e.Dialect, Operation: e.Operation, Status: e.Status,
 			InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(),
 			CacheReadTokens: u.GetCacheReadTokens(), CacheWriteTokens: u.GetCacheCreationTokens(),
@@ -309,4 +346,28 @@ func StatusOf(e *parleyv1.Error) int {
 		return http.StatusOK
 	}
 	return translate.HTTPStatusOf(e)
+}
+
+// clean makes a client's text fit for the ledger: valid UTF-8 without
+// control characters (PostgreSQL refuses NUL in text, which would hold up
+// every record behind it), at most 200 bytes.
+func clean(s string) string {
+	ok := len(s) <= 200 && utf8.ValidString(s)
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] >= 0x20 && s[i] != 0x7f
+	}
+	if ok {
+		return s
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	for len(s) > 200 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
 }

@@ -24,9 +24,11 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	pending []store.UsageRecord
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	// closed is set by Close: later lines are written one by one.
+	closed bool
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
 	// writeMu makes one write at a time, the loop's or a Flush's.
 	writeMu sync.Mutex
 }
@@ -51,9 +53,20 @@ func NewRecorder(ledger store.Ledger, interval time.Duration, log *slog.Logger, 
 	return r
 }
 
-// Add gathers one line.
+// Add gathers one line. After Close (a request that outlived the
+// shutdown's grace) the line is written at once.
 func (r *Recorder) Add(rec store.UsageRecord) {
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := r.ledger.RecordUsage(ctx, []store.UsageRecord{rec}); err != nil {
+			r.m.ledgerDropped.Inc()
+			r.log.Error("a usage record made after the shutdown could not be written", "request_id", rec.RequestID, "error", err)
+		}
+		return
+	}
 	if len(r.pending) >= MaxPending {
 		// The ledger has been away for a long while: keep what is
 		// gathered (a write may be taking its first lines) and count the
@@ -148,6 +161,9 @@ func (r *Recorder) pendingSpend(key string, since time.Time) (cost, tokens int64
 
 // Close stops the loop and writes what is left.
 func (r *Recorder) Close(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 	close(r.stop)
 	<-r.done
 	return r.Flush(ctx)

@@ -288,6 +288,7 @@ func TestRefusalOrder(t *testing.T) {
 
 		l = &Limits{RequestsPerMinute: 5, TokensPerMinute: 10, BudgetNanos: 1, Period: PeriodDay}
 		b := &Ask{Key: "b", Limits: l, Tokens: 10, Now: at(0)}
+		seed(t, c, "b", PeriodDay, at(0))
 		g = admit(t, c, b)
 		settle(t, c, b, g, Used{Tokens: 10, CostNanos: 1})
 		refuse(t, c, &Ask{Key: "b", Limits: l, Tokens: 1, Now: at(sec(1))}, LimitTokens, sec(59))
@@ -299,6 +300,10 @@ func TestBudget(t *testing.T) {
 	eachImplementation(t, func(t *testing.T, c counters) {
 		l := &Limits{BudgetNanos: 1000, Period: PeriodDay}
 		ask := func(now time.Duration) *Ask { return &Ask{Key: "k", Limits: l, Tokens: 1e6, Now: at(now)} }
+		seed(t, c, "k", PeriodDay, at(0))
+		seed(t, c, "late", PeriodDay, at(0))
+		seed(t, c, "w", PeriodWeek, at(0))
+		seed(t, c, "m", PeriodMonth, at(0))
 		// Spend grows only through Settle: the estimates count nothing.
 		a, b := ask(0), ask(0)
 		ga, gb := admit(t, c, a), admit(t, c, b)
@@ -349,10 +354,15 @@ func TestSeedBudget(t *testing.T) {
 		ctx := context.Background()
 		l := &Limits{BudgetNanos: 1000, BudgetTokens: 50, Period: PeriodDay}
 		ask := func(now time.Duration) *Ask { return &Ask{Key: "k", Limits: l, Now: at(now)} }
+		if g := admit(t, c, ask(0)); !g.BudgetUnheld {
+			t.Error("a budget never seeded was not reported unheld")
+		}
 		if err := c.SeedBudget(ctx, "k", PeriodDay, at(0), 900, 10); err != nil {
 			t.Fatal(err)
 		}
-		admit(t, c, ask(0))
+		if g := admit(t, c, ask(0)); g.BudgetUnheld {
+			t.Error("a seeded budget was reported unheld")
+		}
 		// Held already: left as it is.
 		if err := c.SeedBudget(ctx, "k", PeriodDay, at(sec(1)), 2000, 0); err != nil {
 			t.Fatal(err)
@@ -368,20 +378,30 @@ func TestSeedBudget(t *testing.T) {
 		}
 		refuse(t, c, ask(13*time.Hour), LimitBudget, 23*time.Hour)
 
-		// Spend counted before the seed wins over it.
+		// Spend settled before the period is seeded does not start its
+		// count (the ledger holds it, for the seed): the seed decides.
 		b := &Ask{Key: "b", Limits: l, Now: at(0)}
 		gb := admit(t, c, b)
 		settle(t, c, b, gb, Used{CostNanos: 10})
-		if err := c.SeedBudget(ctx, "b", PeriodDay, at(0), 5000, 0); err != nil {
+		if g := admit(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))}); !g.BudgetUnheld {
+			t.Error("a settlement started a budget's count")
+		}
+		if err := c.SeedBudget(ctx, "b", PeriodDay, at(0), 500, 0); err != nil {
 			t.Fatal(err)
 		}
-		admit(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))})
+		gb2 := admit(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))})
+		settle(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))}, gb2, Used{CostNanos: 500})
+		refuse(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(2))}, LimitBudget, 12*time.Hour-sec(2))
+		b = &Ask{Key: "b2", Limits: l, Now: at(0)}
+		if err := c.SeedBudget(ctx, "b2", PeriodDay, at(0), 0, 0); err != nil {
+			t.Fatal(err)
+		}
 
 		// A seed for another kind of period is another count.
 		if err := c.SeedBudget(ctx, "b", PeriodMonth, at(0), 5000, 0); err != nil {
 			t.Fatal(err)
 		}
-		admit(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))})
+		admit(t, c, &Ask{Key: "b2", Limits: l, Now: at(sec(1))})
 		refuse(t, c, &Ask{Key: "b", Limits: &Limits{BudgetNanos: 5000, Period: PeriodMonth}, Now: at(sec(1))},
 			LimitBudget, time.Date(2031, time.July, 1, 0, 0, 0, 0, time.UTC).Sub(at(sec(1))))
 		// Without a period there is nothing to seed.
@@ -515,4 +535,13 @@ func TestParallelSettles(t *testing.T) {
 			t.Fatalf("after every settle: %+v, want no slot and a token per request", u)
 		}
 	})
+}
+
+// seed starts a budget period's count at zero, as the governor does from
+// an empty ledger.
+func seed(t *testing.T, c counters, key string, p Period, now time.Time) {
+	t.Helper()
+	if err := c.SeedBudget(context.Background(), key, p, now, 0, 0); err != nil {
+		t.Fatal(err)
+	}
 }

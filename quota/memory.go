@@ -137,6 +137,10 @@ func (st *keyState) admit(a *Ask, start, end int64) verdict {
 	}
 
 	v := verdict{requests: requests, tokens: tokensUsed}
+	if start != end {
+		sp := &st.budgets[l.Period-1]
+		v.unheld = !sp.held || sp.start != start
+	}
 	switch {
 	case l.Concurrent > 0 && st.inflight >= l.Concurrent:
 		v.code = codeConcurrent
@@ -213,17 +217,13 @@ func (st *keyState) overBudget(l *Limits, start int64) bool {
 		(l.BudgetTokens > 0 && sp.tokens >= l.BudgetTokens)
 }
 
-// add counts spend toward the period of kind p starting at start. Spend of
-// a period older than the one held is dropped: nothing asks about it any
-// more.
+// add counts spend toward the period of kind p starting at start, when
+// that period's count is held; otherwise the spend is dropped, for the
+// ledger to bring in at the period's seed (SeedBudget).
 func (st *keyState) add(p Period, start, cost, tokens int64) {
-	sp := &st.budgets[p-1]
-	switch {
-	case sp.held && sp.start == start:
+	if sp := &st.budgets[p-1]; sp.held && sp.start == start {
 		sp.cost += cost
 		sp.tokens += tokens
-	case !sp.held || sp.start < start:
-		*sp = spend{held: true, start: start, cost: cost, tokens: tokens}
 	}
 }
 

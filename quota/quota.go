@@ -101,6 +101,10 @@ type Grant struct {
 	TokensReset       time.Duration
 	// Second is the Unix second the request's tokens were reserved in.
 	Second int64
+	// BudgetUnheld says the counters hold no count of the budget's
+	// period: it was never seeded (or Redis lost it), so the budget could
+	// not be checked. The caller seeds it (SeedBudget) from the ledger.
+	BudgetUnheld bool
 }
 
 // Used is what a finished request consumed.
@@ -127,7 +131,11 @@ type Counters interface {
 	Settle(ctx context.Context, a *Ask, g *Grant, used Used) error
 	// SeedBudget starts the count of a key's budget period that the
 	// counters do not hold yet (after a restart) at what the ledger says
-	// was spent; a count already held is left as it is.
+	// was spent; a count already held is left as it is. Only a seed
+	// starts a period's count: Settle adds to a count that is held and
+	// drops spend otherwise (the ledger has it, and the next seed reads
+	// it), so that a count never starts from zero in the middle of a
+	// period.
 	SeedBudget(ctx context.Context, key string, p Period, now time.Time, costNanos, tokens int64) error
 	// Close stops the counters' background work.
 	Close() error

@@ -176,7 +176,8 @@ local tok = window(KEYS[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 local held = redis.call('ZCARD', KEYS[3])
 
-local code, wait = 0, 0
+local code, wait, unheld = 0, 0, 0
+if #KEYS == 4 and redis.call('EXISTS', KEYS[4]) == 0 then unheld = 1 end
 if conc > 0 and held >= conc then
   code = 1
 elseif rpm > 0 and req.total >= rpm then
@@ -212,7 +213,7 @@ if code == 0 then
     end
   end
 end
-return {code, wait, req.total, reset(req), tok.total, reset(tok), sec}
+return {code, wait, req.total, reset(req), tok.total, reset(tok), sec, unheld}
 `)
 
 // settleScript ends an admitted request.
@@ -234,7 +235,7 @@ end
 if ARGV[3] == '1' then
   redis.call('ZREM', KEYS[2], ARGV[4])
 end
-if #KEYS == 3 then
+if #KEYS == 3 and redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('HINCRBY', KEYS[3], 'cost', ARGV[5])
   redis.call('HINCRBY', KEYS[3], 'tokens', ARGV[6])
   redis.call('PEXPIRE', KEYS[3], ARGV[7])
@@ -295,14 +296,14 @@ func (r *Redis) Admit(ctx context.Context, a *Ask) (Grant, error) {
 	if err != nil {
 		return Grant{}, fmt.Errorf("quota: admitting on key %q: %w", a.Key, err)
 	}
-	if len(res) != 7 || res[0] < codeAdmitted || res[0] > codeBudget {
+	if len(res) != 8 || res[0] < codeAdmitted || res[0] > codeBudget {
 		return Grant{}, fmt.Errorf("quota: admitting on key %q: unexpected reply %v", a.Key, res)
 	}
 	v := verdict{
 		code: res[0], retryMs: res[1],
 		requests: res[2], requestsResetMs: res[3],
 		tokens: res[4], tokensResetMs: res[5],
-		second: res[6],
+		second: res[6], unheld: res[7] == 1,
 	}
 	if v.code == codeAdmitted && l.Concurrent > 0 {
 		r.hold(slots, a.ID)

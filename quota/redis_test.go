@@ -117,6 +117,9 @@ func TestRedisKeys(t *testing.T) {
 	r := newTestRedis(t, c, prefix, time.Minute)
 	ctx := context.Background()
 	l := &Limits{RequestsPerMinute: 1000, TokensPerMinute: 1e6, Concurrent: 10, BudgetNanos: 1e9, Period: PeriodMonth}
+	if err := r.SeedBudget(ctx, "k", PeriodMonth, at(0), 0, 0); err != nil {
+		t.Fatal(err)
+	}
 	// Two minutes of a request a second: the minute hashes keep only the
 	// seconds of the window.
 	for i := range int64(120) {

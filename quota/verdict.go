@@ -47,11 +47,13 @@ type verdict struct {
 	requests, requestsResetMs int64
 	tokens, tokensResetMs     int64
 	second                    int64
+	// unheld says the budget's period has no count.
+	unheld bool
 }
 
 // grant turns the verdict into the Grant for limits l.
 func (v *verdict) grant(l *Limits) Grant {
-	var g Grant
+	g := Grant{BudgetUnheld: v.unheld}
 	if l.RequestsPerMinute > 0 {
 		g.RequestsRemaining = max(0, l.RequestsPerMinute-v.requests)
 		g.RequestsReset = time.Duration(v.requestsResetMs) * time.Millisecond
