@@ -302,26 +302,18 @@ func (s *Server) adminGetKey(r *http.Request) (int, any, error) {
 	return http.StatusOK, keyToJSON(k), nil
 }
 
-// adminUpdateKey changes a key as a JSON merge patch: the members given
-// replace the key's, null clears one.
+// adminUpdateKey changes a key as a JSON merge patch (RFC 7396): the
+// members given replace the key's, objects merge member by member (so
+// {"limits":{"requests_per_minute":120}} keeps the budget), and null
+// clears a member.
 func (s *Server) adminUpdateKey(r *http.Request) (int, any, error) {
-	var members map[string]jsontext.Value
-	if err := decodeBody(r, &members); err != nil {
+	var patch map[string]any
+	if err := decodeBody(r, &patch); err != nil {
 		return 0, nil, err
-	}
-	var in keyJSON
-	raw, _ := json.Marshal(members)
-	if err := json.Unmarshal(raw, &in, json.RejectUnknownMembers(true)); err != nil {
-		var se *json.SemanticError
-		field := ""
-		if errors.As(err, &se) {
-			field = strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
-		}
-		return 0, nil, translate.Invalid(field, "is not valid here")
 	}
 	fields := map[string]string{"models": govern.FieldModels, "limits": govern.FieldLimits, "expires_at": govern.FieldExpireTime, "metadata": govern.FieldMetadata}
 	var paths []string
-	for name := range members {
+	for name := range patch {
 		p, ok := fields[name]
 		if !ok {
 			return 0, nil, translate.Invalid(name, "cannot be changed: only models, limits, expires_at and metadata can")
@@ -329,6 +321,25 @@ func (s *Server) adminUpdateKey(r *http.Request) (int, any, error) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
+	cur, err := s.admin.GetKey(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return 0, nil, err
+	}
+	var doc map[string]any
+	raw, _ := json.Marshal(keyToJSON(cur))
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return 0, nil, err
+	}
+	raw, _ = json.Marshal(mergePatch(doc, patch))
+	var in keyJSON
+	if err := json.Unmarshal(raw, &in, json.RejectUnknownMembers(true)); err != nil {
+		field := ""
+		var se *json.SemanticError
+		if errors.As(err, &se) {
+			field = strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
+		}
+		return 0, nil, translate.Invalid(field, "is not valid here")
+	}
 	limits, err := limitsFromJSON(in.Limits)
 	if err != nil {
 		return 0, nil, err
@@ -337,13 +348,28 @@ func (s *Server) adminUpdateKey(r *http.Request) (int, any, error) {
 		Models: in.Models, Limits: limits, ExpireTime: stampOf(in.ExpiresAt), Metadata: in.Metadata,
 	}, paths, "")
 	if err != nil {
-		var ie *translate.InputError
-		if errors.As(err, &ie) && ie.Field == "update_mask" {
-			ie.Field = ""
-		}
 		return 0, nil, err
 	}
 	return http.StatusOK, keyToJSON(k), nil
+}
+
+// mergePatch applies an RFC 7396 merge patch to a JSON object.
+func mergePatch(doc, patch map[string]any) map[string]any {
+	if doc == nil {
+		doc = map[string]any{}
+	}
+	for name, v := range patch {
+		switch v := v.(type) {
+		case nil:
+			delete(doc, name)
+		case map[string]any:
+			sub, _ := doc[name].(map[string]any)
+			doc[name] = mergePatch(sub, v)
+		default:
+			doc[name] = v
+		}
+	}
+	return doc
 }
 
 func (s *Server) adminRevokeKey(r *http.Request) (int, any, error) {
@@ -468,7 +494,7 @@ func usageCSV(groups []string, rows []store.UsageRow) csvReply {
 	for _, row := range rows {
 		var line []string
 		for _, g := range groups {
-			line = append(line, dimension(row, g))
+			line = append(line, csvCell(dimension(row, g)))
 		}
 		for _, n := range []int64{row.Requests, row.InputTokens, row.OutputTokens, row.CacheReadTokens, row.CacheWriteTokens, row.ReasoningTokens} {
 			line = append(line, strconv.FormatInt(n, 10))
@@ -477,6 +503,15 @@ func usageCSV(groups []string, rows []store.UsageRow) csvReply {
 		out = append(out, line)
 	}
 	return out
+}
+
+// csvCell keeps a value a spreadsheet would read as a formula (a model
+// name a client chose under a glob, say) as text.
+func csvCell(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
 }
 
 func dimension(row store.UsageRow, g string) string {
@@ -541,8 +576,12 @@ func (g adminGate) WrapStreamingClient(next connect.StreamingClientFunc) connect
 	return next
 }
 
-func (g adminGate) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return next
+// WrapStreamingHandler refuses streaming calls: the service has none, and
+// one added later must not be open by default.
+func (g adminGate) WrapStreamingHandler(connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(context.Context, connect.StreamingHandlerConn) error {
+		return connect.NewError(connect.CodeUnimplemented, errors.New("the admin service has no streaming calls"))
+	}
 }
 
 // adminService implements parleyv1connect.AdminServiceHandler.
@@ -592,7 +631,9 @@ func (a adminService) RevokeKey(ctx context.Context, in *connect.Request[parleyv
 
 func (a adminService) QueryUsage(ctx context.Context, in *connect.Request[parleyv1.QueryUsageRequest]) (*connect.Response[parleyv1.QueryUsageResponse], error) {
 	m := in.Msg
-	q := store.UsageQuery{GroupBy: m.GetGroupBy(), Key: m.GetKey(), Model: m.GetModel(), Upstream: m.GetUpstream(), To: time.Now()}
+	now := time.Now().UTC()
+	q := store.UsageQuery{GroupBy: m.GetGroupBy(), Key: m.GetKey(), Model: m.GetModel(), Upstream: m.GetUpstream(), To: now,
+		From: time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)}
 	if m.GetStartTime() != nil {
 		q.From = m.GetStartTime().AsTime()
 	}

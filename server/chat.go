@@ -69,6 +69,8 @@ type meter struct {
 	// inFlight and streaming are the live counters the request holds,
 	// given back when it finishes.
 	inFlight, streaming *atomic.Int64
+	// req is the governed request, for the estimate of a cut stream.
+	req *parleyv1.Request
 }
 
 func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
@@ -227,6 +229,7 @@ func (m *meter) govern(s *Server, st *state, p *principal, h http.Header, setHea
 		key = &govern.Key{Name: p.name}
 	}
 	m.price = st.prices.Of(req.GetModel())
+	m.req = req
 	t, rl, err := s.gov.Admit(m.ctx(), key, m.id, func() int64 {
 		// The input, by estimate: the output is counted when it is known,
 		// rather than reserved at max_tokens, which agents set far above
@@ -250,17 +253,26 @@ func (m *meter) govern(s *Server, st *state, p *principal, h http.Header, setHea
 }
 
 // settle charges a governed request's usage and writes its ledger line.
-// A stream cut before the upstream reported usage is charged what was
-// produced, by Parley's estimate.
-func (m *meter) settle(dialect string, status int, elapsed time.Duration) {
+// A request that ended in an error after its reply began (a stream cut by
+// the client, the upstream or a shutdown) is charged what was produced:
+// the usage seen so far (a stream's start reports the input and a token or
+// two) or Parley's estimate of the input and of the text sent, whichever
+// is more; its ledger line has the error's status.
+func (m *meter) settle(dialect string, status int, e *parleyv1.Error, elapsed time.Duration) {
 	if m.ticket == nil {
 		return
 	}
 	u := m.usage
+	if e != nil && status == http.StatusOK {
+		status = govern.StatusOf(e)
+		if e.GetCode() == parleyv1.Code_CODE_CANCELED {
+			status = 499
+		}
+	}
 	if status != http.StatusOK && (m.outBytes > 0 || u != nil) {
-		// Cut short: the usage seen so far (a stream's start reports the
-		// input and a token or two) or the text produced, whichever is
-		// more.
+		if (u == nil || u.InputTokens == nil) && m.estimate == 0 && m.req != nil {
+			m.estimate = translate.Estimate(m.req)
+		}
 		cut := proto.CloneOf(u)
 		if cut == nil {
 			cut = &parleyv1.Usage{}
@@ -284,7 +296,7 @@ func (m *meter) ctx() context.Context { return context.Background() }
 // line; where names the request (path or procedure, and more pairs).
 func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...any) {
 	elapsed := time.Since(m.start)
-	m.settle(dialect, status, elapsed)
+	m.settle(dialect, status, e, elapsed)
 	if m.inFlight != nil {
 		m.inFlight.Add(-1)
 		m.inFlight = nil

@@ -236,7 +236,7 @@ type generationService struct{ s *Server }
 // request checks a canonical request and admits its model. A request
 // without extensions is marked as the canonical dialect's, so that every
 // upstream encoder treats it as another dialect's (normalising turns).
-func (g generationService) request(r *rpc, req *parleyv1.Request, stream bool) (*parleyv1.Request, error) {
+func (g generationService) request(r *rpc, req *parleyv1.Request, stream, count bool) (*parleyv1.Request, error) {
 	if req == nil {
 		return nil, translate.Invalid("request", "is required")
 	}
@@ -248,8 +248,12 @@ func (g generationService) request(r *rpc, req *parleyv1.Request, stream bool) (
 		return nil, err
 	}
 	req.Stream = stream
-	if err := r.govern(g.s, r.st, r.p, nil, nil, req); err != nil {
-		return nil, err
+	// Counting tokens generates nothing: like the dialects' count
+	// endpoints it is neither limited nor charged.
+	if !count {
+		if err := r.govern(g.s, r.st, r.p, nil, nil, req); err != nil {
+			return nil, err
+		}
 	}
 	if req.GetExtensions().GetDialect() == parleyv1.Dialect_DIALECT_UNSPECIFIED {
 		if req.Extensions == nil {
@@ -262,7 +266,7 @@ func (g generationService) request(r *rpc, req *parleyv1.Request, stream bool) (
 
 func (g generationService) Generate(ctx context.Context, in *connect.Request[parleyv1.GenerateRequest]) (*connect.Response[parleyv1.GenerateResponse], error) {
 	r := rpcOf(ctx)
-	req, err := g.request(r, in.Msg.GetRequest(), false)
+	req, err := g.request(r, in.Msg.GetRequest(), false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +283,7 @@ func (g generationService) Generate(ctx context.Context, in *connect.Request[par
 
 func (g generationService) StreamGenerate(ctx context.Context, in *connect.Request[parleyv1.StreamGenerateRequest], out *connect.ServerStream[parleyv1.StreamGenerateResponse]) error {
 	r := rpcOf(ctx)
-	req, err := g.request(r, in.Msg.GetRequest(), true)
+	req, err := g.request(r, in.Msg.GetRequest(), true, false)
 	if err != nil {
 		return err
 	}
@@ -307,7 +311,7 @@ func (g generationService) StreamGenerate(ctx context.Context, in *connect.Reque
 
 func (g generationService) CountTokens(ctx context.Context, in *connect.Request[parleyv1.CountTokensRequest]) (*connect.Response[parleyv1.CountTokensResponse], error) {
 	r := rpcOf(ctx)
-	req, err := g.request(r, in.Msg.GetRequest(), false)
+	req, err := g.request(r, in.Msg.GetRequest(), false, true)
 	if err != nil {
 		return nil, err
 	}

@@ -406,8 +406,35 @@ func TestStreamCharges(t *testing.T) {
 	if len(rows) != 1 || rows[0].Requests != 1 || rows[0].InputTokens != 30 || rows[0].OutputTokens != 50 {
 		t.Errorf("the cut stream's ledger = %+v, want 30 input tokens and the 50 produced (200 bytes)", rows)
 	}
+	// A stream the upstream cuts after its first words: the client gets
+	// the dialect's error event, and the key is charged what was produced,
+	// under the error's status.
+	g.fakes["messages"].set("text", func(w http.ResponseWriter, r *http.Request, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_cut\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":30,\"output_tokens\":1}}}\n\n"+
+			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"+
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("word ", 40)+"\"}}\n\n")
+	})
+	req, _ = http.NewRequest(http.MethodPost, g.url+"/v1/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+clientKey)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutBody, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if !bytes.Contains(cutBody, []byte(`"error"`)) {
+		t.Errorf("the cut stream did not end with an error: %s", cutBody)
+	}
 	if err := g.server.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	rows, err = st.Usage(context.Background(), store.UsageQuery{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour), GroupBy: []string{store.GroupStatus}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := rows[len(rows)-1]; len(rows) != 3 || last.Status < 500 || last.InputTokens != 30 || last.OutputTokens != 50 {
+		t.Errorf("the stream cut by the upstream: ledger rows by status %+v, want one 5xx with 30 in and 50 out", rows)
 	}
 	rows, err = st.Usage(context.Background(), store.UsageQuery{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour), GroupBy: []string{store.GroupModel}, Status: http.StatusOK})
 	if err != nil {
@@ -456,7 +483,7 @@ func adminDo(t *testing.T, gw, method, path, key, body string) (int, map[string]
 func TestAdminKeys(t *testing.T) {
 	g, st := governedGateway(t, "")
 	status, created, _ := adminDo(t, g.url, "POST", "/admin/v1/keys", adminKey,
-		`{"name":"team-a","models":["via-*"],"metadata":{"team":"a","owner":"ana"},"limits":{"requests_per_minute":100}}`)
+		`{"name":"team-a","models":["via-*"],"metadata":{"team":"a","owner":"ana"},"limits":{"requests_per_minute":100,"budget":{"usd":5,"per":"day"}}}`)
 	secret, _ := created["key"].(string)
 	if status != http.StatusCreated || !strings.HasPrefix(secret, "prly_") || created["hint"] != secret[:11] {
 		t.Fatalf("create: %d %v", status, created)
@@ -472,7 +499,8 @@ func TestAdminKeys(t *testing.T) {
 	// A limit set by PATCH holds at once on this replica, counting the
 	// request already made this minute.
 	status, patched, _ := adminDo(t, g.url, "PATCH", "/admin/v1/keys/team-a", adminKey, `{"limits":{"requests_per_minute":2},"metadata":null}`)
-	if status != http.StatusOK || patched["metadata"] != nil || patched["limits"].(map[string]any)["requests_per_minute"] != float64(2) {
+	// A merge patch: the budget the patch does not name stays.
+	if lim, _ := patched["limits"].(map[string]any); status != http.StatusOK || patched["metadata"] != nil || lim["requests_per_minute"] != float64(2) || lim["budget"] == nil {
 		t.Fatalf("patch: %d %v", status, patched)
 	}
 	if resp, _ := dialectCall(t, g.url, "responses", secret, "via-chat_completions"); resp.StatusCode != http.StatusOK {

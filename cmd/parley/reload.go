@@ -45,7 +45,7 @@ func (r *reloader) reload() {
 	if r.listen != "" {
 		next.Listen = r.listen
 	}
-	if err := config.CheckExposure(next.Listen, len(next.Keys)); err != nil {
+	if err := config.CheckExposure(next.Listen, len(next.Keys)+len(next.Admin.Keys)); err != nil {
 		r.log.Error("reload refused: still serving the previous configuration", "error", err.Error())
 		return
 	}

@@ -44,7 +44,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
-	if err := config.CheckExposure(cfg.Listen, len(cfg.Keys)); err != nil {
+	if err := config.CheckExposure(cfg.Listen, len(cfg.Keys)+len(cfg.Admin.Keys)); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))

@@ -85,7 +85,8 @@ func rateLimitHeaders(h http.Header, rl *translate.RateLimits, now time.Time) {
 		}
 		put(names[0], strconv.FormatInt(w.Limit, 10))
 		put(names[1], strconv.FormatInt(max(w.Remaining, 0), 10))
-		put(names[2], now.Add(w.Reset).UTC().Truncate(time.Second).Format(time.RFC3339))
+		// Rounded up: a client that waits until then finds the window whole.
+		put(names[2], now.Add(w.Reset+time.Second-1).UTC().Truncate(time.Second).Format(time.RFC3339))
 	}
 	set(&requestLimitHeaders, rl.Requests)
 	set(&tokenLimitHeaders, rl.Tokens)
