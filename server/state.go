@@ -34,6 +34,11 @@ func (s *Server) Reload(cfg *config.Config, d *dispatch.Dispatcher) {
 		st.admins = append(st.admins, sha256.Sum256([]byte(k)))
 	}
 	s.cur.Store(st)
+	for _, k := range cfg.Keys {
+		if s.managed.Taken(k.Name) {
+			s.log.Warn("a key of the configuration has the name of a managed key: they share limits, budgets, ledger lines and what they own; rename one", "key", k.Name)
+		}
+	}
 }
 
 // state is the configuration a request starting now runs on.
