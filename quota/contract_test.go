@@ -392,7 +392,6 @@ func TestSeedBudget(t *testing.T) {
 		gb2 := admit(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))})
 		settle(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(1))}, gb2, Used{CostNanos: 500})
 		refuse(t, c, &Ask{Key: "b", Limits: l, Now: at(sec(2))}, LimitBudget, 12*time.Hour-sec(2))
-		b = &Ask{Key: "b2", Limits: l, Now: at(0)}
 		if err := c.SeedBudget(ctx, "b2", PeriodDay, at(0), 0, 0); err != nil {
 			t.Fatal(err)
 		}
