@@ -231,8 +231,15 @@ func ok(status int) bool { return status >= 200 && status <= 299 }
 // encode builds the upstream request: the client's own body with the model
 // swapped when the upstream's dialect can send it on (the same-dialect
 // fast path), else the canonical request encoded.
-func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Call) (*translate.Outgoing, error) {
+func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Call) (out *translate.Outgoing, err error) {
 	call.Forwarded, call.Reply, call.frames = false, nil, nil
+	if call.Sent != nil {
+		defer func() {
+			if err == nil {
+				call.Sent(out.Path, out.Body)
+			}
+		}()
+	}
 	if f, can := b.up.(translate.Forwarder); can && call.Source.Body != nil && call.Source.Dialect == b.up.Dialect() {
 		out, ok, err := f.Forward(req, &call.Source, t)
 		if err != nil {

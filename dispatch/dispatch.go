@@ -54,6 +54,10 @@ type Call struct {
 	Pace translate.Pace
 	// Estimated is true when a token count was estimated by Parley.
 	Estimated bool
+	// Sent, when set, is told of each upstream request as it is about to
+	// go: the path and body (never the headers or query, which may carry
+	// the upstream's key). The console's try-it view shows them.
+	Sent func(path string, body []byte)
 }
 
 // TakeFrames returns the upstream events of a forwarded stream read since

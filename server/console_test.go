@@ -133,3 +133,74 @@ func TestConsoleOpen(t *testing.T) {
 		t.Errorf("an anonymous request: %d %s", status, out)
 	}
 }
+
+// TestConsoleTry sends a prompt through one dialect to an upstream of
+// another and reads back both sides as they went: the client's request,
+// the upstream's request (translated, without its key), and the reply in
+// the client's dialect, streamed. (issue 21)
+func TestConsoleTry(t *testing.T) {
+	g, _ := governedGateway(t, "")
+	req, _ := http.NewRequest("POST", g.url+"/admin/v1/try", strings.NewReader(`{"model":"via-responses","dialect":"messages","prompt":"Say hello."}`))
+	req.Header.Set("Authorization", "Bearer "+adminKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	events := map[string][]string{}
+	var order []string
+	for block := range strings.SplitSeq(strings.TrimSpace(string(raw)), "\n\n") {
+		var name, data string
+		for line := range strings.SplitSeq(block, "\n") {
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			}
+			if v, ok := strings.CutPrefix(line, "data: "); ok {
+				data = v
+			}
+		}
+		events[name] = append(events[name], data)
+		if len(order) == 0 || order[len(order)-1] != name {
+			order = append(order, name)
+		}
+	}
+	if resp.StatusCode != http.StatusOK || strings.Join(order, ",") != "request,upstream_request,reply,chunk,done" {
+		t.Fatalf("%d, events in order %v:\n%s", resp.StatusCode, order, raw)
+	}
+	var up struct {
+		Path string
+		Body map[string]any
+	}
+	if err := json.Unmarshal([]byte(events["upstream_request"][0]), &up); err != nil || up.Path != "/v1/responses" || up.Body["model"] != "gpt-5" {
+		t.Errorf("the upstream request = %s (%v)", events["upstream_request"][0], err)
+	}
+	if strings.Contains(string(raw), "up-key-") {
+		t.Error("the try-it view shows an upstream key")
+	}
+	var reply strings.Builder
+	for _, c := range events["chunk"] {
+		var s string
+		_ = json.Unmarshal([]byte(c), &s)
+		reply.WriteString(s)
+	}
+	if !strings.Contains(reply.String(), "event: message_start") || !strings.Contains(reply.String(), "event: message_stop") {
+		t.Errorf("the reply is not a messages stream:\n%s", reply.String())
+	}
+	if !strings.Contains(events["done"][0], `"status":200`) {
+		t.Errorf("done = %s", events["done"][0])
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"model":"via-responses","dialect":"klingon","prompt":"hi"}`, "dialect"},
+		{`{"model":"","dialect":"messages","prompt":"hi"}`, "model"},
+		{`{"model":"via-responses","dialect":"messages","prompt":" "}`, "prompt"},
+	} {
+		status, body, _ := adminDo(t, g.url, "POST", "/admin/v1/try", adminKey, tc.body)
+		if e, _ := body["error"].(map[string]any); status != http.StatusBadRequest || e["field"] != tc.field {
+			t.Errorf("%s: %d %v", tc.body, status, body)
+		}
+	}
+	if status, _, _ := adminDo(t, g.url, "POST", "/admin/v1/try", clientKey, `{"model":"via-responses","dialect":"messages","prompt":"hi"}`); status != http.StatusUnauthorized {
+		t.Errorf("a client key: %d", status)
+	}
+}

@@ -110,6 +110,8 @@ type Server struct {
 	stop context.CancelFunc
 	// now is what the console's live view shows.
 	now live
+	// tryable are the client dialects the console's try-it view speaks.
+	tryable []*translate.Dialect
 }
 
 // New returns a Server with its routes registered.
@@ -158,6 +160,11 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("GET /livez", s.live)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.dialectRoutes(o.Dialects)
+	for _, d := range o.Dialects.Clients() {
+		if d.Try != nil {
+			s.tryable = append(s.tryable, d)
+		}
+	}
 	s.taskRoutes(o.Dialects)
 	s.connectRoutes()
 	s.adminRoutes()

@@ -42,6 +42,16 @@ type Dialect struct {
 	// dialect's own service sends, for a key with per-minute limits; nil
 	// when the service sends none.
 	RateLimitHeaders func(h http.Header, rl *RateLimits, now time.Time)
+	// Try is a streamed request of one user message to a model, as the
+	// dialect's clients send it (the console's try-it view sends it);
+	// nil for dialects without chat clients.
+	Try func(model, prompt string) TryRequest
+}
+
+// TryRequest is a request as a client of a dialect sends it.
+type TryRequest struct {
+	Method, Path string
+	Body         []byte
 }
 
 // Name is the dialect's name as configuration, metrics and logs spell it.

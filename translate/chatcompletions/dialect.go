@@ -1,6 +1,7 @@
 package chatcompletions
 
 import (
+	"encoding/json"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"net/http"
 
@@ -18,6 +19,7 @@ func Dialect() *translate.Dialect {
 		Client:           Client{},
 		Upstream:         Upstream{},
 		RateLimitHeaders: openai.RateLimitHeaders,
+		Try:              try,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/chat/completions", Op: translate.OpGenerate},
 			{Pattern: "GET /v1/models", Op: translate.OpListModels},
@@ -48,3 +50,12 @@ func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translat
 }
 
 var _ translate.Forwarder = Upstream{}
+
+// try is a streamed chat completion, as the service's clients send it.
+func try(model, prompt string) translate.TryRequest {
+	body, _ := json.Marshal(map[string]any{
+		"model": model, "stream": true, "stream_options": map[string]any{"include_usage": true},
+		"messages": []any{map[string]any{"role": "user", "content": prompt}},
+	})
+	return translate.TryRequest{Method: http.MethodPost, Path: "/v1/chat/completions", Body: body}
+}

@@ -1,7 +1,9 @@
 package generatecontent
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -19,6 +21,7 @@ func Dialect() *translate.Dialect {
 		Provider: "gcp.gemini",
 		Client:   Client{},
 		Upstream: Upstream{},
+		Try:      try,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1beta/models/{call}", Resolve: resolve},
 			{Pattern: "GET /v1beta/models", Op: translate.OpListModels},
@@ -60,3 +63,10 @@ var (
 	_ translate.StreamEncoder = (*streamEncoder)(nil)
 	_ translate.StreamDecoder = (*streamDecoder)(nil)
 )
+
+// try is a streamed generation, as the service's clients send it: the
+// model in the path, events as server-sent events.
+func try(model, prompt string) translate.TryRequest {
+	body, _ := json.Marshal(map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": prompt}}}}})
+	return translate.TryRequest{Method: http.MethodPost, Path: "/v1beta/models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse", Body: body}
+}

@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,6 +22,7 @@ func Dialect() *translate.Dialect {
 		Client:           Client{},
 		Upstream:         Upstream{},
 		RateLimitHeaders: rateLimitHeaders,
+		Try:              try,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/messages", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/messages/count_tokens", Op: translate.OpCount},
@@ -90,4 +92,13 @@ func rateLimitHeaders(h http.Header, rl *translate.RateLimits, now time.Time) {
 	}
 	set(&requestLimitHeaders, rl.Requests)
 	set(&tokenLimitHeaders, rl.Tokens)
+}
+
+// try is a streamed message to a model, as the service's clients send it.
+func try(model, prompt string) translate.TryRequest {
+	body, _ := json.Marshal(map[string]any{
+		"model": model, "max_tokens": 1024, "stream": true,
+		"messages": []any{map[string]any{"role": "user", "content": prompt}},
+	})
+	return translate.TryRequest{Method: http.MethodPost, Path: "/v1/messages", Body: body}
 }

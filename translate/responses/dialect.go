@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,6 +24,7 @@ func Dialect() *translate.Dialect {
 		Client:           Client{},
 		Upstream:         Upstream{},
 		RateLimitHeaders: openai.RateLimitHeaders,
+		Try:              try,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/responses/input_tokens", Op: translate.OpCount},
@@ -149,3 +151,9 @@ func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translat
 }
 
 var _ translate.Forwarder = Upstream{}
+
+// try is a streamed response, as the service's clients send it.
+func try(model, prompt string) translate.TryRequest {
+	body, _ := json.Marshal(map[string]any{"model": model, "stream": true, "store": false, "input": prompt})
+	return translate.TryRequest{Method: http.MethodPost, Path: "/v1/responses", Body: body}
+}
