@@ -1,7 +1,9 @@
 package server
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"io/fs"
 	"net/http"
 	"runtime/debug"
@@ -28,6 +30,19 @@ func (s *Server) consoleRoutes() {
 	if err != nil {
 		panic(err)
 	}
+	// Each file's ETag is its content's digest, worked out once: a
+	// browser revalidates (no-cache) and gets 304 for what it has.
+	tags := map[string]string{}
+	_ = fs.WalkDir(sub, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, err := fs.ReadFile(sub, name); err == nil {
+				sum := sha256.Sum256(b)
+				tags["/console/"+name] = `"` + hex.EncodeToString(sum[:12]) + `"`
+			}
+		}
+		return nil
+	})
+	tags["/console/"] = tags["/console/index.html"]
 	files := http.StripPrefix("/console/", http.FileServerFS(sub))
 	s.mux.Handle("GET /console", http.RedirectHandler("/console/", http.StatusMovedPermanently))
 	s.mux.Handle("GET /console/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,6 +53,9 @@ func (s *Server) consoleRoutes() {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-cache")
+		if tag, ok := tags[r.URL.Path]; ok {
+			h.Set("ETag", tag)
+		}
 		files.ServeHTTP(w, r)
 	}))
 }
@@ -84,10 +102,6 @@ type routeReply struct {
 	Dialect       string `json:"dialect"`
 	UpstreamModel string `json:"upstream_model"`
 	Weight        int    `json:"weight"`
-	// Fallback says the route is never drawn first (weight 0): it is
-	// tried only when the route drawn fails. Every route is a fallback
-	// of the one drawn, in order.
-	Fallback bool `json:"fallback"`
 }
 
 type upstreamReply struct {
@@ -131,7 +145,7 @@ func (s *Server) adminModels(*http.Request) (int, any, error) {
 			if um == "" {
 				um = m.Name
 			}
-			mr.Routes = append(mr.Routes, routeReply{Upstream: r.Upstream, Dialect: dialects[r.Upstream], UpstreamModel: um, Weight: r.Weight, Fallback: r.Weight == 0})
+			mr.Routes = append(mr.Routes, routeReply{Upstream: r.Upstream, Dialect: dialects[r.Upstream], UpstreamModel: um, Weight: r.Weight})
 		}
 		out.Data = append(out.Data, mr)
 	}

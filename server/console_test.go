@@ -82,6 +82,17 @@ func TestConsoleAPI(t *testing.T) {
 		!strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'self'") || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Errorf("/console/: %d %v %.200s", resp.StatusCode, resp.Header, page)
 	}
+	// A browser that has the page revalidates it for nothing.
+	req, _ := http.NewRequest("GET", g.url+"/console/", nil)
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	again, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = again.Body.Close()
+	if resp.Header.Get("ETag") == "" || again.StatusCode != http.StatusNotModified {
+		t.Errorf("revalidation: ETag %q, then %d", resp.Header.Get("ETag"), again.StatusCode)
+	}
 }
 
 // TestConsoleOpen: a gateway with no key of any kind (loopback only) opens

@@ -162,8 +162,8 @@ async function boot() {
     if (!(e instanceof ApiError)) throw e;
     if (e.status === 404) {
       gate(h('h1', { id: 'gate-title', class: 'gate-title' }, 'The admin API is off'),
-        h('p', null, 'This gateway has no admin keys, and it is not an open loopback gateway, so its admin API — and this console — is turned off.'),
-        h('p', null, 'Add an admin key to Parley’s configuration and reload it:'),
+        h('p', null, 'This gateway has client keys but no admin keys, so its admin API — and with it this console — is turned off.'),
+        h('p', null, 'To use the console, configure ', h('code', null, 'admin.keys'), ' in Parley’s configuration and reload it:'),
         h('pre', { class: 'code' }, 'admin:\n  keys: [${PARLEY_ADMIN_KEY}]'),
         h('p', { class: 'muted' }, 'Then sign in here with that key.'));
       return;

@@ -81,16 +81,17 @@ export function timeSeries({ buckets, series, kind = 'bars', label, tickLabel = 
 
     const plot = s('g', { class: 'plot', 'aria-hidden': 'true' });
     if (kind === 'bars') {
-      const gap = Math.min(6, bw * 0.2);
+      // Bars keep a gap between them and stay slim when there are few.
+      const full = Math.min(56, bw - Math.min(6, bw * 0.2));
       series.forEach((sr, k) => {
-        const inset = k === 0 ? gap / 2 : gap / 2 + Math.min(bw * 0.12, 3);
+        const width = Math.max(1, k === 0 ? full : full - 2 * Math.min(full * 0.12, 3));
         buckets.forEach((b, i) => {
           const v = b.values[sr.name] || 0;
           if (v <= 0) return;
           const top = y(v);
           plot.append(s('rect', {
-            class: `point bar ${sr.cls}`, x: m.left + bw * i + inset, y: top,
-            width: Math.max(1, bw - 2 * inset), height: Math.max(1, m.top + ph - top), rx: Math.min(2, bw / 6),
+            class: `point bar ${sr.cls}`, x: xc(i) - width / 2, y: top,
+            width, height: Math.max(1, m.top + ph - top), rx: Math.min(2, width / 6),
             'data-series': sr.name, 'data-value': v, 'data-index': i,
           }));
         });

@@ -83,7 +83,7 @@ export const fmt = {
   /** A price per million tokens. */
   price: (v) => (num(v) == null ? '—' : usdPrice.format(v)),
   pct: (v) => (num(v) == null ? '—' : pctFmt.format(v)),
-  ms: (v) => (num(v) == null ? '—' : v >= 10000 ? `${decFmt.format(v / 1000)} s` : `${intFmt.format(v)} ms`),
+  ms: (v) => (num(v) == null ? '—' : v >= 10000 ? `${decFmt.format(v / 1000)} s` : v < 10 ? `${decFmt.format(v)} ms` : `${intFmt.format(v)} ms`),
   dateTime: (v) => { const d = toDate(v); return d ? dateTimeFmt.format(d) : '—'; },
   date: (v) => { const d = toDate(v); return d ? dateFmt.format(d) : '—'; },
   time: (v) => { const d = toDate(v); return d ? timeFmt.format(d) : '—'; },

@@ -9,7 +9,7 @@ const PERIOD_WORDS = { day: 'today', week: 'this week', month: 'this month' };
 
 export function render(view, ctx) {
   let stopped = false;
-  const body = h('div', null, loading('Loading keys…'));
+  const body = h('div', { class: 'stack' }, loading('Loading keys…'));
   const canManage = ctx.info?.managed_keys !== false;
   const create = h('button', { type: 'button', class: 'btn btn-primary', onclick: () => openForm() }, h('span', { 'aria-hidden': 'true' }, '+ '), 'Create key');
   fill(view,
@@ -78,7 +78,7 @@ function keysTable(keys, usage, { edit, revoke, highlight }) {
   const live = keys.filter((k) => !k.revoked_at).sort((a, b) => a.name.localeCompare(b.name));
   const gone = keys.filter((k) => k.revoked_at).sort((a, b) => String(b.revoked_at).localeCompare(String(a.revoked_at)));
   const month = (k) => usage?.month?.get(k.name);
-  return table({
+  return h('div', { class: 'card card-table' }, table({
     caption: 'Managed keys',
     rows: [...live, ...gone],
     rowProps: (k) => ({ class: [k.revoked_at ? 'revoked' : '', k.name === highlight ? 'flash' : ''].join(' ').trim() || null, dataset: { key: k.name } }),
@@ -112,7 +112,7 @@ function keysTable(keys, usage, { edit, revoke, highlight }) {
         ]),
       },
     ],
-  });
+  }));
 }
 
 function meta(m) {
@@ -215,7 +215,7 @@ function keyForm(close, existing) {
         field('budget', 'Amount', number(b.usd ?? b.tokens, { step: 'any', inputmode: 'decimal' })),
         field('unit', 'Counted in', select(b.tokens != null ? 'tokens' : 'usd', [['usd', 'US dollars'], ['tokens', 'Tokens']])),
         field('per', 'Per', select(b.per || 'month', [['day', 'Day'], ['week', 'Week (from Monday)'], ['month', 'Month']])))),
-    h('div', { class: 'grid-fields' },
+    h('div', { class: 'grid-fields grid-fields-meta' },
       field('expires_at', 'Expires', h('input', { type: 'datetime-local', value: localInput(existing?.expires_at) }), 'Local time. Empty: never.'),
       field('team', 'Team', text(existing?.metadata?.team)),
       field('owner', 'Owner', text(existing?.metadata?.owner))),

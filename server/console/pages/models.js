@@ -7,7 +7,7 @@ import { h, fill, fmt, pageHead, loading, errorBox, table, card, nextId } from '
 
 export function render(view) {
   let stopped = false;
-  const body = h('div', null, loading('Loading models…'));
+  const body = h('div', { class: 'stack' }, loading('Loading models…'));
   fill(view, pageHead('Models & routes', 'The models clients may ask for and the upstreams Parley sends them to.'), body);
 
   async function load() {
@@ -93,7 +93,10 @@ function modelCard(m) {
             : h('span', { class: 'pill pill-ok' }, weighted.length > 1 && weightSum ? `Weighted · ${fmt.pct(r.weight / weightSum)}` : 'Primary')),
         },
       ],
-    }) : h('p', { class: 'empty' }, 'No routes.'));
+    }) : h('p', { class: 'empty' }, 'No routes.'),
+    routes.length > 1 ? h('p', { class: 'help route-note' }, weighted.length
+      ? 'Each request goes first to a route drawn by weight; when it fails, the other routes are tried in the order listed.'
+      : 'The routes are tried in the order listed.') : null);
 }
 
 function price(label, v) {

@@ -206,8 +206,8 @@ function renderLive(el, st) {
       caption: `Upstream health over the last ${winText || 'window'}`,
       head: h('tr', { class: 'group-row' },
         h('td', { colspan: '5' }),
-        h('th', { scope: 'colgroup', colspan: '3', class: 'num' }, 'Latency'),
-        h('th', { scope: 'colgroup', colspan: '3', class: 'num' }, 'Time to first token')),
+        h('th', { scope: 'colgroup', colspan: '3' }, 'Latency'),
+        h('th', { scope: 'colgroup', colspan: '3' }, 'Time to first token')),
       columns: [
         { label: 'Upstream', cell: (u) => u.name },
         { label: 'Dialect', cell: (u) => h('code', null, u.dialect || '—') },

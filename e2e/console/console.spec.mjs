@@ -1,0 +1,528 @@
+// Drives Parley's web console in a real headless Chromium, as an operator
+// would: sign-in, the overview, keys (create, edit, a bad value, revoke),
+// usage with its CSV export, models and routes, keyboard navigation, and an
+// open (keyless, loopback) gateway. A plain Node script: it exits non-zero
+// on the first failure, saying what failed.
+//
+//   PARLEY_URL        a gateway with admin keys and some traffic in its ledger
+//   PARLEY_ADMIN_KEY  one of its admin keys
+//   PARLEY_OPEN_URL   a gateway with no keys on loopback (optional: its check
+//                     is skipped, saying so, when unset)
+//   PARLEY_OFF_URL    a gateway with client keys and no admin keys (optional,
+//                     likewise)
+//   CHROMIUM          the browser (default /usr/bin/chromium)
+//
+// Screenshots of each page go to a new temporary directory; their paths are
+// printed.
+
+import { chromium } from 'playwright-core';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BASE = (process.env.PARLEY_URL || '').replace(/\/$/, '');
+const ADMIN_KEY = process.env.PARLEY_ADMIN_KEY || '';
+const OPEN = (process.env.PARLEY_OPEN_URL || '').replace(/\/$/, '');
+const OFF = (process.env.PARLEY_OFF_URL || '').replace(/\/$/, '');
+const BUDGET = 300 * 1024; // first load, bytes transferred
+
+if (!BASE || !ADMIN_KEY) {
+  console.error('console.spec: set PARLEY_URL and PARLEY_ADMIN_KEY');
+  process.exit(2);
+}
+
+const shots = mkdtempSync(join(tmpdir(), 'parley-console-'));
+const screenshots = [];
+let passed = 0;
+let current = '';
+
+class Failure extends Error {}
+function expect(cond, message) {
+  if (!cond) throw new Failure(message);
+}
+
+async function step(name, fn) {
+  current = name;
+  const t0 = Date.now();
+  await fn();
+  passed++;
+  console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+}
+
+async function shot(page, name) {
+  const path = join(shots, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  screenshots.push(path);
+}
+
+/** Calls the admin API directly, to compare the console with it. */
+async function admin(method, path, body) {
+  const res = await fetch(`${BASE}/admin/v1/${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, json, text };
+}
+
+/** Every control on the page has an accessible name. */
+async function controlsLabelled(page, where) {
+  const bad = await page.evaluate(() => {
+    const out = [];
+    for (const el of document.querySelectorAll('input:not([type=hidden]), select, textarea, button, a[href]')) {
+      if (!el.getClientRects().length) continue; // not shown
+      const named = (el.labels && el.labels.length) || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')
+        || ((el.tagName === 'BUTTON' || el.tagName === 'A') && el.textContent.trim());
+      if (!named) out.push(el.outerHTML.slice(0, 120));
+    }
+    return out;
+  });
+  expect(!bad.length, `${where}: controls without a label:\n  ${bad.join('\n  ')}`);
+}
+
+/** The focused element, and whether its focus is drawn. */
+function focused(page) {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    const cs = getComputedStyle(el);
+    const ring = (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 1) || cs.boxShadow !== 'none';
+    // A radio or checkbox drawn by its label shows the focus there.
+    const label = el.labels && el.labels[0];
+    const labelRing = label ? getComputedStyle(label).outlineStyle !== 'none' : false;
+    return {
+      tag: el.tagName, text: (el.textContent || '').trim(), label: label ? label.textContent.trim() : el.getAttribute('aria-label') || '',
+      name: el.getAttribute('name') || '', href: el.getAttribute('href') || '', ring: ring || labelRing,
+    };
+  });
+}
+
+const launch = () => chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+});
+
+function watch(page, errors) {
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('console', (m) => {
+    // Error statuses are the API's answers (the probe's 401, a bad value's
+    // 400), which the page shows; only script errors count here.
+    if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+}
+
+async function main() {
+  const browser = await launch();
+  const errors = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15000);
+    watch(page, errors);
+
+    // Bytes transferred by the first load: every response of the page,
+    // headers and (encoded) body, from a cold cache through sign-in to the
+    // overview at rest.
+    const sizes = [];
+    page.on('requestfinished', async (req) => {
+      try {
+        const s = await req.sizes();
+        sizes.push({ url: req.url(), bytes: s.responseBodySize + s.responseHeadersSize });
+      } catch { /* gone */ }
+    });
+
+    await step('the console asks for an admin key', async () => {
+      const res = await page.goto(`${BASE}/console`);
+      expect(res && res.ok(), `GET /console: ${res && res.status()}`);
+      expect(page.url().startsWith(`${BASE}/console/`), `/console did not lead to /console/ but to ${page.url()}`);
+      await page.getByLabel('Admin key').waitFor();
+      expect(await page.getByRole('navigation', { name: 'Console' }).isHidden(), 'the navigation shows before sign-in');
+      await controlsLabelled(page, 'sign-in');
+      await shot(page, '01-sign-in');
+    });
+
+    await step('a wrong admin key is refused with a message', async () => {
+      await page.getByLabel('Admin key').fill('not-the-admin-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const alert = page.locator('.field-error[role=alert]');
+      await alert.filter({ hasText: /not accepted/ }).waitFor();
+      expect(await page.getByLabel('Admin key').getAttribute('aria-invalid') === 'true', 'the key field is not marked invalid');
+      expect(!(await page.evaluate(() => Object.keys(sessionStorage).length)), 'a wrong key was kept in sessionStorage');
+    });
+
+    await step('sign-in with the admin key keeps it in sessionStorage only', async () => {
+      await page.getByLabel('Admin key').fill(ADMIN_KEY);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Console' }).waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      const store = await page.evaluate(() => ({
+        session: Object.values(sessionStorage), local: Object.keys(localStorage).length, cookie: document.cookie,
+      }));
+      expect(store.session.includes(ADMIN_KEY), 'the admin key is not in sessionStorage');
+      expect(store.local === 0, 'the console wrote to localStorage');
+      expect(store.cookie === '', 'the console set a cookie');
+      expect(await page.getByRole('button', { name: 'Sign out' }).isVisible(), 'no Sign out button');
+    });
+
+    await step('the overview shows its cards, the chart and the live figures', async () => {
+      await page.locator('.kpi').first().waitFor();
+      const kpis = await page.locator('.kpi').evaluateAll((els) => els.map((e) => ({
+        label: e.querySelector('.kpi-label').textContent, value: e.querySelector('.kpi-value').textContent,
+      })));
+      expect(kpis.map((k) => k.label).join(',') === 'Requests,Errors,Tokens,Cost', `cards: ${JSON.stringify(kpis)}`);
+      const requests = Number(kpis[0].value.replace(/[^\d]/g, ''));
+      expect(requests > 0, `the Requests card shows ${kpis[0].value}; the ledger has requests`);
+      expect(/\$/.test(kpis[3].value), `the Cost card shows ${kpis[3].value}`);
+
+      const svg = page.locator('svg.chart-svg');
+      await svg.waitFor();
+      const points = await svg.locator('.point').count();
+      expect(points > 0, 'the chart has no data points');
+      const sum = await svg.locator('.point[data-series=requests]').evaluateAll((els) => els.reduce((n, e) => n + Number(e.dataset.value), 0));
+      expect(sum === requests, `the chart's requests add up to ${sum}, the card says ${requests}`);
+      // The tooltip, on hover and on the keyboard.
+      const box = await svg.locator('.point[data-series=requests]').last().boundingBox();
+      await page.mouse.move(box.x + box.width / 2, box.y + Math.max(1, box.height / 2));
+      await page.locator('.chart-tip').filter({ hasText: 'Requests' }).waitFor();
+      await page.mouse.move(0, 0);
+      await svg.focus();
+      await page.keyboard.press('Home');
+      await page.locator('.chart-tip').filter({ hasText: 'Requests' }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.locator('.chart-tip').waitFor({ state: 'hidden' });
+
+      for (const dim of ['By model', 'By key', 'By upstream']) {
+        const c = page.locator('section.card', { has: page.getByRole('heading', { name: dim }) });
+        expect(await c.locator('.bar-row').count() > 0, `${dim} shows no bars`);
+      }
+
+      await page.locator('#live-requests').waitFor();
+      await page.locator('#live-streams').waitFor();
+      const health = page.locator('.card-live table');
+      await health.waitFor();
+      const heads = await health.locator('thead').innerText();
+      for (const h of ['Upstream', 'Error rate', 'Latency', 'Time to first token', 'p50', 'p90', 'p99']) {
+        expect(heads.includes(h), `the health table has no ${h} column`);
+      }
+      const stats = await admin('GET', 'stats');
+      expect(stats.status === 200, `GET /admin/v1/stats: ${stats.status} ${stats.text}`);
+      for (const u of stats.json.upstreams || []) {
+        expect(await health.locator('tbody th', { hasText: u.name }).count() === 1, `the health table lacks upstream ${u.name}`);
+      }
+    });
+
+    await step('the first load transfers under 300 KB', async () => {
+      await page.waitForLoadState('networkidle');
+      const total = sizes.reduce((n, s) => n + s.bytes, 0);
+      const list = sizes.map((s) => `${String(s.bytes).padStart(7)}  ${new URL(s.url).pathname}`).join('\n      ');
+      console.log(`     first load: ${sizes.length} responses, ${total} bytes (${(total / 1024).toFixed(1)} KB)\n      ${list}`);
+      expect(total > 0 && total <= BUDGET, `the first load transferred ${total} bytes, over ${BUDGET}`);
+    });
+
+    await step('the live figures refresh every 5 s without reloading the page', async () => {
+      await page.evaluate(() => { window.__sameDocument = true; });
+      const before = await page.locator('.live-updated time').getAttribute('datetime');
+      await page.waitForFunction((prev) => {
+        const t = document.querySelector('.live-updated time');
+        return t && t.getAttribute('datetime') !== prev;
+      }, before, { timeout: 12000 });
+      expect(await page.evaluate(() => window.__sameDocument === true), 'the page reloaded');
+      await page.getByText('Last 30 days').click();
+      await page.getByRole('heading', { name: 'Requests and errors per day' }).waitFor();
+      expect(await page.locator('svg.chart-svg .point').count() > 0, 'the 30-day chart has no data points');
+      await page.getByText('Last 24 hours').click();
+      await page.getByRole('heading', { name: 'Requests and errors per hour' }).waitFor();
+      await controlsLabelled(page, 'overview');
+      await shot(page, '02-overview');
+    });
+
+    await step('the keyboard reaches the navigation, with the focus visible', async () => {
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await page.locator('.kpi').first().waitFor();
+      const order = [];
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press('Tab');
+        const f = await focused(page);
+        order.push(f);
+        expect(f.ring, `the focus on ${f.tag} "${f.text || f.label}" is not visible`);
+      }
+      const names = order.map((f) => f.text);
+      expect(names[0] === 'Skip to content', `the first Tab reaches "${names[0]}", not the skip link`);
+      const nav = names.slice(1, 6);
+      expect(JSON.stringify(nav) === JSON.stringify(['Parley', 'Overview', 'Keys', 'Usage', 'Models & routes']),
+        `Tab order through the rail: ${JSON.stringify(nav)}`);
+      // Enter on a focused link navigates.
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Shift+Tab');
+      expect((await focused(page)).text === 'Keys', 'Shift+Tab did not go back to Keys');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+      expect(page.url().endsWith('#/keys'), `Enter on Keys led to ${page.url()}`);
+      expect(await page.locator('.nav a[aria-current=page]').innerText() === 'Keys', 'the rail does not mark the page');
+    });
+
+    const name = `e2e-${Date.now().toString(36)}`;
+    let secret = '';
+    await step('a key is created through the form, its secret shown once', async () => {
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dlg = page.getByRole('dialog');
+      await dlg.waitFor();
+      // Tab order through the form follows its fields.
+      const nameBox = dlg.getByLabel('Name', { exact: true });
+      expect(await nameBox.evaluate((el) => el === document.activeElement), 'the form does not start at Name');
+      const seen = [];
+      for (let i = 0; i < 4; i++) {
+        await page.keyboard.press('Tab');
+        const f = await focused(page);
+        expect(f.ring, `the focus on the form's ${f.name} is not visible`);
+        seen.push(f.name);
+      }
+      expect(JSON.stringify(seen) === JSON.stringify(['models', 'rpm', 'tpm', 'concurrent']), `Tab order in the form: ${seen}`);
+      await controlsLabelled(page, 'the key form');
+      await nameBox.fill(name);
+      await dlg.getByLabel('Models').fill('m, echo');
+      await dlg.getByLabel('Requests per minute').fill('30');
+      await dlg.getByLabel('Amount').fill('5');
+      await dlg.getByLabel('Counted in').selectOption('usd');
+      await dlg.getByLabel('Per', { exact: true }).selectOption('month');
+      await dlg.getByLabel('Team').fill('qa');
+      await dlg.getByLabel('Owner').fill('console-e2e');
+      await shot(page, '03-key-form');
+      await dlg.getByRole('button', { name: 'Create key' }).click();
+
+      const shown = page.getByRole('dialog', { name: `Key ${name} created` });
+      await shown.waitFor();
+      secret = await shown.locator('input.secret-value').inputValue();
+      expect(secret.length >= 16, `the secret shown is "${secret}"`);
+      expect(/you will not see it again/i.test(await shown.innerText()), 'the dialog does not say the secret is shown once');
+      const copy = shown.getByRole('button', { name: 'Copy' });
+      expect(await copy.isVisible(), 'no Copy button');
+      await copy.click();
+      await shown.locator('.copy-status', { hasText: 'Copied' }).waitFor();
+      const clip = await page.evaluate(() => navigator.clipboard.readText().catch(() => null));
+      expect(clip === null || clip === secret, 'Copy put something else on the clipboard');
+      await shot(page, '04-key-secret');
+      await shown.getByRole('button', { name: 'I have copied it' }).click();
+      await shown.waitFor({ state: 'detached' });
+
+      const row = page.locator(`tr[data-key="${name}"]`);
+      await row.waitFor();
+      const text = await row.innerText();
+      expect(text.includes('30 req/min') && text.includes('team qa'), `the new key's row: ${text}`);
+      expect(!(await page.content()).includes(secret), 'the secret is still in the page after the dialog closed');
+      const keys = await admin('GET', 'keys');
+      const made = keys.json.data.find((k) => k.name === name);
+      expect(made && made.limits?.requests_per_minute === 30 && made.limits?.budget?.usd === 5 && made.metadata?.owner === 'console-e2e',
+        `the key in the API: ${JSON.stringify(made)}`);
+      // The secret works as a client key.
+      const models = (await admin('GET', 'models')).json.data.filter((m) => !m.glob).map((m) => m.name);
+      if (models.includes('m')) {
+        const res = await fetch(`${BASE}/v1/chat/completions`, {
+          method: 'POST', headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'from the console test' }] }),
+        });
+        expect(res.status === 200, `a request with the new key: ${res.status} ${await res.text()}`);
+      }
+    });
+
+    await step('a bad value shows the server\'s message next to its field', async () => {
+      const direct = await admin('PATCH', `keys/${name}`, { limits: { requests_per_minute: -5 } });
+      expect(direct.status === 400 && direct.json?.error?.field, `PATCH with -5: ${direct.status} ${direct.text}`);
+      await page.getByRole('button', { name: `Edit ${name}` }).click();
+      const dlg = page.getByRole('dialog');
+      await dlg.waitFor();
+      const rpm = dlg.getByLabel('Requests per minute');
+      expect(await rpm.inputValue() === '30', 'the edit form does not hold the key\'s limit');
+      await rpm.fill('-5');
+      await dlg.getByRole('button', { name: 'Save changes' }).click();
+      const err = dlg.locator('.field[data-field=rpm] .field-error');
+      await err.filter({ hasText: /\S/ }).waitFor();
+      const message = await err.innerText();
+      expect(message === direct.json.error.message, `the field shows "${message}", the server said "${direct.json.error.message}"`);
+      expect(await rpm.getAttribute('aria-invalid') === 'true', 'the field is not marked invalid');
+      const described = await rpm.getAttribute('aria-describedby');
+      expect(described.includes(await err.getAttribute('id')), 'the message is not tied to the field (aria-describedby)');
+      expect(await rpm.evaluate((el) => el === document.activeElement), 'the focus did not move to the bad field');
+      await shot(page, '05-key-field-error');
+    });
+
+    await step('a key\'s limits are edited', async () => {
+      const dlg = page.getByRole('dialog');
+      await dlg.getByLabel('Requests per minute').fill('120');
+      await dlg.getByLabel('Tokens per minute').fill('50000');
+      await dlg.getByRole('button', { name: 'Save changes' }).click();
+      await dlg.waitFor({ state: 'detached' });
+      const row = page.locator(`tr[data-key="${name}"]`);
+      await row.filter({ hasText: '120 req/min' }).waitFor();
+      const got = await admin('GET', `keys/${name}`);
+      expect(got.json?.limits?.requests_per_minute === 120 && got.json?.limits?.tokens_per_minute === 50000
+        && got.json?.limits?.budget?.usd === 5, `the key after the edit: ${got.text}`);
+    });
+
+    await step('a key is revoked after a confirmation naming it', async () => {
+      const revoke = page.getByRole('button', { name: `Revoke ${name}` });
+      await revoke.click();
+      let dlg = page.getByRole('dialog');
+      await dlg.waitFor();
+      expect((await dlg.getByRole('heading').innerText()).includes(name), 'the confirmation does not name the key');
+      await dlg.getByRole('button', { name: 'Cancel' }).click();
+      await dlg.waitFor({ state: 'detached' });
+      expect(!(await admin('GET', `keys/${name}`)).json.revoked_at, 'Cancel revoked the key');
+      await revoke.click();
+      dlg = page.getByRole('dialog');
+      await shot(page, '06-key-revoke');
+      await dlg.getByRole('button', { name: 'Revoke key' }).click();
+      await dlg.waitFor({ state: 'detached' });
+      const row = page.locator(`tr.revoked[data-key="${name}"]`);
+      await row.waitFor();
+      expect(/Revoked/.test(await row.innerText()), 'the revoked row does not say so');
+      expect(await row.getByRole('button').count() === 0, 'a revoked key still has actions');
+      expect((await admin('GET', `keys/${name}`)).json.revoked_at, 'the API does not have the key revoked');
+      await controlsLabelled(page, 'keys');
+      await shot(page, '07-keys');
+    });
+
+    await step('the usage page filters and groups', async () => {
+      await page.getByRole('link', { name: 'Usage' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+      const results = page.locator('.results-body table');
+      await results.waitFor();
+      // The busiest model of the month, by the API.
+      const byModel = await admin('GET', `usage?group_by=model&from=${new Date(Date.now() - 40 * 86400e3).toISOString().slice(0, 10)}`);
+      expect(byModel.status === 200 && byModel.json.data.length, `usage by model: ${byModel.text}`);
+      const top = byModel.json.data.sort((a, b) => b.requests - a.requests)[0];
+      const filters = page.locator('.filter-grid');
+      await filters.getByLabel('From', { exact: true }).fill(new Date(Date.now() - 40 * 86400e3).toISOString().slice(0, 10));
+      await filters.getByLabel('Model', { exact: true }).fill(top.model);
+      await page.locator('.group-by').getByText('Status', { exact: true }).click();
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.waitForFunction(() => [...document.querySelectorAll('.results-body thead th')].some((th) => th.textContent === 'Status'));
+      const heads = await results.locator('thead th').allInnerTexts();
+      expect(heads[0] === 'Model' && heads[1] === 'Status', `columns: ${heads}`);
+      const models = await results.locator('tbody tr > :first-child').allInnerTexts();
+      expect(models.length && models.every((m) => m === top.model), `rows of other models: ${models}`);
+      const reqs = await results.locator('tbody tr > :nth-child(3)').allInnerTexts();
+      const sum = reqs.reduce((n, t) => n + Number(t.replace(/[^\d]/g, '')), 0);
+      const total = Number((await results.locator('tfoot td').first().innerText()).replace(/[^\d]/g, ''));
+      expect(sum === total && total === top.requests, `rows add up to ${sum}, the total says ${total}, the API ${top.requests}`);
+      expect(page.url().includes('group_by=model%2Cstatus') || page.url().includes('group_by=model,status'), `the URL does not keep the query: ${page.url()}`);
+    });
+
+    await step('Export CSV downloads the query as CSV', async () => {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      const path = await download.path();
+      const csv = readFileSync(path, 'utf8');
+      const first = csv.split(/\r?\n/)[0];
+      const want = 'model,status,requests,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,cost_usd,duration_ms';
+      expect(first === want, `the CSV's first line is "${first}", want "${want}"`);
+      expect(/\.csv$/.test(download.suggestedFilename()), `the download is named ${download.suggestedFilename()}`);
+      expect(csv.trim().split(/\r?\n/).length >= 2, 'the CSV has no rows');
+      await controlsLabelled(page, 'usage');
+      await shot(page, '08-usage');
+    });
+
+    await step('the models page lists each model\'s routes', async () => {
+      await page.getByRole('link', { name: 'Models & routes' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Models & routes' }).waitFor();
+      const api = (await admin('GET', 'models')).json;
+      for (const m of api.data) {
+        const card = page.locator(`article.model[data-model="${m.name}"]`);
+        await card.waitFor();
+        const rows = await card.locator('tbody tr').allInnerTexts();
+        expect(rows.length === m.routes.length, `${m.name}: ${rows.length} routes shown, ${m.routes.length} in the API`);
+        m.routes.forEach((r, i) => expect(rows[i].includes(r.upstream) && rows[i].includes(r.dialect), `${m.name} route ${i + 1}: ${rows[i]}`));
+        if (m.context_window) expect((await card.innerText()).includes(new Intl.NumberFormat('en-US').format(m.context_window)), `${m.name}: no context window`);
+        if (m.pricing) expect((await card.innerText()).includes('Input'), `${m.name}: no pricing`);
+      }
+      for (const u of api.upstreams) {
+        expect(await page.locator('table').first().locator('tbody tr', { hasText: u.name }).count() >= 1, `upstream ${u.name} is not listed`);
+      }
+      await controlsLabelled(page, 'models');
+      await shot(page, '09-models');
+    });
+
+    await step('the dark theme follows the system', async () => {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.locator('svg.chart-svg').waitFor();
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(bg !== 'rgb(244, 245, 247)', `the dark theme kept the light background ${bg}`);
+      await page.waitForLoadState('networkidle');
+      await shot(page, '10-overview-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
+
+    await step('Sign out forgets the key', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Admin key').waitFor();
+      expect(!(await page.evaluate(() => Object.keys(sessionStorage).length)), 'the key is still in sessionStorage');
+      await page.reload();
+      await page.getByLabel('Admin key').waitFor();
+    });
+
+    if (OPEN) {
+      await step('an open gateway shows the console without sign-in', async () => {
+        const ctx2 = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+        const p2 = await ctx2.newPage();
+        watch(p2, errors);
+        await p2.goto(`${OPEN}/console/`);
+        await p2.getByRole('navigation', { name: 'Console' }).waitFor();
+        await p2.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+        expect(await p2.getByLabel('Admin key').count() === 0, 'the open console asks for a key');
+        expect(await p2.getByRole('button', { name: 'Sign out' }).isHidden(), 'the open console offers Sign out');
+        await p2.locator('#live-requests').waitFor();
+        await p2.waitForLoadState('networkidle');
+        await shot(p2, '11-open-overview');
+        await ctx2.close();
+      });
+    } else {
+      console.log('skip an open gateway shows the console without sign-in (PARLEY_OPEN_URL is not set)');
+    }
+
+    if (OFF) {
+      await step('a gateway without admin keys says to configure admin.keys', async () => {
+        const ctx3 = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+        const p3 = await ctx3.newPage();
+        watch(p3, errors);
+        await p3.goto(`${OFF}/console/`);
+        await p3.getByRole('heading', { level: 1, name: 'The admin API is off' }).waitFor();
+        expect((await p3.locator('#gate').innerText()).includes('admin.keys'), 'the message does not name admin.keys');
+        expect(await p3.getByLabel('Admin key').count() === 0, 'it asks for a key that cannot work');
+        await shot(p3, '12-admin-off');
+        await ctx3.close();
+      });
+    } else {
+      console.log('skip a gateway without admin keys says to configure admin.keys (PARLEY_OFF_URL is not set)');
+    }
+
+    await step('no script errors', async () => {
+      expect(!errors.length, `the page logged errors:\n  ${errors.join('\n  ')}`);
+    });
+  } catch (e) {
+    const pages = browser.contexts().flatMap((c) => c.pages());
+    if (pages.length) {
+      try { await shot(pages[pages.length - 1], 'failure'); } catch { /* closed */ }
+    }
+    throw e;
+  } finally {
+    await browser.close();
+  }
+}
+
+try {
+  await main();
+  console.log(`\nscreenshots:\n  ${screenshots.join('\n  ')}`);
+  console.log(`\nconsole e2e: all ${passed} steps passed`);
+} catch (e) {
+  console.log(`FAIL ${current}\n     ${e instanceof Failure ? e.message : e.stack || e}`);
+  if (screenshots.length) console.log(`\nscreenshots:\n  ${screenshots.join('\n  ')}`);
+  console.log(`\nconsole e2e: failed at "${current}" after ${passed} steps passed`);
+  process.exit(1);
+}
