@@ -81,6 +81,10 @@ type Tasks interface {
 	SaveDelivery(ctx context.Context, d *Delivery) error
 	// Delivery returns the delivery of a task, or ErrNotFound.
 	Delivery(ctx context.Context, taskID string) (*Delivery, error)
+	// RecentTasks returns up to limit tasks, most recently updated first,
+	// each with its callback delivery when it has one; before, when not
+	// zero, keeps only tasks updated before it (to page back).
+	RecentTasks(ctx context.Context, limit int, before time.Time) ([]TaskView, error)
 }
 
 // DeliveryState is where a callback delivery stands.
@@ -101,4 +105,10 @@ type Delivery struct {
 	Attempts  int
 	NextAt    time.Time
 	LastError string
+}
+
+// TaskView is a task with its callback delivery (nil without one).
+type TaskView struct {
+	Task     *parleyv1.Task
+	Delivery *Delivery
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -165,4 +166,61 @@ func (p *Postgres) Delivery(ctx context.Context, taskID string) (*store.Delivery
 		return nil, store.ErrNotFound
 	}
 	return d, err
+}
+
+// maxRecent is the most tasks one RecentTasks call returns.
+const maxRecent = 500
+
+// recentTasks lists tasks newest first with their deliveries, if any. A
+// missing delivery comes back as zeros, told apart by has, so that the
+// columns scan as scanDelivery expects.
+const recentTasks = `SELECT t.body, d.task_id IS NOT NULL AS has,
+		coalesce(d.task_id, ''), coalesce(d.url, ''), coalesce(d.state, 0), coalesce(d.attempts, 0),
+		coalesce(d.next_at, 0), coalesce(d.last_error, '')
+	FROM tasks t LEFT JOIN deliveries d ON d.task_id = t.id
+	WHERE t.updated_at < $1
+	ORDER BY t.updated_at DESC, t.id DESC LIMIT $2`
+
+// RecentTasks implements store.Tasks.
+func (p *Postgres) RecentTasks(ctx context.Context, limit int, before time.Time) ([]store.TaskView, error) {
+	limit = min(max(limit, 1), maxRecent)
+	until := int64(math.MaxInt64)
+	if !before.IsZero() {
+		until = before.UnixNano()
+	}
+	rows, err := p.pool.Query(ctx, recentTasks, until, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []store.TaskView{}
+	for rows.Next() {
+		var (
+			body []byte
+			has  bool
+		)
+		d, err := scanDelivery(prefixed{rows, []any{&body, &has}})
+		if err != nil {
+			return nil, err
+		}
+		t, err := store.DecodeTask(body)
+		if err != nil {
+			return nil, err
+		}
+		if !has {
+			d = nil
+		}
+		out = append(out, store.TaskView{Task: t, Delivery: d})
+	}
+	return out, rows.Err()
+}
+
+// prefixed scans the columns before those a helper scans.
+type prefixed struct {
+	r   pgx.Row
+	pre []any
+}
+
+func (p prefixed) Scan(dest ...any) error {
+	return p.r.Scan(append(append(make([]any, 0, len(p.pre)+len(dest)), p.pre...), dest...)...)
 }

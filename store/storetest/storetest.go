@@ -41,6 +41,7 @@ func Run(t *testing.T, b Backend) {
 	t.Run("ClaimTasks", func(t *testing.T) { testClaimTasks(t, b) })
 	t.Run("ClaimTasksAtOnce", func(t *testing.T) { testClaimTasksAtOnce(t, b) })
 	t.Run("ClaimDeliveries", func(t *testing.T) { testClaimDeliveries(t, b) })
+	t.Run("RecentTasks", func(t *testing.T) { testRecentTasks(t, b) })
 	t.Run("Responses", func(t *testing.T) { testResponses(t, b) })
 	t.Run("ResponseBases", func(t *testing.T) { testResponseBases(t, b) })
 	t.Run("SweepMany", func(t *testing.T) { testSweepMany(t, b) })

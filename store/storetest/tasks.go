@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/store"
@@ -263,4 +265,150 @@ func testClaimDeliveries(t *testing.T, b Backend) {
 	if d, err := s.Delivery(ctx, "t-0"); err != nil || d.Attempts != 1 || d.LastError != "the receiver answered 500" {
 		t.Fatalf("t-0: %+v %v", d, err)
 	}
+}
+
+// RecentTasks lists tasks newest first, ties by id, each with its delivery
+// in whatever state it is; pages back by time without skipping or
+// repeating; and reads the same after a restart.
+func testRecentTasks(t *testing.T, b Backend) {
+	ctx := t.Context()
+	o := b.Open(t)
+	s := o.Store
+	if got, err := s.RecentTasks(ctx, 10, time.Time{}); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("an empty store: %#v %v, want an empty slice", got, err)
+	}
+
+	// Tasks are created out of order of their ids and of their times; the
+	// times are apart by seconds and nanoseconds.
+	base := time.Unix(1_800_000_000, 0)
+	at := func(k int) time.Time { return base.Add(time.Duration(k)*time.Second + time.Duration(k)) }
+	want := map[string]store.TaskView{} // by id, as the store should hold it
+	for _, c := range []struct {
+		id string
+		k  int
+	}{{"t-e", 5}, {"t-a", 9}, {"t-h", 1}, {"t-c", 7}, {"t-b", 2}, {"t-g", 4}, {"t-d", 3}, {"t-f", 6}} {
+		task := Task(c.id, inProgress)
+		task.UpdatedAt = timestamppb.New(at(c.k))
+		if err := s.CreateTask(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+		want[c.id] = store.TaskView{Task: task}
+	}
+	// Some finish, later than any was created: with a pending delivery, a
+	// delivered one, an abandoned one, and one without a callback.
+	next := base.Add(time.Hour + 17)
+	for _, c := range []struct {
+		id     string
+		k      int
+		status parleyv1.TaskStatus
+		d      *store.Delivery // saved after the update, when its state is not pending
+	}{
+		{"t-h", 12, parleyv1.TaskStatus_TASK_STATUS_SUCCESS, &store.Delivery{URL: "http://hook.example/h", NextAt: next}},
+		{"t-d", 10, parleyv1.TaskStatus_TASK_STATUS_SUCCESS, &store.Delivery{URL: "http://hook.example/d", State: store.DeliveryDone, Attempts: 1, NextAt: next}},
+		{"t-f", 14, parleyv1.TaskStatus_TASK_STATUS_FAIL, &store.Delivery{URL: "http://hook.example/f", State: store.DeliveryAbandoned, Attempts: 8, NextAt: next.Add(time.Minute), LastError: "the receiver answered 503"}},
+		{"t-a", 11, parleyv1.TaskStatus_TASK_STATUS_FAIL, nil},
+	} {
+		task := Task(c.id, c.status)
+		task.UpdatedAt = timestamppb.New(at(c.k))
+		var first *store.Delivery
+		if c.d != nil {
+			c.d.TaskID = c.id
+			first = &store.Delivery{TaskID: c.id, URL: c.d.URL, NextAt: next}
+		}
+		if ok, err := s.UpdateTask(ctx, task, first); err != nil || !ok {
+			t.Fatalf("finishing %s: %v %v", c.id, ok, err)
+		}
+		if c.d != nil && c.d.State != store.DeliveryPending {
+			if err := s.SaveDelivery(ctx, c.d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want[c.id] = store.TaskView{Task: task, Delivery: c.d}
+	}
+	order := []string{"t-f", "t-h", "t-a", "t-d", "t-c", "t-e", "t-g", "t-b"}
+
+	check := func(what string, got []store.TaskView, err error, ids []string) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var gotIDs []string
+		for _, v := range got {
+			gotIDs = append(gotIDs, v.Task.GetId())
+		}
+		if d := cmp.Diff(ids, gotIDs, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("%s: tasks (-want +got):\n%s", what, d)
+		}
+		for _, v := range got {
+			w := want[v.Task.GetId()]
+			if d := cmp.Diff(w.Task, v.Task, protocmp.Transform()); d != "" {
+				t.Errorf("%s: task %s (-want +got):\n%s", what, w.Task.GetId(), d)
+			}
+			if d := cmp.Diff(w.Delivery, v.Delivery); d != "" {
+				t.Errorf("%s: delivery of %s (-want +got):\n%s", what, w.Task.GetId(), d)
+			}
+		}
+	}
+	all, err := s.RecentTasks(ctx, 100, time.Time{})
+	check("all", all, err, order)
+	got, err := s.RecentTasks(ctx, 3, time.Time{})
+	check("limit 3", got, err, order[:3])
+	got, err = s.RecentTasks(ctx, 0, time.Time{})
+	check("limit 0, taken as 1", got, err, order[:1])
+	got, err = s.RecentTasks(ctx, -5, time.Time{})
+	check("a negative limit, taken as 1", got, err, order[:1])
+	// before is exclusive, to the nanosecond.
+	got, err = s.RecentTasks(ctx, 100, at(11))
+	check("before t-a's update", got, err, order[3:])
+	got, err = s.RecentTasks(ctx, 100, at(11).Add(1))
+	check("a nanosecond after t-a's update", got, err, order[2:])
+	got, err = s.RecentTasks(ctx, 100, at(1))
+	check("before the oldest", got, err, nil)
+
+	// Paging back from the last task seen returns each task once.
+	page := func(s store.Store, size int) []string {
+		var seen []string
+		before := time.Time{}
+		for range len(order) + 2 {
+			got, err := s.RecentTasks(ctx, size, before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range got {
+				seen = append(seen, v.Task.GetId())
+			}
+			if len(got) < size {
+				return seen
+			}
+			before = got[len(got)-1].Task.GetUpdatedAt().AsTime()
+		}
+		t.Fatalf("paging by %d does not end: %v", size, seen)
+		return nil
+	}
+	for _, size := range []int{1, 3, 4} {
+		if d := cmp.Diff(order, page(s, size)); d != "" {
+			t.Fatalf("pages of %d (-want +got):\n%s", size, d)
+		}
+	}
+
+	// A restart keeps it all.
+	s = o.Reopen(t)
+	all, err = s.RecentTasks(ctx, 100, time.Time{})
+	check("after reopen", all, err, order)
+	if d := cmp.Diff(order, page(s, 3)); d != "" {
+		t.Fatalf("pages after reopen (-want +got):\n%s", d)
+	}
+
+	// Tasks updated at the same moment come by id, last first.
+	tie := base.Add(-time.Hour)
+	for _, id := range []string{"t-y", "t-z", "t-x"} {
+		task := Task(id, inProgress)
+		task.UpdatedAt = timestamppb.New(tie)
+		if err := s.CreateTask(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = store.TaskView{Task: task}
+	}
+	got, err = s.RecentTasks(ctx, 100, at(1))
+	check("a tie", got, err, []string{"t-z", "t-y", "t-x"})
 }
