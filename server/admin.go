@@ -44,6 +44,7 @@ func (s *Server) adminRoutes() {
 	s.mux.Handle("GET /admin/v1/stats", s.adminHandler(s.adminStats))
 	s.mux.Handle("GET /admin/v1/models", s.adminHandler(s.adminModels))
 	s.mux.HandleFunc("POST /admin/v1/try", s.adminTry)
+	s.mux.Handle("GET /admin/v1/tasks", s.adminHandler(s.adminTasks))
 	s.mux.Handle("/admin/", s.adminHandler(func(*http.Request) (int, any, error) {
 		return 0, nil, translate.Status(parleyv1.Code_CODE_NOT_FOUND, "no such admin endpoint")
 	}))

@@ -215,3 +215,42 @@ func TestConsoleTry(t *testing.T) {
 		t.Errorf("a client key: %d", status)
 	}
 }
+
+// TestAdminTasks lists recent music tasks with their callbacks, newest
+// first, paging back; a hook's address shows its host only. (issue 21)
+func TestAdminTasks(t *testing.T) {
+	g := startMusic(t, musicOpts{admin: true, allowPrivate: true})
+	rc := newReceiver(t, 0)
+	first := g.submit(t, "/songgen/submit/lyrics", aliceKey, `{"prompt":"rain"}`)
+	g.await(t, aliceKey, first)
+	second := g.submit(t, "/songgen/submit/lyrics", bobKey, `{"prompt":"snow","notify_hook":"`+rc.srv.URL+`/hook?token=secret-token"}`)
+	g.await(t, bobKey, second)
+	rc.waitDelivered(t)
+	var page map[string]any
+	waitUntil(t, func() bool {
+		_, page, _ = adminDo(t, g.url, "GET", "/admin/v1/tasks?limit=1", adminKey, "")
+		data, _ := page["data"].([]any)
+		cb, _ := data[0].(map[string]any)["callback"].(map[string]any)
+		return cb["state"] == "done"
+	})
+	data := page["data"].([]any)
+	row := data[0].(map[string]any)
+	cb := row["callback"].(map[string]any)
+	if len(data) != 1 || row["id"] != second || row["owner"] != "bob" || row["action"] != "lyrics" || row["status"] != "success" ||
+		row["progress"] != float64(100) || cb["attempts"] != float64(1) || page["next_before"] == nil {
+		t.Errorf("the first page = %v", page)
+	}
+	if raw, _ := json.Marshal(page); strings.Contains(string(raw), "secret-token") || !strings.Contains(string(raw), strings.TrimPrefix(rc.srv.URL, "http://")) {
+		t.Errorf("the callback shows more than the hook's host: %s", raw)
+	}
+	status, older, _ := adminDo(t, g.url, "GET", "/admin/v1/tasks?limit=1&before="+page["next_before"].(string), adminKey, "")
+	data, _ = older["data"].([]any)
+	if status != http.StatusOK || len(data) != 1 || data[0].(map[string]any)["id"] != first || data[0].(map[string]any)["callback"] != nil {
+		t.Errorf("the second page = %d %v", status, older)
+	}
+	for _, q := range []string{"limit=0", "limit=x", "before=yesterday"} {
+		if status, _, _ := adminDo(t, g.url, "GET", "/admin/v1/tasks?"+q, adminKey, ""); status != http.StatusBadRequest {
+			t.Errorf("%s: %d", q, status)
+		}
+	}
+}

@@ -78,6 +78,8 @@ type Options struct {
 	// neither (the admin API then answers that it needs a store).
 	Keys   store.Keys
 	Ledger store.Ledger
+	// TaskStore lists recent music tasks for the console; nil lists none.
+	TaskStore store.Tasks
 	// LedgerFlush is how often the ledger's records are written.
 	LedgerFlush time.Duration
 	// KeyRefresh is how often managed keys are read again;
@@ -109,7 +111,8 @@ type Server struct {
 	// stop ends the background work of New (the managed keys' refresh).
 	stop context.CancelFunc
 	// now is what the console's live view shows.
-	now live
+	now       live
+	taskStore store.Tasks
 	// tryable are the client dialects the console's try-it view speaks.
 	tryable []*translate.Dialect
 }
@@ -129,12 +132,13 @@ func New(o Options) *Server {
 		st = stored.New(stored.Options{Window: o.Dispatcher.Router().ContextWindow, Logger: log})
 	}
 	s := &Server{
-		mux:     http.NewServeMux(),
-		log:     log,
-		metrics: newMetrics(reg),
-		tasks:   o.Tasks,
-		stored:  st,
-		managed: govern.NewManaged(o.Keys, log),
+		mux:       http.NewServeMux(),
+		log:       log,
+		metrics:   newMetrics(reg),
+		tasks:     o.Tasks,
+		taskStore: o.TaskStore,
+		stored:    st,
+		managed:   govern.NewManaged(o.Keys, log),
 		gov: govern.New(govern.Options{
 			Counters: o.Counters, Ledger: o.Ledger, FlushInterval: o.LedgerFlush,
 			Deny: o.DenyUncounted, Registry: reg, Logger: log,

@@ -36,6 +36,7 @@ type musicOpts struct {
 	secret       string
 	maxBody      int64  // limits.max_body_bytes and max_inflight_body_bytes, when set
 	keys         string // more client keys, as YAML list items
+	admin        bool   // configure the admin key adminKey
 }
 
 // musicGW is a running gateway with the music task service.
@@ -69,6 +70,9 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	if o.secret != "" {
 		fmt.Fprintf(&b, "  notify_secret: %s\n", o.secret)
 	}
+	if o.admin {
+		fmt.Fprintf(&b, "admin:\n  keys: [%s]\n", adminKey)
+	}
 	cfg, err := config.Parse("music.yaml", []byte(b.String()), func(string) (string, bool) { return "", false }, dialects.All().Names())
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +99,7 @@ func startMusic(t testing.TB, o musicOpts) *musicGW {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(ctx) }()
-	sv := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All(), Tasks: svc, Ledger: g.store, LedgerFlush: 10 * time.Millisecond})
+	sv := server.New(server.Options{Config: cfg, Dispatcher: d, Dialects: dialects.All(), Tasks: svc, TaskStore: g.store, Ledger: g.store, LedgerFlush: 10 * time.Millisecond})
 	srv := startServer(t, sv)
 	g.url = srv.URL
 	stopped := false

@@ -87,7 +87,7 @@ func serve(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	opts := server.Options{Config: cfg, Dispatcher: d, Dialects: ds, Logger: log, Tasks: ts, Stored: sv,
-		Counters: counters, DenyUncounted: cfg.Redis.OnError == config.RedisDeny, Keys: st, LedgerFlush: cfg.Ledger.FlushInterval.D()}
+		Counters: counters, DenyUncounted: cfg.Redis.OnError == config.RedisDeny, Keys: st, TaskStore: st, LedgerFlush: cfg.Ledger.FlushInterval.D()}
 	if !cfg.Ledger.Disabled {
 		opts.Ledger = st
 	}
