@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -23,15 +25,38 @@ const consoleAdminKey = "admin-console-0123456789abcdef"
 // The web console in a real headless Chromium (e2e/console/console.spec.mjs,
 // driven by playwright-core): sign-in, the overview with its chart and live
 // figures, creating, editing and revoking a key, a bad value's field error,
-// usage with its CSV export, models and routes, keyboard navigation, the
-// first load's size, a keyless gateway's open console and a gateway
-// without admin keys saying how to turn the console on. It needs node,
+// usage with its CSV export, models and routes, try-it (a prompt through a
+// chosen dialect, both sides shown, the reply streamed), the music tasks
+// with their callbacks, keyboard navigation, the first load's size, a
+// keyless gateway's open console and a gateway without admin keys saying
+// how to turn the console on. It needs node,
 // Chromium at /usr/bin/chromium (or $CHROMIUM) and `npm ci` run in
 // e2e/console; without them it skips, unless CI is set.
 func TestConsole(t *testing.T) {
 	node := consoleTools(t)
 
-	chat := chatFake(t)
+	chat := consoleChatFake(t)
+	music := newMusicFake(t)
+	// The fleet's music fake makes songs; lyrics are submitted to it as
+	// songs, so that its tasks finish alike.
+	songs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/songgen/submit/lyrics" {
+			r.URL.Path = "/songgen/submit/music"
+		}
+		music.srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(songs.Close)
+	// Two callback receivers: one takes each callback, one refuses them
+	// all (its callbacks stay pending, with their last error).
+	var delivered atomic.Int32
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		delivered.Add(1)
+	}))
+	t.Cleanup(hooks.Close)
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "the receiver is down for maintenance", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(refusing.Close)
 	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -46,6 +71,7 @@ upstreams:
   - {name: echo, dialect: echo}
   - {name: chat, dialect: chat_completions, base_url: %q, api_key: sk-chat-upstream}
   - {name: flaky, dialect: chat_completions, base_url: %q, api_key: sk-flaky-upstream, max_retries: 0}
+  - {name: music, dialect: songgen, base_url: %q, api_key: sk-music-upstream}
 models:
   - name: m
     upstream: chat
@@ -66,7 +92,10 @@ admin:
   keys: [${PARLEY_ADMIN_KEY}]
 ledger:
   flush_interval: 100ms
-`, clientKey, chat.URL, flaky.URL)
+songgen:
+  poll_interval: 200ms
+  allow_private_hooks: true
+`, clientKey, chat.URL, flaky.URL, songs.URL)
 	// The default store: SQLite under the process's directory.
 	g := start(t, writeConfig(t, cfg), t.TempDir(), "PARLEY_ADMIN_KEY="+consoleAdminKey)
 	g.waitReady(t)
@@ -101,20 +130,68 @@ ledger:
 	}
 	send(g, "sk-console-batch-0001", "flaky", false, 0)
 	send(open, "", "echo", false, http.StatusOK)
-	waitFor(t, "the ledger to hold every request", func() bool {
-		req, _ := http.NewRequest(http.MethodGet, g.url+"/admin/v1/usage?from=2000-01-01", nil)
-		req.Header.Set("Authorization", "Bearer "+consoleAdminKey)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
+
+	// Music tasks, each a line in the ledger too: lyrics, lyrics called
+	// back, and a song whose callbacks are refused.
+	var taskIDs []string
+	for _, sub := range []struct{ path, body string }{
+		{"/songgen/submit/lyrics", `{"prompt":"rain on the console"}`},
+		{"/songgen/submit/lyrics", fmt.Sprintf(`{"prompt":"a callback","notify_hook":%q}`, hooks.URL+"/done?token=not-shown")},
+		{"/songgen/submit/music", fmt.Sprintf(`{"ai_description_prompt":"a song nobody hears of","notify_hook":%q}`, refusing.URL+"/hook")},
+	} {
+		status, out := g.call(t, http.MethodPost, sub.path, sub.body)
+		id, _ := out["data"].(string)
+		if status != http.StatusOK || id == "" {
+			t.Fatalf("POST %s: %d %v", sub.path, status, out)
+		}
+		taskIDs = append(taskIDs, id)
+		sent++
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, id := range taskIDs {
+		for {
+			status, out := g.call(t, http.MethodGet, "/songgen/fetch/"+id, "")
+			data, _ := out["data"].(map[string]any)
+			if status == http.StatusOK && data["status"] == "SUCCESS" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("task %s did not finish: %d %v", id, status, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor(t, "a callback delivered and one refused", func() bool {
+		if delivered.Load() == 0 {
 			return false
 		}
-		defer resp.Body.Close()
+		var out struct {
+			Data []struct {
+				ID       string `json:"id"`
+				Callback *struct {
+					State     string `json:"state"`
+					LastError string `json:"last_error"`
+				} `json:"callback"`
+			} `json:"data"`
+		}
+		if status := adminGet(g, "/admin/v1/tasks?limit=50", &out); status != http.StatusOK {
+			t.Fatalf("GET /admin/v1/tasks: %d", status)
+		}
+		states := map[string]string{}
+		for _, d := range out.Data {
+			if d.Callback != nil && (d.Callback.State != "pending" || d.Callback.LastError != "") {
+				states[d.ID] = d.Callback.State
+			}
+		}
+		return states[taskIDs[1]] == "done" && states[taskIDs[2]] == "pending"
+	})
+	waitFor(t, "the ledger to hold every request", func() bool {
 		var out struct {
 			Data []struct {
 				Requests int `json:"requests"`
 			} `json:"data"`
 		}
-		if json.NewDecoder(resp.Body).Decode(&out) != nil || len(out.Data) != 1 {
+		if adminGet(g, "/admin/v1/usage?from=2000-01-01", &out) != http.StatusOK || len(out.Data) != 1 {
 			return false
 		}
 		return out.Data[0].Requests == sent
@@ -124,7 +201,8 @@ ledger:
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "console.spec.mjs")
 	cmd.Dir = "console"
-	cmd.Env = append(os.Environ(), "PARLEY_URL="+g.url, "PARLEY_ADMIN_KEY="+consoleAdminKey, "PARLEY_OPEN_URL="+open.url, "PARLEY_OFF_URL="+off.url)
+	cmd.Env = append(os.Environ(), "PARLEY_URL="+g.url, "PARLEY_ADMIN_KEY="+consoleAdminKey, "PARLEY_OPEN_URL="+open.url, "PARLEY_OFF_URL="+off.url,
+		"PARLEY_TASKS="+strings.Join(taskIDs, ","))
 	cmd.WaitDelay = 5 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -172,4 +250,72 @@ func consoleTools(t *testing.T) string {
 		t.Skip(msg)
 	}
 	return node
+}
+
+// adminGet reads an admin endpoint of r with the console's admin key into
+// out; it returns the status, 0 when r did not answer.
+func adminGet(r *replica, path string, out any) int {
+	req, err := http.NewRequest(http.MethodGet, r.url+path, nil)
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Authorization", "Bearer "+consoleAdminKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return 0
+	}
+	return resp.StatusCode
+}
+
+// consoleChatFake is chatFake, and for a request that asks for a stream it
+// streams the same answer as chat-completions chunks, a word at a time, so
+// that try-it shows a reply as it comes; a last message that asks for it
+// "slowly" gets a word a second (for the Stop button).
+func consoleChatFake(t *testing.T) *httptest.Server {
+	whole := chatFake(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Stream   bool `json:"stream"`
+			Messages []struct {
+				Content any `json:"content"`
+			} `json:"messages"`
+		}
+		if json.Unmarshal(body, &req) != nil || !req.Stream {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			whole.Config.Handler.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta, finish, usage string) {
+			fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]%s}\n\n", delta, finish, usage)
+			w.(http.Flusher).Flush()
+		}
+		pause := 20 * time.Millisecond
+		if n := len(req.Messages); n > 0 {
+			if last, _ := req.Messages[n-1].Content.(string); strings.Contains(last, "slowly") {
+				pause = time.Second
+			}
+		}
+		for i, word := range []string{"heard", fmt.Sprintf(" %d", len(req.Messages)), " messages"} {
+			role := ""
+			if i == 0 {
+				role = `"role":"assistant",`
+			}
+			chunk(fmt.Sprintf(`{%s"content":%q}`, role, word), "null", "")
+			select {
+			case <-time.After(pause):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		chunk("{}", `"stop"`, `,"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}`)
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

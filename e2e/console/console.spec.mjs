@@ -1,8 +1,8 @@
 // Drives Parley's web console in a real headless Chromium, as an operator
 // would: sign-in, the overview, keys (create, edit, a bad value, revoke),
-// usage with its CSV export, models and routes, keyboard navigation, and an
-// open (keyless, loopback) gateway. A plain Node script: it exits non-zero
-// on the first failure, saying what failed.
+// usage with its CSV export, models and routes, try-it, the music tasks,
+// keyboard navigation, and an open (keyless, loopback) gateway. A plain
+// Node script: it exits non-zero on the first failure, saying what failed.
 //
 //   PARLEY_URL        a gateway with admin keys and some traffic in its ledger
 //   PARLEY_ADMIN_KEY  one of its admin keys
@@ -10,6 +10,9 @@
 //                     is skipped, saying so, when unset)
 //   PARLEY_OFF_URL    a gateway with client keys and no admin keys (optional,
 //                     likewise)
+//   PARLEY_TASKS      ids of music tasks the gateway has finished, comma-
+//                     separated (optional: without them the tasks page is
+//                     checked against whatever the admin API lists)
 //   CHROMIUM          the browser (default /usr/bin/chromium)
 //
 // Screenshots of each page go to a new temporary directory; their paths are
@@ -24,6 +27,7 @@ const BASE = (process.env.PARLEY_URL || '').replace(/\/$/, '');
 const ADMIN_KEY = process.env.PARLEY_ADMIN_KEY || '';
 const OPEN = (process.env.PARLEY_OPEN_URL || '').replace(/\/$/, '');
 const OFF = (process.env.PARLEY_OFF_URL || '').replace(/\/$/, '');
+const TASKS = (process.env.PARLEY_TASKS || '').split(',').filter(Boolean);
 const BUDGET = 300 * 1024; // first load, bytes transferred
 
 if (!BASE || !ADMIN_KEY) {
@@ -244,7 +248,7 @@ async function main() {
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await page.locator('.kpi').first().waitFor();
       const order = [];
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 8; i++) {
         await page.keyboard.press('Tab');
         const f = await focused(page);
         order.push(f);
@@ -252,12 +256,11 @@ async function main() {
       }
       const names = order.map((f) => f.text);
       expect(names[0] === 'Skip to content', `the first Tab reaches "${names[0]}", not the skip link`);
-      const nav = names.slice(1, 6);
-      expect(JSON.stringify(nav) === JSON.stringify(['Parley', 'Overview', 'Keys', 'Usage', 'Models & routes']),
+      const nav = names.slice(1, 8);
+      expect(JSON.stringify(nav) === JSON.stringify(['Parley', 'Overview', 'Keys', 'Usage', 'Models & routes', 'Try it', 'Music tasks']),
         `Tab order through the rail: ${JSON.stringify(nav)}`);
       // Enter on a focused link navigates.
-      await page.keyboard.press('Shift+Tab');
-      await page.keyboard.press('Shift+Tab');
+      for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
       expect((await focused(page)).text === 'Keys', 'Shift+Tab did not go back to Keys');
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
@@ -448,6 +451,211 @@ async function main() {
       await shot(page, '09-models');
     });
 
+    // Try it ---------------------------------------------------------------
+
+    const tryResults = page.locator('.try-results');
+    /** Sends the form and waits until the reply has ended (done, stopped, broken). */
+    async function sendTry() {
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.waitForFunction(() => ['done', 'stopped', 'broken'].includes(document.querySelector('.try-results')?.dataset.state));
+    }
+
+    await step('try it: a prompt to echo shows the client request, the answer and no upstream request', async () => {
+      await page.getByRole('link', { name: 'Try it' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Try it' }).waitFor();
+      // The suggestions are the configured exact names, no pattern.
+      const exact = (await admin('GET', 'models')).json.data.filter((m) => !m.glob).map((m) => m.name).sort();
+      await page.waitForFunction((n) => document.querySelectorAll('datalist option').length === n, exact.length);
+      const offered = (await page.locator('datalist option').evaluateAll((os) => os.map((o) => o.value))).sort();
+      expect(JSON.stringify(offered) === JSON.stringify(exact), `the model suggestions are ${offered}, the exact names ${exact}`);
+      const dialects = await page.getByLabel('Client dialect').locator('option').evaluateAll((os) => os.map((o) => o.value));
+      expect(dialects.join() === 'messages,generate_content,responses,chat_completions', `the dialects offered: ${dialects}`);
+
+      const prompt = 'Echo this back to the console, please.';
+      await page.getByLabel('Model', { exact: true }).fill('echo');
+      await page.getByLabel('Client dialect').selectOption('messages');
+      await page.getByLabel('Prompt', { exact: true }).fill(prompt);
+      await sendTry();
+      expect(await tryResults.getAttribute('data-state') === 'done', `the reply ended ${await tryResults.getAttribute('data-state')}`);
+      const client = tryResults.locator('[data-side=client]');
+      expect((await client.innerText()).includes('/v1/messages'), `the client request: ${await client.innerText()}`);
+      const body = JSON.parse(await client.locator('pre').innerText());
+      expect(body.model === 'echo' && body.stream === true && body.messages?.[0]?.content === prompt, `the client request's body: ${JSON.stringify(body)}`);
+      const answer = tryResults.locator('.try-answer');
+      expect(await answer.innerText() === prompt, `the answer is "${await answer.innerText()}", echo answers with "${prompt}"`);
+      expect(await answer.getAttribute('aria-live') === 'polite', 'the answer is not a polite live region');
+      const raw = tryResults.locator('.try-raw');
+      expect(!(await raw.getAttribute('aria-live')), 'the raw stream is a live region');
+      expect(/event: message_start[\s\S]*content_block_delta[\s\S]*message_stop/.test(await raw.innerText()), `the raw stream is not a messages stream:\n${await raw.innerText()}`);
+      expect(await raw.evaluate((el) => getComputedStyle(el).fontFamily).then((f) => /mono/i.test(f)), 'the raw stream is not monospace');
+      const upstream = await tryResults.locator('[data-side=upstream]').innerText();
+      expect(/no upstream request/i.test(upstream), `the upstream side says: ${upstream}`);
+      const reply = await tryResults.locator('[data-side=reply] .card-head').innerText();
+      expect(/200/.test(reply) && /\bin\b.*ms/.test(reply), `the reply's status and duration: ${reply}`);
+      await controlsLabelled(page, 'try it');
+    });
+
+    await step('try it: through the chat-completions upstream, both sides and the streamed reply', async () => {
+      const prompt = 'Translate me, Parley.';
+      await page.getByLabel('Model', { exact: true }).fill('m');
+      await page.getByLabel('Prompt', { exact: true }).fill(prompt);
+      await sendTry();
+      expect(await tryResults.getAttribute('data-state') === 'done', `the reply ended ${await tryResults.getAttribute('data-state')}`);
+      const ups = tryResults.locator('[data-side=upstream] li.try-upstream');
+      expect(await ups.count() >= 1, 'no upstream request is shown');
+      const path = await ups.first().getAttribute('data-path');
+      expect(path.endsWith('/chat/completions'), `the upstream request went to ${path}`);
+      expect((await ups.first().innerText()).includes(path), 'the upstream request is not labelled with its path');
+      const body = JSON.parse(await ups.first().locator('pre').innerText());
+      expect(Array.isArray(body.messages) && body.messages.at(-1).content === prompt && body.model === 'm',
+        `the upstream request's body: ${JSON.stringify(body)}`);
+      const answer = await tryResults.locator('.try-answer').innerText();
+      expect(answer === 'heard 1 messages', `the answer is "${answer}", the upstream streamed "heard 1 messages"`);
+      const raw = await tryResults.locator('.try-raw').innerText();
+      expect((raw.match(/text_delta/g) || []).length >= 3, `the raw stream does not hold the deltas:\n${raw}`);
+      expect(!(await page.content()).includes('sk-chat-upstream'), 'the page shows the upstream\'s key');
+      await shot(page, '10-try-it');
+    });
+
+    await step('try it: Stop ends a reply under way', async () => {
+      await page.getByLabel('Prompt', { exact: true }).fill('Answer slowly, please.');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const answer = tryResults.locator('.try-answer');
+      await answer.filter({ hasText: 'heard' }).waitFor();
+      const stop = page.getByRole('button', { name: 'Stop' });
+      expect(await stop.isEnabled(), 'Stop is not enabled while the reply streams');
+      await stop.click();
+      await page.waitForFunction(() => document.querySelector('.try-results')?.dataset.state === 'stopped');
+      await page.waitForTimeout(1500); // the next word would have come by now
+      expect(!(await answer.innerText()).includes('messages'), `the answer went on after Stop: ${await answer.innerText()}`);
+      expect(/Stopped/.test(await tryResults.locator('[data-side=reply] .card-head').innerText()), 'the reply does not say it was stopped');
+      expect(await stop.isDisabled(), 'Stop is still enabled');
+      expect(await page.evaluate(() => document.activeElement?.textContent === 'Send'), 'the focus was lost with the Stop button');
+    });
+
+    await step('try it: a bad dialect or an empty prompt shows the field error', async () => {
+      const direct = await admin('POST', 'try', { model: 'echo', dialect: 'klingon', prompt: 'hi' });
+      expect(direct.status === 400 && direct.json?.error?.field === 'dialect', `POST /try with a bad dialect: ${direct.status} ${direct.text}`);
+      await page.getByLabel('Model', { exact: true }).fill('echo');
+      await page.getByLabel('Prompt', { exact: true }).fill('hi');
+      // A dialect this console offers that the gateway does not serve.
+      const dialect = page.getByLabel('Client dialect');
+      await dialect.evaluate((sel) => { sel.append(new Option('klingon', 'klingon')); sel.value = 'klingon'; });
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const err = page.locator('.field[data-field=dialect] .field-error');
+      await err.filter({ hasText: /\S/ }).waitFor();
+      expect(await err.innerText() === direct.json.error.message, `the field shows "${await err.innerText()}", the server said "${direct.json.error.message}"`);
+      expect(await dialect.getAttribute('aria-invalid') === 'true', 'the dialect is not marked invalid');
+      expect((await dialect.getAttribute('aria-describedby')).includes(await err.getAttribute('id')), 'the message is not tied to the dialect');
+      expect(await dialect.evaluate((el) => el === document.activeElement), 'the focus did not move to the dialect');
+      expect(await tryResults.isHidden(), 'an earlier reply is still shown beside the error');
+      await shot(page, '11-try-field-error');
+      await dialect.evaluate((sel) => { sel.querySelector('option[value=klingon]').remove(); sel.value = 'messages'; });
+
+      const blank = await admin('POST', 'try', { model: 'echo', dialect: 'messages', prompt: ' ' });
+      expect(blank.status === 400 && blank.json?.error?.field === 'prompt', `POST /try with a blank prompt: ${blank.status} ${blank.text}`);
+      const prompt = page.getByLabel('Prompt', { exact: true });
+      await prompt.fill('  ');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const perr = page.locator('.field[data-field=prompt] .field-error');
+      await perr.filter({ hasText: /\S/ }).waitFor();
+      expect(await prompt.getAttribute('aria-invalid') === 'true', 'the prompt is not marked invalid');
+      expect(await prompt.evaluate((el) => el === document.activeElement), 'the focus did not move to the prompt');
+      expect(await err.innerText() === '' && !(await dialect.getAttribute('aria-invalid')), 'the dialect\'s error stayed');
+    });
+
+    await step('try it works from the keyboard', async () => {
+      await page.locator('main h1').focus();
+      const seen = [];
+      for (let i = 0; i < 4; i++) {
+        await page.keyboard.press('Tab');
+        const f = await focused(page);
+        expect(f.ring, `the focus on ${f.tag} ${f.name || f.text} is not visible`);
+        seen.push(f.name || f.text);
+      }
+      expect(JSON.stringify(seen) === JSON.stringify(['model', 'dialect', 'prompt', 'Send']), `Tab order: ${seen}`);
+      // Type a prompt and send it with Ctrl+Enter from the prompt.
+      await page.getByLabel('Model', { exact: true }).focus();
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('echo');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('Typed, not clicked.');
+      await page.keyboard.press('Control+Enter');
+      await page.waitForFunction(() => document.querySelector('.try-results')?.dataset.state === 'done');
+      const answer = await tryResults.locator('.try-answer').innerText();
+      expect(answer === 'Typed, not clicked.', `the answer by keyboard: "${answer}"`);
+      expect(page.url().includes('model=echo') && page.url().includes('dialect=messages'), `the URL does not keep the model and dialect: ${page.url()}`);
+    });
+
+    // Music tasks -----------------------------------------------------------
+
+    await step('the music tasks page lists the tasks with their status and callback', async () => {
+      let tasksCalls = 0;
+      const count = (req) => { if (new URL(req.url()).pathname.endsWith('/admin/v1/tasks')) tasksCalls++; };
+      page.on('request', count);
+      await page.getByRole('link', { name: 'Music tasks' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Music tasks' }).waitFor();
+      const api = await admin('GET', 'tasks?limit=50');
+      expect(api.status === 200 && Array.isArray(api.json?.data), `GET /admin/v1/tasks: ${api.status} ${api.text}`);
+      const want = TASKS.length ? TASKS : api.json.data.map((t) => t.id);
+      expect(want.length >= 2, `the gateway lists ${api.json.data.length} tasks; the test needs two`);
+      await page.locator('tbody tr').first().waitFor();
+      for (const id of want) {
+        const t = api.json.data.find((x) => x.id === id);
+        expect(t, `task ${id} is not in the admin API's list`);
+        const row = page.locator(`tr[data-task="${id}"]`);
+        await row.waitFor();
+        const cells = await row.locator('th, td').allInnerTexts();
+        expect(cells[0] === id, `the first cell is "${cells[0]}", not the id ${id}`);
+        expect(cells[1] === t.owner && cells[2] === t.action, `${id}: owner and action "${cells[1]}", "${cells[2]}"; the API: ${t.owner}, ${t.action}`);
+        expect(await row.getAttribute('data-status') === t.status, `${id}: status ${await row.getAttribute('data-status')}, the API ${t.status}`);
+        expect(cells[3].includes({ success: 'Succeeded', fail: 'Failed', in_progress: 'In progress' }[t.status]), `${id}: the status cell "${cells[3]}"`);
+        expect(cells[4].includes(`${t.progress}%`), `${id}: the progress cell "${cells[4]}", the API ${t.progress}`);
+        expect(cells[8].includes(t.upstream), `${id}: the upstream cell "${cells[8]}", the API ${t.upstream}`);
+        const cb = row.locator('td').nth(6);
+        if (!t.callback) {
+          expect(cells[7] === 'None', `${id}: no callback, the cell says "${cells[7]}"`);
+          continue;
+        }
+        expect(await row.getAttribute('data-callback') === t.callback.state, `${id}: callback ${await row.getAttribute('data-callback')}, the API ${t.callback.state}`);
+        expect(cells[7].includes({ done: 'Delivered', pending: 'Pending', abandoned: 'Abandoned' }[t.callback.state]) && cells[7].includes(t.callback.host),
+          `${id}: the callback cell "${cells[7]}", the API ${JSON.stringify(t.callback)}`);
+        const title = await cb.locator('[title]').first().getAttribute('title');
+        const spoken = await cb.textContent();
+        // A refused callback is tried again meanwhile: its count moves on.
+        const attempts = Number((/(\d+) attempts?/.exec(title) || [])[1]);
+        expect(t.callback.state === 'pending' ? attempts >= 1 : attempts === t.callback.attempts,
+          `${id}: the callback's tooltip "${title}" does not count the attempts (${t.callback.attempts})`);
+        if (t.callback.last_error) {
+          expect(title.includes(t.callback.last_error) && spoken.includes(t.callback.last_error),
+            `${id}: the last error "${t.callback.last_error}" is not in the tooltip "${title}" and the text "${spoken}"`);
+        }
+      }
+      if (TASKS.length) {
+        const states = new Set(TASKS.map((id) => api.json.data.find((x) => x.id === id)?.callback?.state || 'none'));
+        expect(states.has('done') && states.has('pending'), `the callback states shown: ${[...states]}`);
+      }
+      const ids = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.task));
+      expect(JSON.stringify(ids) === JSON.stringify(api.json.data.map((t) => t.id)), `the rows' order ${ids}, the API's ${api.json.data.map((t) => t.id)}`);
+      expect(!(await page.content()).includes('not-shown'), 'the page shows a callback address\'s query');
+      await controlsLabelled(page, 'music tasks');
+      await shot(page, '12-music-tasks');
+
+      // Refreshed every 5 seconds while shown, and no more once left.
+      const before = tasksCalls;
+      await page.waitForRequest((req) => new URL(req.url()).pathname.endsWith('/admin/v1/tasks'), { timeout: 8000 });
+      await page.locator(`tr[data-task="${want[0]}"]`).waitFor();
+      expect(tasksCalls > before, 'the tasks were not refreshed');
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      const left = tasksCalls;
+      await page.waitForTimeout(6000);
+      expect(tasksCalls === left, `the tasks were fetched ${tasksCalls - left} times after leaving the page`);
+      page.off('request', count);
+    });
+
     await step('the dark theme follows the system', async () => {
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.getByRole('link', { name: 'Overview' }).click();
@@ -455,7 +663,7 @@ async function main() {
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       expect(bg !== 'rgb(244, 245, 247)', `the dark theme kept the light background ${bg}`);
       await page.waitForLoadState('networkidle');
-      await shot(page, '10-overview-dark');
+      await shot(page, '13-overview-dark');
       await page.emulateMedia({ colorScheme: 'light' });
     });
 
@@ -479,7 +687,10 @@ async function main() {
         expect(await p2.getByRole('button', { name: 'Sign out' }).isHidden(), 'the open console offers Sign out');
         await p2.locator('#live-requests').waitFor();
         await p2.waitForLoadState('networkidle');
-        await shot(p2, '11-open-overview');
+        await shot(p2, '14-open-overview');
+        // No music task has been submitted there.
+        await p2.getByRole('link', { name: 'Music tasks' }).click();
+        await p2.getByText('No music tasks yet').waitFor();
         await ctx2.close();
       });
     } else {
@@ -495,7 +706,7 @@ async function main() {
         await p3.getByRole('heading', { level: 1, name: 'The admin API is off' }).waitFor();
         expect((await p3.locator('#gate').innerText()).includes('admin.keys'), 'the message does not name admin.keys');
         expect(await p3.getByLabel('Admin key').count() === 0, 'it asks for a key that cannot work');
-        await shot(p3, '12-admin-off');
+        await shot(p3, '15-admin-off');
         await ctx3.close();
       });
     } else {

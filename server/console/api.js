@@ -76,6 +76,9 @@ export const api = {
   updateKey: (name, patch) => call(`keys/${enc(name)}`, { method: 'PATCH', body: patch }),
   revokeKey: (name) => call(`keys/${enc(name)}`, { method: 'DELETE' }),
   models: () => call('models'),
+  /** Sends a try-it prompt: the Response, its body a stream of events. */
+  try: (body, signal) => call('try', { method: 'POST', body, accept: 'text/event-stream', raw: true, signal }),
+  tasks: (query, signal) => call('tasks', { query, signal }),
 };
 
 /** Sums the measures of usage rows. */

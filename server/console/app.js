@@ -1,5 +1,5 @@
 // The console's shell: the sign-in gate, the navigation rail and the hash
-// router (#/overview, #/keys, #/usage, #/models).
+// router (#/overview, #/keys, #/usage, #/models, #/try, #/tasks).
 
 import { api, session, whenUnauthorized, ApiError } from './api.js';
 import { h, fill, nextId, announce } from './ui.js';
@@ -9,6 +9,8 @@ const pages = {
   keys: { title: 'Keys', load: () => import('./pages/keys.js') },
   usage: { title: 'Usage', load: () => import('./pages/usage.js') },
   models: { title: 'Models & routes', load: () => import('./pages/models.js') },
+  try: { title: 'Try it', load: () => import('./pages/try.js') },
+  tasks: { title: 'Music tasks', load: () => import('./pages/tasks.js') },
 };
 
 const $ = (id) => document.getElementById(id);
