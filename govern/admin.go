@@ -125,8 +125,16 @@ const (
 	FieldMetadata   = "metadata"
 )
 
+// updateTries is how many times UpdateKey reads, changes and writes a key
+// that other writers keep changing before it gives up.
+const updateTries = 3
+
 // UpdateKey changes the fields of a live key that paths name to their
-// values in in.
+// values in in. The write holds only if the key has not changed since it
+// was read; when it has (another admin or replica wrote it meanwhile),
+// the key is read again and the change applied to what is now stored, so
+// that concurrent changes of different fields all hold. After updateTries
+// such conflicts it gives up with CODE_ABORTED.
 func (a *Admin) UpdateKey(ctx context.Context, name string, in *parleyv1.ManagedKey, paths []string, field string) (*parleyv1.ManagedKey, error) {
 	if a.Keys == nil {
 		return nil, noStore()
@@ -142,38 +150,51 @@ func (a *Admin) UpdateKey(ctx context.Context, name string, in *parleyv1.Managed
 	if err := checkKey(in, field, false); err != nil {
 		return nil, err
 	}
-	cur, err := a.Keys.ManagedKey(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, unknownKey(name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if cur.Key.GetRevokeTime() != nil {
-		return nil, translate.Status(parleyv1.Code_CODE_FAILED_PRECONDITION, "the key %q is revoked and cannot be changed", name)
-	}
-	k := proto.CloneOf(cur.Key)
-	for _, p := range paths {
-		switch p {
-		case FieldModels:
-			k.Models = in.GetModels()
-		case FieldLimits:
-			k.Limits = in.GetLimits()
-		case FieldExpireTime:
-			k.ExpireTime = in.GetExpireTime()
-		case FieldMetadata:
-			k.Metadata = in.GetMetadata()
-		}
-	}
-	k.UpdateTime = timestamppb.New(a.now())
-	if err := a.Keys.UpdateKey(ctx, k); err != nil {
+	for range updateTries {
+		cur, err := a.Keys.ManagedKey(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, unknownKey(name)
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		if cur.Key.GetRevokeTime() != nil {
+			return nil, translate.Status(parleyv1.Code_CODE_FAILED_PRECONDITION, "the key %q is revoked and cannot be changed", name)
+		}
+		k := proto.CloneOf(cur.Key)
+		for _, p := range paths {
+			switch p {
+			case FieldModels:
+				k.Models = in.GetModels()
+			case FieldLimits:
+				k.Limits = in.GetLimits()
+			case FieldExpireTime:
+				k.ExpireTime = in.GetExpireTime()
+			case FieldMetadata:
+				k.Metadata = in.GetMetadata()
+			}
+		}
+		// The new update time must differ from the one read, or a writer
+		// that read the same record would not see the change: a clock
+		// that has not moved (or went back) still moves it by 1ns.
+		read := cur.Key.GetUpdateTime().AsTime()
+		now := a.now()
+		if !now.After(read) {
+			now = read.Add(time.Nanosecond)
+		}
+		k.UpdateTime = timestamppb.New(now)
+		err = a.Keys.UpdateKey(ctx, k, read)
+		switch {
+		case err == nil:
+			a.refresh(ctx)
+			return k, nil
+		case errors.Is(err, store.ErrNotFound):
+			return nil, unknownKey(name)
+		case !errors.Is(err, store.ErrConflict):
+			return nil, err
+		}
 	}
-	a.refresh(ctx)
-	return k, nil
+	return nil, translate.Status(parleyv1.Code_CODE_ABORTED, "the key %q changed meanwhile; try again", name)
 }
 
 // RevokeKey revokes a live key.

@@ -5,19 +5,23 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlite"
 	"github.com/parleyhq/parley/translate"
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
@@ -215,5 +219,136 @@ func TestBudgetSeedFails(t *testing.T) {
 			}
 		}
 		_ = g.Close(context.Background())
+	}
+}
+
+// openKeys opens a SQLite store in a temporary directory.
+func openKeys(t *testing.T) *sqlite.SQLite {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// racingKeys holds the first two reads of a key until both are done, so
+// that two updates start from the same record, and counts the conflicts
+// the store reports.
+type racingKeys struct {
+	store.Keys
+	both      sync.WaitGroup
+	reads     atomic.Int32
+	conflicts atomic.Int32
+}
+
+func (r *racingKeys) ManagedKey(ctx context.Context, name string) (store.StoredKey, error) {
+	k, err := r.Keys.ManagedKey(ctx, name)
+	if r.reads.Add(1) <= 2 {
+		r.both.Done()
+		r.both.Wait()
+	}
+	return k, err
+}
+
+func (r *racingKeys) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey, read time.Time) error {
+	err := r.Keys.UpdateKey(ctx, k, read)
+	if errors.Is(err, store.ErrConflict) {
+		r.conflicts.Add(1)
+	}
+	return err
+}
+
+// Two admins changing different fields of one key at once, both from the
+// same record and with a clock that does not move: both changes hold, the
+// later one written again over the earlier, and each write moves the
+// update time.
+func TestUpdateKeyConcurrent(t *testing.T) {
+	ctx := t.Context()
+	st := openKeys(t)
+	keys := &racingKeys{Keys: st}
+	keys.both.Add(2)
+	at := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
+	a := &Admin{Keys: keys, Now: func() time.Time { return at }}
+	if _, err := a.CreateKey(ctx, &parleyv1.ManagedKey{Name: "k", Models: []string{"old-*"}, Metadata: map[string]string{"was": "here"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var errs [2]error
+	wg.Go(func() {
+		_, errs[0] = a.UpdateKey(ctx, "k", &parleyv1.ManagedKey{Models: []string{"gpt-*"}}, []string{FieldModels}, "")
+	})
+	wg.Go(func() {
+		_, errs[1] = a.UpdateKey(ctx, "k", &parleyv1.ManagedKey{Metadata: map[string]string{"team": "search"}}, []string{FieldMetadata}, "")
+	})
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.ManagedKey(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := got.Key
+	if len(k.GetModels()) != 1 || k.GetModels()[0] != "gpt-*" || len(k.GetMetadata()) != 1 || k.GetMetadata()["team"] != "search" {
+		t.Fatalf("after two updates of different fields: models %v, metadata %v; want [gpt-*] and team=search", k.GetModels(), k.GetMetadata())
+	}
+	if n := keys.conflicts.Load(); n != 1 {
+		t.Errorf("%d conflicts, want 1: the updates did not start from the same record", n)
+	}
+	if !k.GetCreateTime().AsTime().Equal(at) || !k.GetUpdateTime().AsTime().Equal(at.Add(2*time.Nanosecond)) {
+		t.Errorf("created %v, updated %v; want %v and 2ns later", k.GetCreateTime().AsTime(), k.GetUpdateTime().AsTime(), at)
+	}
+}
+
+// meddlingKeys changes the key behind every read, as another replica
+// would, so that no write made from a read holds.
+type meddlingKeys struct {
+	store.Keys
+	writes atomic.Int32
+}
+
+func (m *meddlingKeys) ManagedKey(ctx context.Context, name string) (store.StoredKey, error) {
+	k, err := m.Keys.ManagedKey(ctx, name)
+	if err != nil {
+		return k, err
+	}
+	other := proto.CloneOf(k.Key)
+	read := other.GetUpdateTime().AsTime()
+	other.Metadata = map[string]string{"meddler": read.String()}
+	other.UpdateTime = timestamppb.New(read.Add(time.Millisecond))
+	return k, m.Keys.UpdateKey(ctx, other, read)
+}
+
+func (m *meddlingKeys) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey, read time.Time) error {
+	m.writes.Add(1)
+	return m.Keys.UpdateKey(ctx, k, read)
+}
+
+// A key that changes behind every try is given up after three, with
+// CODE_ABORTED, and the change is not made.
+func TestUpdateKeyGivesUp(t *testing.T) {
+	ctx := t.Context()
+	st := openKeys(t)
+	keys := &meddlingKeys{Keys: st}
+	a := &Admin{Keys: keys}
+	if _, err := a.CreateKey(ctx, &parleyv1.ManagedKey{Name: "k"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.UpdateKey(ctx, "k", &parleyv1.ManagedKey{Models: []string{"gpt-*"}}, []string{FieldModels}, "")
+	var se *translate.StatusError
+	if !errors.As(err, &se) || se.Err.GetCode() != parleyv1.Code_CODE_ABORTED || !strings.Contains(se.Error(), `"k" changed meanwhile`) {
+		t.Fatalf("an update that always conflicts: %v, want CODE_ABORTED", err)
+	}
+	if n := keys.writes.Load(); n != 3 {
+		t.Errorf("%d tries, want 3", n)
+	}
+	got, err := st.ManagedKey(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Key.GetModels()) != 0 || got.Key.GetMetadata()["meddler"] == "" {
+		t.Errorf("the key after the update gave up: %v", got.Key)
 	}
 }

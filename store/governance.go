@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -23,14 +24,25 @@ type Keys interface {
 	// ManagedKey returns one key by name, or ErrNotFound.
 	ManagedKey(ctx context.Context, name string) (StoredKey, error)
 	// UpdateKey replaces the key of that name (everything but its name,
-	// digest and create time), or returns ErrNotFound. A revoked key
-	// cannot be changed: ErrNotFound too.
-	UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error
+	// digest, create time and hint) only if its stored update_time is
+	// still read, the update_time of the record the change was made
+	// from; otherwise it returns ErrConflict and changes nothing. The
+	// comparison and the write are one atomic step, so that of writers
+	// that read the same record one wins and the others learn of it
+	// (optimistic concurrency): a caller re-reads and re-applies its
+	// change. k's update_time must differ from read, or a writer that read
+	// the same record would not notice the change. An unknown key is
+	// ErrNotFound, and so is a revoked one, which cannot be changed.
+	UpdateKey(ctx context.Context, k *parleyv1.ManagedKey, read time.Time) error
 	// RevokeKey marks the key revoked at the given time (its record keeps
 	// revoke_time) and returns it; ErrNotFound when there is no live key
 	// of that name.
 	RevokeKey(ctx context.Context, name string, at time.Time) (*parleyv1.ManagedKey, error)
 }
+
+// ErrConflict is returned by a conditional write whose record changed
+// since it was read: the caller reads it again and retries.
+var ErrConflict = errors.New("store: changed meanwhile")
 
 // StoredKey is a managed key with the digest of its secret.
 type StoredKey struct {

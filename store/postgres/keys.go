@@ -111,33 +111,42 @@ func (p *Postgres) ManagedKey(ctx context.Context, name string) (store.StoredKey
 	return decodeKey(body, digest)
 }
 
-// liveKey reads the record of a key that is not revoked, and locks it
-// until the transaction ends: a revoke that commits first leaves nothing
-// to read, so that a change never brings a revoked key back.
-func liveKey(ctx context.Context, tx pgx.Tx, name string) (*parleyv1.ManagedKey, error) {
+// liveKey reads the record of a key that is not revoked, and the
+// updated_at it is stored with, and locks it until the transaction ends: a
+// change that commits first leaves the newest row to read (or nothing,
+// after a revoke), so that a change never brings a revoked key back and
+// the updated_at compared is the one the write replaces.
+func liveKey(ctx context.Context, tx pgx.Tx, name string) (*parleyv1.ManagedKey, int64, error) {
 	var body []byte
-	err := tx.QueryRow(ctx, `SELECT body FROM managed_keys WHERE name = $1 AND revoked_at IS NULL FOR UPDATE`, name).Scan(&body)
+	var updatedAt int64
+	err := tx.QueryRow(ctx, `SELECT body, updated_at FROM managed_keys WHERE name = $1 AND revoked_at IS NULL FOR UPDATE`, name).Scan(&body, &updatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.ErrNotFound
+		return nil, 0, store.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	k := &parleyv1.ManagedKey{}
-	return k, proto.Unmarshal(body, k)
+	return k, updatedAt, proto.Unmarshal(body, k)
 }
 
 // UpdateKey implements store.Keys. The stored create time and hint are
 // kept, and the key stays live whatever revoke time the caller's message
-// carries: only RevokeKey revokes.
-func (p *Postgres) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error {
+// carries: only RevokeKey revokes. The row is locked while its updated_at
+// is compared with read and until the write commits; the UPDATE repeats
+// the condition all the same.
+func (p *Postgres) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey, read time.Time) error {
 	if k == nil {
 		return errNoKey
 	}
+	want := unixNanos(read)
 	return p.inTx(ctx, func(tx pgx.Tx) error {
-		old, err := liveKey(ctx, tx, k.GetName())
+		old, updatedAt, err := liveKey(ctx, tx, k.GetName())
 		if err != nil {
 			return err
+		}
+		if updatedAt != want {
+			return store.ErrConflict
 		}
 		rec := proto.CloneOf(k)
 		rec.CreateTime, rec.Hint, rec.RevokeTime = old.GetCreateTime(), old.GetHint(), nil
@@ -145,9 +154,15 @@ func (p *Postgres) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error 
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE managed_keys SET updated_at = $1, body = $2 WHERE name = $3`,
-			unixNanos(rec.GetUpdateTime().AsTime()), body, rec.GetName())
-		return err
+		tag, err := tx.Exec(ctx, `UPDATE managed_keys SET updated_at = $1, body = $2 WHERE name = $3 AND revoked_at IS NULL AND updated_at = $4`,
+			unixNanos(rec.GetUpdateTime().AsTime()), body, rec.GetName(), want)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return store.ErrConflict
+		}
+		return nil
 	})
 }
 
@@ -155,7 +170,7 @@ func (p *Postgres) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error 
 func (p *Postgres) RevokeKey(ctx context.Context, name string, at time.Time) (*parleyv1.ManagedKey, error) {
 	var out *parleyv1.ManagedKey
 	err := p.inTx(ctx, func(tx pgx.Tx) error {
-		k, err := liveKey(ctx, tx, name)
+		k, _, err := liveKey(ctx, tx, name)
 		if err != nil {
 			return err
 		}

@@ -150,31 +150,40 @@ func (s *SQLite) ManagedKey(ctx context.Context, name string) (store.StoredKey, 
 	return decodeKey(body, digest)
 }
 
-// liveKey reads the record of a key that is not revoked, inside a write.
-func liveKey(ctx context.Context, tx *sql.Tx, name string) (*parleyv1.ManagedKey, error) {
+// liveKey reads the record of a key that is not revoked, and the
+// updated_at it is stored with, inside a write.
+func liveKey(ctx context.Context, tx *sql.Tx, name string) (*parleyv1.ManagedKey, int64, error) {
 	var body []byte
-	err := tx.QueryRowContext(ctx, `SELECT body FROM managed_keys WHERE name = ? AND revoked_at IS NULL`, name).Scan(&body)
+	var updatedAt int64
+	err := tx.QueryRowContext(ctx, `SELECT body, updated_at FROM managed_keys WHERE name = ? AND revoked_at IS NULL`, name).Scan(&body, &updatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, store.ErrNotFound
+		return nil, 0, store.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	k := &parleyv1.ManagedKey{}
-	return k, proto.Unmarshal(body, k)
+	return k, updatedAt, proto.Unmarshal(body, k)
 }
 
 // UpdateKey implements store.Keys. The stored create time and hint are
 // kept, and the key stays live whatever revoke time the caller's message
-// carries: only RevokeKey revokes.
-func (s *SQLite) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error {
+// carries: only RevokeKey revokes. The check of updated_at and the write
+// are in one transaction, and SQLite runs one write transaction at a
+// time, so no other change comes between them; the UPDATE repeats the
+// condition all the same.
+func (s *SQLite) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey, read time.Time) error {
 	if k == nil {
 		return errNoKey
 	}
+	want := unixNanos(read)
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		old, err := liveKey(ctx, tx, k.GetName())
+		old, updatedAt, err := liveKey(ctx, tx, k.GetName())
 		if err != nil {
 			return err
+		}
+		if updatedAt != want {
+			return store.ErrConflict
 		}
 		rec := proto.CloneOf(k)
 		rec.CreateTime, rec.Hint, rec.RevokeTime = old.GetCreateTime(), old.GetHint(), nil
@@ -182,8 +191,15 @@ func (s *SQLite) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE managed_keys SET updated_at = ?, body = ? WHERE name = ?`,
-			unixNanos(rec.GetUpdateTime().AsTime()), body, rec.GetName())
+		res, err := tx.ExecContext(ctx, `UPDATE managed_keys SET updated_at = ?, body = ? WHERE name = ? AND revoked_at IS NULL AND updated_at = ?`,
+			unixNanos(rec.GetUpdateTime().AsTime()), body, rec.GetName(), want)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n != 1 {
+			err = store.ErrConflict
+		}
 		return err
 	})
 }
@@ -192,7 +208,7 @@ func (s *SQLite) UpdateKey(ctx context.Context, k *parleyv1.ManagedKey) error {
 func (s *SQLite) RevokeKey(ctx context.Context, name string, at time.Time) (*parleyv1.ManagedKey, error) {
 	var out *parleyv1.ManagedKey
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		k, err := liveKey(ctx, tx, name)
+		k, _, err := liveKey(ctx, tx, name)
 		if err != nil {
 			return err
 		}

@@ -149,7 +149,7 @@ func testKeys(t *testing.T, b Backend) {
 		Key:        "pk-not-stored",
 	}
 	before := proto.CloneOf(upd)
-	if err := s.UpdateKey(ctx, upd); err != nil {
+	if err := s.UpdateKey(ctx, upd, want["alpha"].Key.GetUpdateTime().AsTime()); err != nil {
 		t.Fatal(err)
 	}
 	if d := gocmp.Diff(before, upd, protocmp.Transform()); d != "" {
@@ -159,7 +159,7 @@ func testKeys(t *testing.T, b Backend) {
 	alpha.Key, alpha.CreateTime, alpha.Hint = "", want["alpha"].Key.GetCreateTime(), want["alpha"].Key.GetHint()
 	want["alpha"] = store.StoredKey{Key: alpha, Digest: want["alpha"].Digest}
 	sameKeys(t, s, want, "after an update")
-	if err := s.UpdateKey(ctx, managedKey("nope", later, 0)); !errors.Is(err, store.ErrNotFound) {
+	if err := s.UpdateKey(ctx, managedKey("nope", later, 0), later); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("updating an unknown key: %v, want ErrNotFound", err)
 	}
 
@@ -184,8 +184,11 @@ func testKeys(t *testing.T, b Backend) {
 	if _, err := s.RevokeKey(ctx, "nope", at); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoking an unknown key: %v, want ErrNotFound", err)
 	}
-	if err := s.UpdateKey(ctx, managedKey("Zed", later, 1)); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("updating a revoked key: %v, want ErrNotFound", err)
+	// With the update time the revoke stamped, or the one before it.
+	for _, read := range []time.Time{at, want["Zed"].Key.GetCreateTime().AsTime()} {
+		if err := s.UpdateKey(ctx, managedKey("Zed", later, 1), read); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("updating a revoked key read at %v: %v, want ErrNotFound", read, err)
+		}
 	}
 	fresh := managedKey("Zed", later, 2)
 	fresh.Key = "pk-a-fresh-secret"
@@ -245,7 +248,8 @@ func testKeysConflicts(t *testing.T, b Backend) {
 		t.Fatalf("after the races: %d keys, %v; want 2", len(ks), err)
 	}
 
-	// Updates racing a revoke: the key ends revoked at the revoke's time.
+	// Updates racing a revoke, all made from the record as created: the
+	// key ends revoked at the revoke's time, whichever came first.
 	if err := s.CreateKey(ctx, managedKey("target", created, 0), digestOf("pk-target")); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +264,7 @@ func testKeysConflicts(t *testing.T, b Backend) {
 				return
 			}
 			k := managedKey("target", created.Add(time.Duration(i)*time.Minute), i)
-			if err := s.UpdateKey(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := s.UpdateKey(ctx, k, created); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
 				t.Error(err)
 			}
 		})
@@ -277,6 +281,142 @@ func testKeysConflicts(t *testing.T, b Backend) {
 		_, err := s.RevokeKey(ctx, "shared-name", at.Add(time.Duration(i)))
 		return err
 	}, store.ErrNotFound)
+}
+
+// An update holds only if the key's stored update time is still the one
+// it was read with: a stale one is ErrConflict and changes nothing.
+func testKeysUpdateConflict(t *testing.T, b Backend) {
+	ctx := t.Context()
+	s := b.Open(t).Store
+	created := time.Date(2024, 3, 10, 12, 0, 0, 123456789, time.UTC)
+	k := managedKey("shared", created, 1)
+	if err := s.CreateKey(ctx, k, digestOf(k.GetKey())); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]store.StoredKey{"shared": stored(k)}
+
+	change := func(models string, at time.Time) *parleyv1.ManagedKey {
+		c := proto.CloneOf(want["shared"].Key)
+		c.Models, c.UpdateTime = []string{models}, timestamppb.New(at)
+		return c
+	}
+	// Stale, from the future, a nanosecond off either way, the zero
+	// time and the Unix epoch: all refused.
+	for _, read := range []time.Time{
+		created.Add(-time.Hour), created.Add(time.Hour), created.Add(-time.Nanosecond), created.Add(time.Nanosecond), {}, time.Unix(0, 0),
+	} {
+		if err := s.UpdateKey(ctx, change("stale", created.Add(time.Minute)), read); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("an update read at %v, stored at %v: %v, want ErrConflict", read, created, err)
+		}
+	}
+	sameKeys(t, s, want, "after stale updates")
+
+	// The right one, in another zone: the same instant.
+	first := created.Add(time.Minute)
+	if err := s.UpdateKey(ctx, change("first", first), created.In(time.FixedZone("-07", -7*3600))); err != nil {
+		t.Fatalf("an update read at the stored time: %v", err)
+	}
+	upd := change("first", first)
+	upd.Key = ""
+	want["shared"] = store.StoredKey{Key: upd, Digest: want["shared"].Digest}
+	sameKeys(t, s, want, "after an update")
+
+	// What was right is stale now: a second writer that read the key
+	// before the first wrote loses, rather than overwrite it.
+	if err := s.UpdateKey(ctx, change("second", created.Add(2*time.Minute)), created); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("an update read before the last one: %v, want ErrConflict", err)
+	}
+	sameKeys(t, s, want, "after an update read before the last one")
+	// An unknown key is not a conflict.
+	if err := s.UpdateKey(ctx, managedKey("nope", created, 0), created); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("updating an unknown key: %v, want ErrNotFound", err)
+	}
+}
+
+// The lost update: writers each add entries of their own to a key's
+// metadata by reading, merging and writing, again on a conflict, and none
+// is lost. Without the condition, a writer that read the key before
+// another wrote would take that writer's entry away.
+func testKeysLostUpdate(t *testing.T, b Backend) {
+	ctx := t.Context()
+	s := b.Open(t).Store
+	first := time.Date(2024, 3, 10, 12, 0, 0, 123456789, time.UTC)
+	k := managedKey("shared", first, 1)
+	if err := s.CreateKey(ctx, k, digestOf(k.GetKey())); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 12, 4
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wrote, conflicts := 0, 0
+	for w := range writers {
+		wg.Go(func() {
+			for e := range each {
+				name := fmt.Sprintf("w%02d-%d", w, e)
+				for try := 0; ; try++ {
+					if try == 1000 {
+						t.Errorf("%s: still in conflict after %d tries", name, try)
+						return
+					}
+					cur, err := s.ManagedKey(ctx, "shared")
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					read := cur.Key.GetUpdateTime().AsTime()
+					next := proto.CloneOf(cur.Key)
+					if next.Metadata == nil {
+						next.Metadata = map[string]string{}
+					}
+					next.Metadata[name] = "v"
+					next.UpdateTime = timestamppb.New(read.Add(time.Nanosecond))
+					err = s.UpdateKey(ctx, next, read)
+					if errors.Is(err, store.ErrConflict) {
+						mu.Lock()
+						conflicts++
+						mu.Unlock()
+						continue
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					wrote++
+					mu.Unlock()
+					break
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	got, err := s.ManagedKey(ctx, "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []string
+	for w := range writers {
+		for e := range each {
+			if name := fmt.Sprintf("w%02d-%d", w, e); got.Key.GetMetadata()[name] != "v" {
+				lost = append(lost, name)
+			}
+		}
+	}
+	if len(lost) > 0 || wrote != writers*each {
+		t.Fatalf("%d writes held (%d conflicts), and these entries were lost: %v", wrote, conflicts, lost)
+	}
+	// Each write moved the update time by a nanosecond from the one it
+	// read, and the rest of the key is as it was.
+	if at := got.Key.GetUpdateTime().AsTime(); !at.Equal(first.Add(writers * each)) {
+		t.Fatalf("the update time is %v after %d writes from %v", at, writers*each, first)
+	}
+	if d := gocmp.Diff(k.GetModels(), got.Key.GetModels()); d != "" || got.Key.GetMetadata()["team"] != "infra" || len(got.Key.GetMetadata()) != writers*each+1 {
+		t.Fatalf("the key after the writers: %v", got.Key)
+	}
+	t.Logf("%d writes held after %d conflicts", wrote, conflicts)
 }
 
 // The ledger's fixture: nine requests over three UTC days, with a record

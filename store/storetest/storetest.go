@@ -50,6 +50,8 @@ func Run(t *testing.T, b Backend) {
 	t.Run("SaveWhileBaseGoes", func(t *testing.T) { testSaveWhileBaseGoes(t, b) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, b) })
 	t.Run("KeysConflicts", func(t *testing.T) { testKeysConflicts(t, b) })
+	t.Run("KeysUpdateConflict", func(t *testing.T) { testKeysUpdateConflict(t, b) })
+	t.Run("KeysLostUpdate", func(t *testing.T) { testKeysLostUpdate(t, b) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, b) })
 	t.Run("LedgerGroups", func(t *testing.T) { testLedgerGroups(t, b) })
 	t.Run("LedgerIdempotent", func(t *testing.T) { testLedgerIdempotent(t, b) })
