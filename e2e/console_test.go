@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/store/postgres/pgtest"
 )
 
 // consoleAdminKey is the admin key the browser signs in with.
@@ -29,9 +31,14 @@ const consoleAdminKey = "admin-console-0123456789abcdef"
 // chosen dialect, both sides shown, the reply streamed), the music tasks
 // with their callbacks, keyboard navigation, the first load's size, a
 // keyless gateway's open console and a gateway without admin keys saying
-// how to turn the console on. It needs node,
-// Chromium at /usr/bin/chromium (or $CHROMIUM) and `npm ci` run in
-// e2e/console; without them it skips, unless CI is set.
+// how to turn the console on. A key made in the console is used through
+// the official OpenAI SDK, seen in the overview and the usage, revoked and
+// refused. Then a fleet: two replicas on one PostgreSQL database, where
+// what one replica serves shows in the other's console and a key made in
+// one console works through the other replica; without PARLEY_TEST_POSTGRES
+// that part is skipped, unless CI is set. It needs node, Chromium at
+// /usr/bin/chromium (or $CHROMIUM) and `npm ci` run in e2e/console; without
+// them it skips, unless CI is set.
 func TestConsole(t *testing.T) {
 	node := consoleTools(t)
 
@@ -106,6 +113,16 @@ songgen:
 	// A gateway with client keys and no admin key: no admin API, no console.
 	off := start(t, writeConfig(t, fmt.Sprintf("keys:\n  - {name: alice, key: %s}\nupstreams:\n  - {name: echo, dialect: echo}\nmodels:\n  - {name: echo, upstream: echo}\n", clientKey)), t.TempDir())
 	off.waitReady(t)
+
+	// The fleet: two replicas sharing one PostgreSQL database (keys, ledger),
+	// each with the same admin key. Without a database it is left out
+	// (pgtest.DSN would skip the whole test), unless CI is set.
+	var fleet []*replica
+	if os.Getenv(pgtest.Env) != "" || os.Getenv("CI") != "" {
+		fleet = consoleFleet(t, pgtest.DSN(t), chat.URL)
+	} else {
+		t.Logf("the fleet's part is skipped: set %s=postgres://postgres@127.0.0.1:5432/test?sslmode=disable to run it", pgtest.Env)
+	}
 
 	// Traffic for the ledger and the live figures: answers, streams and
 	// failures, through two keys.
@@ -203,6 +220,9 @@ songgen:
 	cmd.Dir = "console"
 	cmd.Env = append(os.Environ(), "PARLEY_URL="+g.url, "PARLEY_ADMIN_KEY="+consoleAdminKey, "PARLEY_OPEN_URL="+open.url, "PARLEY_OFF_URL="+off.url,
 		"PARLEY_TASKS="+strings.Join(taskIDs, ","))
+	if fleet != nil {
+		cmd.Env = append(cmd.Env, "PARLEY_FLEET_A="+fleet[0].url, "PARLEY_FLEET_B="+fleet[1].url, "PARLEY_FLEET_KEY="+clientKey, "PARLEY_FLEET_KEY_NAME=alice")
+	}
 	cmd.WaitDelay = 5 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -223,6 +243,41 @@ songgen:
 	}
 }
 
+// consoleFleet starts two replicas on the database dsn, with the console's
+// admin key, a client key (alice, clientKey) and the chat upstream; the
+// ledger is flushed every 100ms so that one replica's requests soon show in
+// the other's console.
+func consoleFleet(t *testing.T, dsn, chatURL string) []*replica {
+	t.Helper()
+	cfg := fmt.Sprintf(`keys:
+  - {name: alice, key: %s}
+upstreams:
+  - {name: echo, dialect: echo}
+  - {name: chat, dialect: chat_completions, base_url: %q, api_key: sk-chat-upstream}
+models:
+  - name: m
+    upstream: chat
+    pricing: {input: 3.00, output: 15.00}
+  - {name: echo, upstream: echo}
+store:
+  driver: postgres
+  dsn: ${PARLEY_DATABASE_URL}
+admin:
+  keys: [${PARLEY_ADMIN_KEY}]
+ledger:
+  flush_interval: 100ms
+`, clientKey, chatURL)
+	file := writeConfig(t, cfg)
+	rs := make([]*replica, 2)
+	var wg sync.WaitGroup
+	for i := range rs {
+		rs[i] = start(t, file, t.TempDir(), "PARLEY_DATABASE_URL="+dsn, "PARLEY_ADMIN_KEY="+consoleAdminKey)
+		wg.Go(func() { rs[i].waitReady(t) })
+	}
+	wg.Wait()
+	return rs
+}
+
 // consoleTools finds node, Chromium and playwright-core, or skips the test
 // (fails it when CI is set), naming what is missing.
 func consoleTools(t *testing.T) string {
@@ -239,8 +294,10 @@ func consoleTools(t *testing.T) string {
 	if _, err := os.Stat(chromium); err != nil {
 		missing = append(missing, chromium+" (apt-get install chromium)")
 	}
-	if _, err := os.Stat(filepath.Join("console", "node_modules", "playwright-core", "package.json")); err != nil {
-		missing = append(missing, "e2e/console/node_modules/playwright-core (npm ci --prefix e2e/console)")
+	for _, pkg := range []string{"playwright-core", "openai"} {
+		if _, err := os.Stat(filepath.Join("console", "node_modules", pkg, "package.json")); err != nil {
+			missing = append(missing, "e2e/console/node_modules/"+pkg+" (npm ci --prefix e2e/console)")
+		}
 	}
 	if len(missing) > 0 {
 		msg := "the console's browser test needs " + strings.Join(missing, ", ")

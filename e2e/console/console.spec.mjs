@@ -1,8 +1,12 @@
 // Drives Parley's web console in a real headless Chromium, as an operator
 // would: sign-in, the overview, keys (create, edit, a bad value, revoke),
 // usage with its CSV export, models and routes, try-it, the music tasks,
-// keyboard navigation, and an open (keyless, loopback) gateway. A plain
-// Node script: it exits non-zero on the first failure, saying what failed.
+// keyboard navigation, and an open (keyless, loopback) gateway. A key made
+// in the console is used through the official OpenAI SDK, seen in the
+// overview and the usage, revoked, and refused. Then a fleet: what one
+// replica serves shows in the other's console, and a key made in one
+// console works through the other replica. A plain Node script: it exits
+// non-zero on the first failure, saying what failed.
 //
 //   PARLEY_URL        a gateway with admin keys and some traffic in its ledger
 //   PARLEY_ADMIN_KEY  one of its admin keys
@@ -13,12 +17,20 @@
 //   PARLEY_TASKS      ids of music tasks the gateway has finished, comma-
 //                     separated (optional: without them the tasks page is
 //                     checked against whatever the admin API lists)
+//   PARLEY_FLEET_A    two replicas of one fleet (one database), both with
+//   PARLEY_FLEET_B    the admin key PARLEY_ADMIN_KEY and a model "m"
+//                     (optional: the fleet's steps are skipped, saying so,
+//                     when unset)
+//   PARLEY_FLEET_KEY  a client key of the fleet's configuration, and its
+//   PARLEY_FLEET_KEY_NAME  name (default alice)
 //   CHROMIUM          the browser (default /usr/bin/chromium)
 //
 // Screenshots of each page go to a new temporary directory; their paths are
 // printed.
 
 import { chromium } from 'playwright-core';
+import OpenAI from 'openai';
+import { VERSION as OPENAI_VERSION } from 'openai/version';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +40,10 @@ const ADMIN_KEY = process.env.PARLEY_ADMIN_KEY || '';
 const OPEN = (process.env.PARLEY_OPEN_URL || '').replace(/\/$/, '');
 const OFF = (process.env.PARLEY_OFF_URL || '').replace(/\/$/, '');
 const TASKS = (process.env.PARLEY_TASKS || '').split(',').filter(Boolean);
+const FLEET_A = (process.env.PARLEY_FLEET_A || '').replace(/\/$/, '');
+const FLEET_B = (process.env.PARLEY_FLEET_B || '').replace(/\/$/, '');
+const FLEET_KEY = process.env.PARLEY_FLEET_KEY || '';
+const FLEET_KEY_NAME = process.env.PARLEY_FLEET_KEY_NAME || 'alice';
 const BUDGET = 300 * 1024; // first load, bytes transferred
 
 if (!BASE || !ADMIN_KEY) {
@@ -60,8 +76,13 @@ async function shot(page, name) {
 }
 
 /** Calls the admin API directly, to compare the console with it. */
-async function admin(method, path, body) {
-  const res = await fetch(`${BASE}/admin/v1/${path}`, {
+function admin(method, path, body) {
+  return adminAt(BASE, method, path, body);
+}
+
+/** Calls the admin API of the gateway at base. */
+async function adminAt(base, method, path, body) {
+  const res = await fetch(`${base}/admin/v1/${path}`, {
     method,
     headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -70,6 +91,89 @@ async function admin(method, path, body) {
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON */ }
   return { status: res.status, json, text };
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** The ledger's requests at base from the time from on, in all or by key. */
+async function ledgerRequests(base, from, key) {
+  const q = new URLSearchParams({ from: from.toISOString(), group_by: 'key' });
+  if (key) q.set('key', key);
+  const res = await adminAt(base, 'GET', `usage?${q}`);
+  expect(res.status === 200, `GET ${base}/admin/v1/usage?${q}: ${res.status} ${res.text}`);
+  return res.json.data.reduce((n, r) => n + r.requests, 0);
+}
+
+/** The start of the current month, UTC: where the usage page starts. */
+function monthStart() {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/** A chat completion through the official OpenAI SDK. */
+function sdkChat(client, model, content) {
+  return client.chat.completions.create({ model, messages: [{ role: 'user', content }] });
+}
+
+/**
+ * Sends a chat completion through the SDK until fn(outcome) says done, for
+ * up to ms: outcome is { reply } or { error }. Returns the last outcome and
+ * how long it took.
+ */
+async function sdkUntil(client, model, content, ms, done) {
+  const t0 = Date.now();
+  for (;;) {
+    let outcome;
+    try {
+      outcome = { reply: await sdkChat(client, model, content) };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (done(outcome) || Date.now() - t0 > ms) return { ...outcome, ms: Date.now() - t0 };
+    await sleep(200);
+  }
+}
+
+/** What an SDK call's outcome was, for a failure's message. */
+function described(o) {
+  if (o.reply) return `answered ${JSON.stringify(o.reply.choices?.[0]?.message?.content)}`;
+  const e = o.error;
+  return `${e?.constructor?.name}: ${e?.status ?? ''} ${e?.message}`;
+}
+
+/** The overview's Requests card, a number. */
+async function requestsCard(page) {
+  const text = await page.locator('.kpi').first().locator('.kpi-value').innerText();
+  return Number(text.replace(/[^\d]/g, ''));
+}
+
+/** The overview's "By key" bars: label and requests. */
+function byKeyBars(page) {
+  return page.locator('section.card', { has: page.getByRole('heading', { name: 'By key' }) }).locator('.bar-row')
+    .evaluateAll((rows) => rows.map((r) => ({
+      label: r.querySelector('.bar-label').textContent,
+      value: Number(r.querySelector('.bar-value').firstChild.textContent.replace(/[^\d]/g, '')),
+    })));
+}
+
+/**
+ * Reloads the overview (it reads the ledger when shown) until its Requests
+ * card says want and the "By key" bar of key says wantKey, for up to 5 s
+ * (the ledger is flushed every 100ms).
+ */
+async function overviewShows(page, want, key, wantKey) {
+  const t0 = Date.now();
+  for (;;) {
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.locator('.kpi').first().waitFor();
+    const n = await requestsCard(page);
+    const bars = await byKeyBars(page);
+    const bar = bars.find((b) => b.label === key);
+    if (n === want && bar && bar.value === wantKey) return Date.now() - t0;
+    expect(Date.now() - t0 < 5000, `the overview shows ${n} requests, want ${want}; by key ${JSON.stringify(bars)}, want ${key} with ${wantKey}`);
+    await sleep(250);
+    await page.reload();
+  }
 }
 
 /** Every control on the page has an accessible name. */
@@ -270,6 +374,10 @@ async function main() {
 
     const name = `e2e-${Date.now().toString(36)}`;
     let secret = '';
+    let sdk = null; // the OpenAI SDK with the new key
+    let sdkModel = '';
+    let sdkReply = null;
+    let ledgerBefore = 0;
     await step('a key is created through the form, its secret shown once', async () => {
       await page.getByRole('button', { name: 'Create key' }).click();
       const dlg = page.getByRole('dialog');
@@ -321,15 +429,61 @@ async function main() {
       const made = keys.json.data.find((k) => k.name === name);
       expect(made && made.limits?.requests_per_minute === 30 && made.limits?.budget?.usd === 5 && made.metadata?.owner === 'console-e2e',
         `the key in the API: ${JSON.stringify(made)}`);
-      // The secret works as a client key.
+      // The secret works as a client key, through the official OpenAI SDK.
       const models = (await admin('GET', 'models')).json.data.filter((m) => !m.glob).map((m) => m.name);
-      if (models.includes('m')) {
-        const res = await fetch(`${BASE}/v1/chat/completions`, {
-          method: 'POST', headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'from the console test' }] }),
-        });
-        expect(res.status === 200, `a request with the new key: ${res.status} ${await res.text()}`);
+      sdkModel = models.includes('m') ? 'm' : 'echo';
+      ledgerBefore = await ledgerRequests(BASE, new Date(Date.now() - 24 * 3600e3));
+      sdk = new OpenAI({ baseURL: `${BASE}/v1`, apiKey: secret, maxRetries: 0 });
+      try {
+        sdkReply = await sdkChat(sdk, sdkModel, 'from the console test, through the SDK');
+      } catch (e) {
+        throw new Failure(`a request with the new key through the OpenAI SDK: ${described({ error: e })}`);
       }
+      const u = sdkReply.usage;
+      expect(sdkReply.choices?.[0]?.message?.content && u && u.prompt_tokens > 0 && u.completion_tokens > 0,
+        `the SDK's reply: ${JSON.stringify(sdkReply)}`);
+      console.log(`     the SDK (openai ${OPENAI_VERSION}) answered: ${JSON.stringify(sdkReply.choices[0].message.content)}, usage ${u.prompt_tokens} in, ${u.completion_tokens} out`);
+    });
+
+    await step('the SDK\'s request shows in the overview: one more request, by the new key', async () => {
+      await page.getByRole('link', { name: 'Overview' }).click();
+      const ms = await overviewShows(page, ledgerBefore + 1, name, 1);
+      console.log(`     seen after ${ms} ms (${ledgerBefore} requests before)`);
+      await page.waitForLoadState('networkidle');
+      await shot(page, '04a-overview-new-key');
+    });
+
+    await step('the new key\'s row and its usage show the request with its tokens', async () => {
+      const u = sdkReply.usage;
+      await page.getByRole('link', { name: 'Keys' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+      const row = page.locator(`tr[data-key="${name}"]`);
+      await row.filter({ hasText: `${u.prompt_tokens + u.completion_tokens} tokens · 1 req` }).waitFor({ timeout: 5000 })
+        .catch(async () => { throw new Failure(`the key's row does not show its request: ${await row.innerText()}`); });
+      // The key's name leads to its usage.
+      await row.getByRole('link', { name }).click();
+      await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+      expect(await page.locator('.filter-grid').getByLabel('Key', { exact: true }).inputValue() === name, 'the usage page is not filtered by the key');
+      const results = page.locator('.results-body table');
+      await results.waitFor();
+      const heads = await results.locator('thead th').allInnerTexts();
+      const col = (label) => heads.indexOf(label) + 1;
+      expect(col('Model') === 1 && col('Requests') > 0 && col('Input tokens') > 0 && col('Output tokens') > 0, `columns: ${heads}`);
+      const rows = await results.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+      const num = (t) => Number(t.replace(/[^\d]/g, ''));
+      expect(rows.length === 1, `the key's usage has ${rows.length} rows: ${JSON.stringify(rows)}`);
+      const [r] = rows;
+      expect(r[0] === sdkModel && num(r[col('Requests') - 1]) === 1 && num(r[col('Input tokens') - 1]) === u.prompt_tokens
+        && num(r[col('Output tokens') - 1]) === u.completion_tokens,
+      `the key's usage row ${JSON.stringify(r)}; the SDK sent 1 request to ${sdkModel}, ${u.prompt_tokens} tokens in, ${u.completion_tokens} out`);
+      const api = await admin('GET', `usage?key=${encodeURIComponent(name)}&group_by=key&from=${monthStart().toISOString()}`);
+      const a = api.json?.data?.[0];
+      expect(api.json?.data?.length === 1 && a.requests === 1 && a.input_tokens === u.prompt_tokens && a.output_tokens === u.completion_tokens,
+        `the key's usage in the API: ${api.text}`);
+      await shot(page, '04b-usage-new-key');
+      await page.getByRole('link', { name: 'Keys' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+      await row.waitFor();
     });
 
     await step('a bad value shows the server\'s message next to its field', async () => {
@@ -387,6 +541,14 @@ async function main() {
       expect((await admin('GET', `keys/${name}`)).json.revoked_at, 'the API does not have the key revoked');
       await controlsLabelled(page, 'keys');
       await shot(page, '07-keys');
+    });
+
+    await step('the revoked key is refused through the SDK with a 401', async () => {
+      // Managed keys are re-read every 2 seconds: allow for it.
+      const o = await sdkUntil(sdk, sdkModel, 'after the revocation', 5000, (x) => x.error);
+      expect(o.error instanceof OpenAI.AuthenticationError && o.error.status === 401,
+        `the SDK with the revoked key, ${o.ms} ms after: ${described(o)}; want OpenAI.AuthenticationError (401)`);
+      console.log(`     refused after ${o.ms} ms: ${o.error.status} ${JSON.stringify(o.error.error)}`);
     });
 
     await step('the usage page filters and groups', async () => {
@@ -713,6 +875,12 @@ async function main() {
       console.log('skip a gateway without admin keys says to configure admin.keys (PARLEY_OFF_URL is not set)');
     }
 
+    if (FLEET_A && FLEET_B && FLEET_KEY) {
+      await fleet(browser, errors);
+    } else {
+      console.log('skip the fleet: one replica\'s requests in the other\'s console, a key made in one used through the other (PARLEY_FLEET_A, PARLEY_FLEET_B and PARLEY_FLEET_KEY are not set)');
+    }
+
     await step('no script errors', async () => {
       expect(!errors.length, `the page logged errors:\n  ${errors.join('\n  ')}`);
     });
@@ -725,6 +893,116 @@ async function main() {
   } finally {
     await browser.close();
   }
+}
+
+/**
+ * The fleet: requests through replica A show in replica B's console (one
+ * ledger), and a key made in B's console works through A (one key store),
+ * and once revoked there is refused by A.
+ */
+async function fleet(browser, errors) {
+  const sent = 3;
+  const day = new Date(Date.now() - 24 * 3600e3);
+  let before = 0;
+  let aliceBefore = 0;
+  const clientName = FLEET_KEY_NAME;
+
+  await step('fleet: requests through replica A with a client key', async () => {
+    const info = await adminAt(FLEET_B, 'GET', 'info');
+    expect(info.status === 200, `GET ${FLEET_B}/admin/v1/info: ${info.status} ${info.text}`);
+    before = await ledgerRequests(FLEET_B, day);
+    aliceBefore = await ledgerRequests(FLEET_B, day, FLEET_KEY_NAME);
+    for (let i = 0; i < sent; i++) {
+      const res = await fetch(`${FLEET_A}/v1/chat/completions`, {
+        method: 'POST', headers: { Authorization: `Bearer ${FLEET_KEY}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `through replica A, ${i + 1}` }] }),
+      });
+      expect(res.status === 200, `request ${i + 1} through replica A: ${res.status} ${await res.text()}`);
+    }
+  });
+
+  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  const p = await ctx.newPage();
+  p.setDefaultTimeout(15000);
+  watch(p, errors);
+  // On a failure the context stays open, for main's screenshot of it.
+  await step('fleet: replica B\'s console shows replica A\'s requests in its overview', async () => {
+    await p.goto(`${FLEET_B}/console/`);
+    await p.getByLabel('Admin key').fill(ADMIN_KEY);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('navigation', { name: 'Console' }).waitFor();
+    const ms = await overviewShows(p, before + sent, clientName, aliceBefore + sent);
+    console.log(`     replica B shows ${before + sent} requests (${sent} through replica A), seen after ${ms} ms`);
+    await p.waitForLoadState('networkidle');
+    await shot(p, '16-fleet-b-overview');
+  });
+
+  await step('fleet: replica B\'s usage page, filtered by the client key, counts them', async () => {
+    const want = await ledgerRequests(FLEET_B, monthStart(), clientName);
+    expect(want >= sent, `replica B's API counts ${want} requests of ${clientName} this month, fewer than the ${sent} sent`);
+    await p.getByRole('link', { name: 'Usage' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+    await p.locator('.filter-grid').getByLabel('Key', { exact: true }).fill(clientName);
+    await p.locator('.group-by').getByText('Model', { exact: true }).click(); // off
+    await p.locator('.group-by').getByText('Key', { exact: true }).click(); // on
+    await p.getByRole('button', { name: 'Apply' }).click();
+    const results = p.locator('.results-body table');
+    await p.waitForFunction(() => [...document.querySelectorAll('.results-body thead th')].map((th) => th.textContent).join().startsWith('Key,Requests'));
+    const rows = await results.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows.length === 1 && rows[0][0] === clientName && Number(rows[0][1].replace(/[^\d]/g, '')) === want,
+      `replica B's usage of ${clientName}: ${JSON.stringify(rows)}, want ${want} requests`);
+    await shot(p, '17-fleet-b-usage');
+  });
+
+  const name = `fleet-${Date.now().toString(36)}`;
+  let client = null;
+  await step('fleet: a key made in replica B\'s console works through replica A with the SDK', async () => {
+    await p.getByRole('link', { name: 'Keys' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+    await p.getByRole('button', { name: 'Create key' }).click();
+    const dlg = p.getByRole('dialog');
+    await dlg.waitFor();
+    await dlg.getByLabel('Name', { exact: true }).fill(name);
+    await dlg.getByLabel('Models').fill('m');
+    await dlg.getByRole('button', { name: 'Create key' }).click();
+    const shown = p.getByRole('dialog', { name: `Key ${name} created` });
+    await shown.waitFor();
+    const secret = await shown.locator('input.secret-value').inputValue();
+    expect(secret.length >= 16, `the secret shown is "${secret}"`);
+    await shown.getByRole('button', { name: 'I have copied it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    // Replica A reads the managed keys every 2 seconds.
+    client = new OpenAI({ baseURL: `${FLEET_A}/v1`, apiKey: secret, maxRetries: 0 });
+    const o = await sdkUntil(client, 'm', 'a key from replica B, through replica A', 5000,
+      (x) => x.reply || !(x.error instanceof OpenAI.AuthenticationError));
+    expect(o.reply && o.reply.choices?.[0]?.message?.content, `the SDK through replica A with the key made in B's console, after ${o.ms} ms: ${described(o)}`);
+    console.log(`     replica A took the key after ${o.ms} ms: ${JSON.stringify(o.reply.choices[0].message.content)}`);
+    // And B's console shows what the key did through A.
+    const row = p.locator(`tr[data-key="${name}"]`);
+    const t0 = Date.now();
+    for (;;) {
+      await row.waitFor();
+      if ((await row.innerText()).includes('· 1 req')) break;
+      expect(Date.now() - t0 < 5000, `replica B's row of ${name} does not show its request through A: ${await row.innerText()}`);
+      await sleep(250);
+      await p.reload();
+      await p.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+    }
+    await shot(p, '18-fleet-b-keys');
+  });
+
+  await step('fleet: the key revoked in replica B\'s console is refused by replica A', async () => {
+    await p.getByRole('button', { name: `Revoke ${name}` }).click();
+    const dlg = p.getByRole('dialog');
+    await dlg.getByRole('button', { name: 'Revoke key' }).click();
+    await dlg.waitFor({ state: 'detached' });
+    await p.locator(`tr.revoked[data-key="${name}"]`).waitFor();
+    const o = await sdkUntil(client, 'm', 'after the revocation in B', 5000, (x) => x.error);
+    expect(o.error instanceof OpenAI.AuthenticationError && o.error.status === 401,
+      `the SDK through replica A with the key revoked in B's console, ${o.ms} ms after: ${described(o)}`);
+    console.log(`     replica A refused it after ${o.ms} ms`);
+  });
+  await ctx.close();
 }
 
 try {
