@@ -38,7 +38,9 @@ const consoleAdminKey = "admin-console-0123456789abcdef"
 // one console works through the other replica; without PARLEY_TEST_POSTGRES
 // that part is skipped, unless CI is set. It needs node, Chromium at
 // /usr/bin/chromium (or $CHROMIUM) and `npm ci` run in e2e/console; without
-// them it skips, unless CI is set.
+// them it skips, unless CI is set. Its screenshots, one per page, are the
+// test's artifacts: go test ./e2e -run TestConsole -artifacts -outputdir DIR
+// keeps them.
 func TestConsole(t *testing.T) {
 	node := consoleTools(t)
 
@@ -218,7 +220,7 @@ songgen:
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "console.spec.mjs")
 	cmd.Dir = "console"
-	cmd.Env = append(os.Environ(), "PARLEY_URL="+g.url, "PARLEY_ADMIN_KEY="+consoleAdminKey, "PARLEY_OPEN_URL="+open.url, "PARLEY_OFF_URL="+off.url,
+	cmd.Env = append(os.Environ(), "PARLEY_SHOTS="+t.ArtifactDir(), "PARLEY_URL="+g.url, "PARLEY_ADMIN_KEY="+consoleAdminKey, "PARLEY_OPEN_URL="+open.url, "PARLEY_OFF_URL="+off.url,
 		"PARLEY_TASKS="+strings.Join(taskIDs, ","))
 	if fleet != nil {
 		cmd.Env = append(cmd.Env, "PARLEY_FLEET_A="+fleet[0].url, "PARLEY_FLEET_B="+fleet[1].url, "PARLEY_FLEET_KEY="+clientKey, "PARLEY_FLEET_KEY_NAME=alice")

@@ -51,7 +51,8 @@ if (!BASE || !ADMIN_KEY) {
   process.exit(2);
 }
 
-const shots = mkdtempSync(join(tmpdir(), 'parley-console-'));
+// The Go test passes its artifact directory (kept with go test -artifacts).
+const shots = process.env.PARLEY_SHOTS || mkdtempSync(join(tmpdir(), 'parley-console-'));
 const screenshots = [];
 let passed = 0;
 let current = '';
