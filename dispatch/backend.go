@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -317,6 +318,10 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 			yield(nil, b.failure(actx, cancel, resp))
 			return
 		}
+		if wholeReply(resp.Header) {
+			b.replay(actx, cancel, resp.Body, t, call, yield)
+			return
+		}
 		body := newIdleReader(resp.Body, b.opts.IdleTimeout, cancel)
 		defer body.stop()
 		var frame func(sse.Event)
@@ -337,6 +342,50 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 			if !yield(ev, nil) {
 				return
 			}
+		}
+	}
+}
+
+// wholeReply reports whether a 2xx reply to a stream request is one
+// whole JSON document (application/json, or a +json type) rather than an
+// event stream: some upstreams (OpenAI-compatible servers, proxies)
+// ignore the request's stream flag.
+func wholeReply(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// replay answers a stream request whose upstream sent its whole reply:
+// the reply is read as exchange reads one (bounded in size and idle
+// time), decoded as Generate decodes one, and yielded as the stream a
+// streaming upstream would have sent for it (translate.ReplayResponse).
+// Nothing of it can be relayed as it came, so the call is no longer
+// forwarded: the client's encoder renders the events. A reply that does
+// not decode is the upstream's protocol error, not a failure to retry.
+func (b *HTTPBackend) replay(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
+	call.Forwarded, call.frames = false, nil
+	data, err := b.readAll(ctx, cancel, r)
+	if err != nil {
+		yield(nil, b.scrub(err))
+		return
+	}
+	resp, err := b.up.DecodeResponse(t, data)
+	if err != nil {
+		var up *translate.UpstreamError
+		if !errors.As(err, &up) {
+			err = translate.UpstreamProtocol(b.up.Dialect(), err)
+		}
+		yield(nil, b.scrub(err))
+		return
+	}
+	evs := translate.ReplayResponse(resp)
+	for i, ev := range evs {
+		// An error in the reply is the upstream's text too.
+		b.opts.Scrub.Error(ev.GetError())
+		// Every event is at hand: the client may have them in one write.
+		call.Pace.More = i < len(evs)-1
+		if !yield(ev, nil) {
+			return
 		}
 	}
 }

@@ -1,7 +1,11 @@
 // Package dispatch routes canonical requests to upstreams. It never touches
 // dialect JSON: an upstream is a Backend, canonical in and canonical out,
 // and the HTTP backend hands encoding and decoding to the upstream's
-// dialect package.
+// dialect package. An upstream that answers a stream request with one
+// whole JSON reply (some ignore the stream flag) has that reply decoded
+// and replayed as the stream it stands for (translate.ReplayResponse),
+// rendered for the client rather than relayed, and a reply that does not
+// decode is the upstream's protocol error, not retried.
 //
 // Routing: a model name resolves to the routes of the first exact model
 // name in the configuration, else of the first glob that matches. With
