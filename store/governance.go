@@ -141,3 +141,48 @@ type UsageRow struct {
 	// grouped by hour).
 	Hour int64
 }
+
+// UsageColumns maps each dimension to its column, or expression, in the
+// usage_records table every SQL backend keeps. Only these, never a
+// caller's text, go into a query. The hour is the start of the record's
+// UTC hour in Unix seconds: whole division of nanoseconds, the same in
+// SQLite and PostgreSQL.
+var UsageColumns = map[string]string{
+	GroupKey:       "key",
+	GroupModel:     "model",
+	GroupUpstream:  "upstream",
+	GroupDialect:   "dialect",
+	GroupOperation: "operation",
+	GroupStatus:    "status",
+	GroupDay:       "day",
+	GroupHour:      "(time / 3600000000000) * 3600",
+}
+
+// UsageField is where a row keeps the value of a dimension, to scan into.
+func UsageField(r *UsageRow, dim string) any {
+	switch dim {
+	case GroupKey:
+		return &r.Key
+	case GroupModel:
+		return &r.Model
+	case GroupUpstream:
+		return &r.Upstream
+	case GroupDialect:
+		return &r.Dialect
+	case GroupOperation:
+		return &r.Operation
+	case GroupStatus:
+		return &r.Status
+	case GroupHour:
+		return &r.Hour
+	default:
+		return &r.Day
+	}
+}
+
+// UsageSums are where a row keeps its sums, to scan into, in this order:
+// requests, input, output, cache read, cache write and reasoning tokens,
+// cost, duration.
+func UsageSums(r *UsageRow) []any {
+	return []any{&r.Requests, &r.InputTokens, &r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.CostNanos, &r.DurationNanos}
+}

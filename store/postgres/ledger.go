@@ -67,58 +67,17 @@ func (p *Postgres) RecordUsage(ctx context.Context, rs []store.UsageRecord) erro
 	return err
 }
 
-// usageGroups maps each dimension to its column. Only these column names,
-// never a caller's text, go into a query's SQL.
-var usageGroups = map[string]string{
-	store.GroupKey:       "key",
-	store.GroupModel:     "model",
-	store.GroupUpstream:  "upstream",
-	store.GroupDialect:   "dialect",
-	store.GroupOperation: "operation",
-	store.GroupStatus:    "status",
-	store.GroupDay:       "day",
-	// The start of the record's UTC hour, in Unix seconds: whole division
-	// of nanoseconds, the same in both backends.
-	store.GroupHour: "(time / 3600000000000) * 3600",
-}
-
-// usageField is where a row keeps the value of a dimension.
-func usageField(r *store.UsageRow, dim string) any {
-	switch dim {
-	case store.GroupKey:
-		return &r.Key
-	case store.GroupModel:
-		return &r.Model
-	case store.GroupUpstream:
-		return &r.Upstream
-	case store.GroupDialect:
-		return &r.Dialect
-	case store.GroupOperation:
-		return &r.Operation
-	case store.GroupStatus:
-		return &r.Status
-	case store.GroupHour:
-		return &r.Hour
-	default:
-		return &r.Day
-	}
-}
-
-// usageSums are the sums of a group, in the order of usageSumFields. A
+// usageSums are the sums of a group, in the order of store.UsageSums. A
 // sum of bigints is numeric in PostgreSQL; it is read back as a bigint.
 const usageSums = `count(*), coalesce(sum(input_tokens), 0)::bigint, coalesce(sum(output_tokens), 0)::bigint,
 	coalesce(sum(cache_read_tokens), 0)::bigint, coalesce(sum(cache_write_tokens), 0)::bigint,
 	coalesce(sum(reasoning_tokens), 0)::bigint, coalesce(sum(cost_nanos), 0)::bigint, coalesce(sum(duration_nanos), 0)::bigint`
 
-func usageSumFields(r *store.UsageRow) []any {
-	return []any{&r.Requests, &r.InputTokens, &r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.CostNanos, &r.DurationNanos}
-}
-
 // Usage implements store.Ledger.
 func (p *Postgres) Usage(ctx context.Context, q store.UsageQuery) ([]store.UsageRow, error) {
 	var dims, cols []string
 	for _, d := range q.GroupBy {
-		col, ok := usageGroups[d]
+		col, ok := store.UsageColumns[d]
 		if !ok {
 			return nil, fmt.Errorf("store: usage cannot be grouped by %q", d)
 		}
@@ -160,9 +119,9 @@ func (p *Postgres) Usage(ctx context.Context, q store.UsageQuery) ([]store.Usage
 		var r store.UsageRow
 		fields := make([]any, 0, len(dims)+8)
 		for _, d := range dims {
-			fields = append(fields, usageField(&r, d))
+			fields = append(fields, store.UsageField(&r, d))
 		}
-		if err := rows.Scan(append(fields, usageSumFields(&r)...)...); err != nil {
+		if err := rows.Scan(append(fields, store.UsageSums(&r)...)...); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
