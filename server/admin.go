@@ -390,7 +390,7 @@ type usageRowJSON struct {
 	Upstream         string  `json:"upstream,omitempty"`
 	Dialect          string  `json:"dialect,omitempty"`
 	Operation        string  `json:"operation,omitempty"`
-	Status           int     `json:"status,omitempty"`
+	Status           int     `json:"status,omitzero"`
 	Day              string  `json:"day,omitempty"`
 	Hour             string  `json:"hour,omitempty"`
 	Requests         int64   `json:"requests"`

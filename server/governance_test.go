@@ -596,7 +596,7 @@ func TestAdminUsage(t *testing.T) {
 	}
 	first := data[0].(map[string]any)
 	if first["key"] != "test" || first["model"] != "via-messages" || first["requests"] != float64(3) || first["input_tokens"] != float64(36) ||
-		first["day"] != time.Now().UTC().Format(time.DateOnly) || first["upstream"] != nil {
+		first["day"] != time.Now().UTC().Format(time.DateOnly) || first["upstream"] != nil || first["status"] != nil {
 		t.Errorf("first row = %v", first)
 	}
 	req, _ := http.NewRequest("GET", g.url+"/admin/v1/usage?group_by=model", nil)
