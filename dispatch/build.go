@@ -55,7 +55,7 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 		if u.MaxRetries != nil {
 			retries = *u.MaxRetries
 		}
-		ups[u.Name] = UpstreamSpec{Name: u.Name, Dialect: dialect, Provider: provider, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
+		ups[u.Name] = UpstreamSpec{Name: u.Name, Dialect: dialect, Kind: u.Dialect, Provider: provider, Backend: be, APIKey: u.APIKey, MaxRetries: retries}
 	}
 	r, err := NewRouter(c.Models, ups)
 	if err != nil {

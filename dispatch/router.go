@@ -13,6 +13,7 @@ import (
 type route struct {
 	upstream   string
 	dialect    parleyv1.Dialect
+	kind       string
 	provider   string
 	backend    Backend
 	model      string // upstream model; "" = the client's name
@@ -44,8 +45,12 @@ type Router struct {
 
 // UpstreamSpec is what the router needs to know of one configured upstream.
 type UpstreamSpec struct {
-	Name       string
-	Dialect    parleyv1.Dialect
+	Name    string
+	Dialect parleyv1.Dialect
+	// Kind is what the configuration calls the upstream's dialect (echo
+	// for the built-in model, which speaks the canonical model itself),
+	// for traces.
+	Kind       string
 	Provider   string // gen_ai.provider.name, for traces
 	Backend    Backend
 	APIKey     string
@@ -65,7 +70,7 @@ func NewRouter(models []config.Model, upstreams map[string]UpstreamSpec) (*Route
 				return nil, fmt.Errorf("model %s: unknown upstream %q", m.Name, cr.Upstream)
 			}
 			e.routes = append(e.routes, &route{
-				upstream: u.Name, dialect: u.Dialect, provider: u.Provider, backend: u.Backend, model: cr.UpstreamModel,
+				upstream: u.Name, dialect: u.Dialect, kind: u.Kind, provider: u.Provider, backend: u.Backend, model: cr.UpstreamModel,
 				apiKey: u.APIKey, weight: max(cr.Weight, 0), maxRetries: u.MaxRetries,
 			})
 		}

@@ -29,7 +29,7 @@ func startAttempt(ctx context.Context, r *route, t translate.Target, op string, 
 		telemetry.ProviderName.String(r.provider),
 		telemetry.RequestModel.String(t.Model),
 		telemetry.Upstream.String(r.upstream),
-		telemetry.UpstreamDialect.String(translate.DialectName(r.dialect)),
+		telemetry.UpstreamDialect.String(r.kind),
 		telemetry.Attempt.Int(attempt),
 	))
 }

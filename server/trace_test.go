@@ -185,3 +185,29 @@ func TestTracesCountTokens(t *testing.T) {
 		t.Errorf("spans by kind %v, want one request and one attempt", kinds)
 	}
 }
+
+// The built-in echo model's attempts name it as the configuration does,
+// not as the canonical model it speaks. (issue 15)
+func TestTracesEcho(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(telemetry.Use(tp, propagation.TraceContext{}))
+
+	g := echoGateway(t, "")
+	if status, out := postBody(t, g.url, "/v1/chat/completions", []byte(`{"model":"echo","messages":[{"role":"user","content":"hi"}]}`)); status != http.StatusOK {
+		t.Fatalf("%d %s", status, out)
+	}
+	var attempts int
+	for _, s := range rec.Ended() {
+		if s.SpanKind() != trace.SpanKindClient {
+			continue
+		}
+		attempts++
+		if a := attrs(s); a["parley.upstream.dialect"].AsString() != "echo" || a["parley.upstream"].AsString() != "e" {
+			t.Errorf("the echo attempt's span: %v", a)
+		}
+	}
+	if attempts != 1 {
+		t.Errorf("%d attempt spans, want 1", attempts)
+	}
+}
