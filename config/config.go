@@ -249,6 +249,19 @@ type Pricing struct {
 	CacheWrite *float64 `yaml:"cache_write"`
 }
 
+// Cached returns the prices of input read from and written to a prompt
+// cache: as configured, or the input price.
+func (p *Pricing) Cached() (read, write float64) {
+	read, write = p.Input, p.Input
+	if p.CacheRead != nil {
+		read = *p.CacheRead
+	}
+	if p.CacheWrite != nil {
+		write = *p.CacheWrite
+	}
+	return read, write
+}
+
 // Route is one upstream that can serve a model.
 type Route struct {
 	Upstream string `yaml:"upstream"`

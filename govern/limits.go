@@ -108,13 +108,8 @@ func PriceOf(p *config.Pricing) *Price {
 		return nil
 	}
 	per := NanosPerUSD / 1e6
-	out := &Price{Input: p.Input * per, Output: p.Output * per, CacheRead: p.Input * per, CacheWrite: p.Input * per}
-	if p.CacheRead != nil {
-		out.CacheRead = *p.CacheRead * per
-	}
-	if p.CacheWrite != nil {
-		out.CacheWrite = *p.CacheWrite * per
-	}
+	read, write := p.Cached()
+	out := &Price{Input: p.Input * per, Output: p.Output * per, CacheRead: read * per, CacheWrite: write * per}
 	return out
 }
 

@@ -244,21 +244,26 @@ func decodeBody(r *http.Request, v any) error {
 		return translate.Invalid("", "the body is not JSON: %s", strings.TrimPrefix(err.Error(), "jsontext: "))
 	}
 	if err := json.Unmarshal(raw, v, json.RejectUnknownMembers(true)); err != nil {
-		field := ""
-		var se *json.SemanticError
-		if errors.As(err, &se) {
-			field = strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
-		}
-		msg := "is not valid here"
-		if se != nil && se.JSONKind != 0 && se.GoType != nil {
-			msg = "has the wrong type (" + se.JSONKind.String() + ")"
-		}
-		if se != nil && errors.Is(se.Err, json.ErrUnknownName) {
-			msg = "is not a field of this object"
-		}
-		return translate.Invalid(field, "%s", msg)
+		return fieldError(err)
 	}
 	return nil
+}
+
+// fieldError names the member a JSON value could not be read into, in the
+// dotted spelling of the admin API's errors.
+func fieldError(err error) error {
+	var se *json.SemanticError
+	if !errors.As(err, &se) {
+		return translate.Invalid("", "is not valid here")
+	}
+	field := strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
+	switch {
+	case errors.Is(se.Err, json.ErrUnknownName):
+		return translate.Invalid(field, "is not a field of this object")
+	case se.JSONKind != 0 && se.GoType != nil:
+		return translate.Invalid(field, "has the wrong type (%s)", se.JSONKind.String())
+	}
+	return translate.Invalid(field, "is not valid here")
 }
 
 func (s *Server) adminCreateKey(r *http.Request) (int, any, error) {
@@ -335,12 +340,7 @@ func (s *Server) adminUpdateKey(r *http.Request) (int, any, error) {
 	raw, _ = json.Marshal(mergePatch(doc, patch))
 	var in keyJSON
 	if err := json.Unmarshal(raw, &in, json.RejectUnknownMembers(true)); err != nil {
-		field := ""
-		var se *json.SemanticError
-		if errors.As(err, &se) {
-			field = strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
-		}
-		return 0, nil, translate.Invalid(field, "is not valid here")
+		return 0, nil, fieldError(err)
 	}
 	limits, err := limitsFromJSON(in.Limits)
 	if err != nil {

@@ -132,13 +132,8 @@ func (s *Server) adminModels(*http.Request) (int, any, error) {
 			mr.ContextWindow = &m.ContextWindow
 		}
 		if p := m.Pricing; p != nil {
-			mr.Pricing = &pricingReply{Input: p.Input, Output: p.Output, CacheRead: p.Input, CacheWrite: p.Input}
-			if p.CacheRead != nil {
-				mr.Pricing.CacheRead = *p.CacheRead
-			}
-			if p.CacheWrite != nil {
-				mr.Pricing.CacheWrite = *p.CacheWrite
-			}
+			read, write := p.Cached()
+			mr.Pricing = &pricingReply{Input: p.Input, Output: p.Output, CacheRead: read, CacheWrite: write}
 		}
 		for _, r := range m.RoutesOf() {
 			um := r.UpstreamModel
