@@ -60,6 +60,27 @@ type Pace struct{ More bool }
 // while frames are relayed, since a relayed frame must follow the events
 // it decoded to.
 func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits, frame func(sse.Event), pace *Pace) iter.Seq2[*parleyv1.StreamEvent, error] {
+	return DecodeFramed(d, body, nil, dec, lim, frame, pace)
+}
+
+// Frames is a stream reply read one event at a time, whatever its framing
+// (server-sent events, AWS event-stream messages).
+type Frames interface {
+	// Next returns the next event; io.EOF at the stream's clean end. The
+	// event's data is valid until the next call.
+	Next() (sse.Event, error)
+	// Ready reports whether the next event is already buffered whole, so
+	// that Next would not wait.
+	Ready() bool
+}
+
+// OpenFrames opens a stream body of a framing other than server-sent
+// events, bounding each event to maxFrame bytes.
+type OpenFrames func(body io.Reader, maxFrame int) Frames
+
+// DecodeFramed is DecodeStreamFrames over a body framed by open; nil
+// opens server-sent events. The stream limits apply whatever the framing.
+func DecodeFramed(d parleyv1.Dialect, body io.Reader, open OpenFrames, dec StreamDecoder, lim StreamLimits, frame func(sse.Event), pace *Pace) iter.Seq2[*parleyv1.StreamEvent, error] {
 	if lim.MaxFrameBytes <= 0 {
 		lim.MaxFrameBytes = DefaultStreamLimits.MaxFrameBytes
 	}
@@ -71,7 +92,12 @@ func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, l
 	}
 	ahead := pace != nil && frame == nil
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
-		r := sse.NewReader(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
+		var r Frames
+		if open != nil {
+			r = open(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
+		} else {
+			r = sse.NewReader(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
+		}
 		var (
 			buf   []*parleyv1.StreamEvent
 			n     int

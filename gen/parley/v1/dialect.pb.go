@@ -39,6 +39,9 @@ const (
 	Dialect_DIALECT_SONGGEN Dialect = 5
 	// The canonical model itself, spoken over Connect RPC.
 	Dialect_DIALECT_CANONICAL Dialect = 6
+	// POST /model/{modelId}/converse and /converse-stream, whose stream is
+	// framed as binary event-stream messages.
+	Dialect_DIALECT_CONVERSE Dialect = 7
 )
 
 // Enum value maps for Dialect.
@@ -51,6 +54,7 @@ var (
 		4: "DIALECT_CHAT_COMPLETIONS",
 		5: "DIALECT_SONGGEN",
 		6: "DIALECT_CANONICAL",
+		7: "DIALECT_CONVERSE",
 	}
 	Dialect_value = map[string]int32{
 		"DIALECT_UNSPECIFIED":      0,
@@ -60,6 +64,7 @@ var (
 		"DIALECT_CHAT_COMPLETIONS": 4,
 		"DIALECT_SONGGEN":          5,
 		"DIALECT_CANONICAL":        6,
+		"DIALECT_CONVERSE":         7,
 	}
 )
 
@@ -231,7 +236,7 @@ const file_parley_v1_dialect_proto_rawDesc = "" +
 	"\x06fields\x18\x02 \x03(\v2!.parley.v1.Extensions.FieldsEntryR\x06fields\x1a9\n" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xb7\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xcd\x01\n" +
 	"\aDialect\x12\x17\n" +
 	"\x13DIALECT_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10DIALECT_MESSAGES\x10\x01\x12\x1c\n" +
@@ -239,7 +244,8 @@ const file_parley_v1_dialect_proto_rawDesc = "" +
 	"\x11DIALECT_RESPONSES\x10\x03\x12\x1c\n" +
 	"\x18DIALECT_CHAT_COMPLETIONS\x10\x04\x12\x13\n" +
 	"\x0fDIALECT_SONGGEN\x10\x05\x12\x15\n" +
-	"\x11DIALECT_CANONICAL\x10\x06B3Z1github.com/parleyhq/parley/gen/parley/v1;parleyv1b\x06proto3"
+	"\x11DIALECT_CANONICAL\x10\x06\x12\x14\n" +
+	"\x10DIALECT_CONVERSE\x10\aB3Z1github.com/parleyhq/parley/gen/parley/v1;parleyv1b\x06proto3"
 
 var (
 	file_parley_v1_dialect_proto_rawDescOnce sync.Once
