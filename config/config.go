@@ -220,6 +220,59 @@ type Upstream struct {
 	// MaxRetries is how often a failed attempt (connection error, 429,
 	// 5xx) is retried on this upstream before the next route is tried.
 	MaxRetries *int `yaml:"max_retries"`
+	// Provider, when set, says the dialect is served by a cloud (Amazon
+	// Bedrock, Google Vertex AI, Azure OpenAI) under the cloud's own
+	// endpoints and authentication; base_url may then be left out where
+	// the cloud's region or location gives it.
+	Provider *Provider `yaml:"provider"`
+}
+
+// The clouds an upstream's provider may name.
+const (
+	CloudBedrock = "bedrock"
+	CloudVertex  = "vertex"
+	CloudAzure   = "azure"
+)
+
+// Provider is the cloud that serves an upstream's dialect. Credentials
+// come from the cloud's standard chain or from variables the file names;
+// they are never printed.
+type Provider struct {
+	// Cloud is bedrock, vertex or azure.
+	Cloud string `yaml:"cloud"`
+
+	// Region is the AWS region (bedrock); default the chain's (AWS_REGION,
+	// the profile's region).
+	Region string `yaml:"region"`
+	// Profile is the AWS shared-config profile (bedrock); default the
+	// chain's (AWS_PROFILE, "default").
+	Profile string `yaml:"profile"`
+
+	// Project and Location are the Google Cloud project and location
+	// (vertex): "us-central1", "us-east5", "global".
+	Project  string `yaml:"project"`
+	Location string `yaml:"location"`
+	// CredentialsFile is a Google service-account (or other credential)
+	// JSON file (vertex); default Application Default Credentials.
+	CredentialsFile string `yaml:"credentials_file"`
+
+	// APIVersion is the Azure OpenAI api-version of the deployments
+	// surface (/openai/deployments/{deployment}/...); left out, the v1
+	// surface (/openai/v1/...) is called, which takes none.
+	APIVersion string `yaml:"api_version"`
+	// Entra authenticates to Azure with a Microsoft Entra ID application
+	// (client credentials) instead of the api_key.
+	Entra *Entra `yaml:"entra"`
+}
+
+// Entra is a Microsoft Entra ID application that Parley signs in as.
+type Entra struct {
+	TenantID     string `yaml:"tenant_id"`
+	ClientID     string `yaml:"client_id"`
+	ClientSecret string `yaml:"client_secret"`
+	// Authority is the sign-in host; default
+	// https://login.microsoftonline.com (other clouds have their own).
+	Authority string `yaml:"authority"`
 }
 
 // Model maps a name clients ask for to one or more routes.

@@ -127,8 +127,16 @@ func (c *Config) validate(dialects []string) []problem {
 				add(at+".dialect", "%q is not one of %s", u.Dialect, strings.Join(dialects, ", "))
 			}
 		}
+		cloudURL := u.Provider != nil && u.Provider.Cloud != CloudAzure
+		if u.Provider != nil {
+			for _, pr := range u.Provider.problems(u.Dialect, u.APIKey != "") {
+				add(at+".provider."+pr.key, "%s", pr.msg)
+			}
+		}
 		if u.Dialect != DialectEcho {
-			if u.BaseURL == "" {
+			if u.BaseURL == "" && cloudURL {
+				// The cloud's region or location gives it.
+			} else if u.BaseURL == "" {
 				add(at+".base_url", "is required for a %s upstream", u.Dialect)
 			} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 				add(at+".base_url", "%q is not an http or https URL", u.BaseURL)
@@ -325,4 +333,99 @@ func (l *KeyLimits) check() []problem {
 		}
 	}
 	return ps
+}
+
+// cloudDialects are the dialects each cloud serves.
+var cloudDialects = map[string][]string{
+	CloudBedrock: {"messages", "converse"},
+	CloudVertex:  {"generate_content", "messages"},
+	CloudAzure:   {"chat_completions", "responses"},
+}
+
+// providerProblem is one fault of a provider block: the key under it and
+// what is wrong.
+type providerProblem struct{ key, msg string }
+
+// problems checks a provider block against the upstream's dialect.
+func (p *Provider) problems(dialect string, apiKey bool) []providerProblem {
+	var out []providerProblem
+	add := func(key, format string, args ...any) {
+		out = append(out, providerProblem{key, fmt.Sprintf(format, args...)})
+	}
+	served, known := cloudDialects[p.Cloud]
+	switch {
+	case p.Cloud == "":
+		add("cloud", "is required: one of %s, %s, %s", CloudBedrock, CloudVertex, CloudAzure)
+		return out
+	case !known:
+		add("cloud", "%q is not one of %s, %s, %s", p.Cloud, CloudBedrock, CloudVertex, CloudAzure)
+		return out
+	case !slices.Contains(served, dialect):
+		add("cloud", "%s does not serve the %s dialect (it serves %s)", p.Cloud, dialect, strings.Join(served, " and "))
+	}
+	other := func(key, val, only string) {
+		if val != "" {
+			add(key, "applies to %s only", only)
+		}
+	}
+	if p.Cloud != CloudBedrock {
+		other("region", p.Region, CloudBedrock)
+		other("profile", p.Profile, CloudBedrock)
+	}
+	if p.Cloud != CloudVertex {
+		other("project", p.Project, CloudVertex)
+		other("location", p.Location, CloudVertex)
+		other("credentials_file", p.CredentialsFile, CloudVertex)
+	}
+	if p.Cloud != CloudAzure {
+		other("api_version", p.APIVersion, CloudAzure)
+		if p.Entra != nil {
+			add("entra", "applies to %s only", CloudAzure)
+		}
+	}
+	switch p.Cloud {
+	case CloudVertex:
+		if p.Location == "" {
+			add("location", "is required for vertex (us-central1, us-east5, global, ...)")
+		} else if !validHostLabel(p.Location) {
+			add("location", "%q is not a Google Cloud location", p.Location)
+		}
+		if p.Project == "" && !apiKey {
+			add("project", "is required for vertex unless an api_key (express mode) is given")
+		} else if p.Project == "" && dialect == "messages" {
+			add("project", "is required for Anthropic models on vertex")
+		}
+	case CloudBedrock:
+		if p.Region != "" && !validHostLabel(p.Region) {
+			add("region", "%q is not an AWS region", p.Region)
+		}
+	case CloudAzure:
+		if e := p.Entra; e != nil {
+			if apiKey {
+				add("entra", "and api_key are both set; give one")
+			}
+			if e.TenantID == "" || e.ClientID == "" || e.ClientSecret == "" {
+				add("entra", "needs tenant_id, client_id and client_secret")
+			}
+			if e.Authority != "" {
+				if u, err := url.Parse(e.Authority); err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+					add("entra.authority", "is not an https URL")
+				}
+			}
+		} else if !apiKey {
+			add("cloud", "azure needs an api_key or an entra block")
+		}
+	}
+	return out
+}
+
+// validHostLabel reports whether s can stand in a host name, as a region
+// or location does.
+func validHostLabel(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return s != "" && s[0] != '-'
 }

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/cloud"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/eventstream"
 	"github.com/parleyhq/parley/translate/sse"
 	"go.opentelemetry.io/otel/propagation"
 )
@@ -49,6 +51,9 @@ type HTTPOptions struct {
 	// Scrub removes the keys Parley knows from the upstream's error
 	// texts, before anything else sees them; nil removes nothing.
 	Scrub *secrets.Scrubber
+	// Cloud, when set, fits each request to the cloud that hosts the
+	// dialect (its paths, body, credentials and error shapes).
+	Cloud cloud.Adapter
 }
 
 // HTTPBackend calls an upstream service over HTTP in its dialect.
@@ -94,18 +99,27 @@ func NewTransport(connect, header time.Duration) *http.Transport {
 	return tr
 }
 
-// url joins the base URL and a dialect path. A base URL that already ends
-// in the path's first segment ("https://host/v1" and "/v1/messages") is
-// not doubled, since OpenAI-style base URLs are often written that way.
+// url joins the base URL and a dialect path, which is written escaped (a
+// model id may hold a '/' that is part of its segment). A base URL that
+// already ends in the path's first segment ("https://host/v1" and
+// "/v1/messages") is not doubled, since OpenAI-style base URLs are often
+// written that way; nor is one the path already starts with.
 func (b *HTTPBackend) url(out *translate.Outgoing) string {
 	u := *b.base
-	basePath := strings.TrimSuffix(u.Path, "/")
+	basePath := strings.TrimSuffix(u.EscapedPath(), "/")
 	p := out.Path
-	if first, _, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/"); ok && strings.HasSuffix(basePath, "/"+first) {
+	switch first, _, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/"); {
+	case basePath != "" && strings.HasPrefix(p, basePath+"/"):
+		basePath = ""
+	case ok && strings.HasSuffix(basePath, "/"+first):
 		p = strings.TrimPrefix(p, "/"+first)
 	}
-	u.Path = basePath + p
-	u.RawPath = ""
+	u.RawPath = basePath + p
+	if path, err := url.PathUnescape(u.RawPath); err == nil {
+		u.Path = path
+	} else {
+		u.Path, u.RawPath = u.RawPath, ""
+	}
 	q := u.Query()
 	for k, vs := range out.Query {
 		for _, v := range vs {
@@ -145,6 +159,13 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	// The attempt's span goes on in the upstream, when tracing is on.
 	if telemetry.On() {
 		telemetry.Propagator().Inject(ctx, propagation.HeaderCarrier(hreq.Header))
+	}
+	// A cloud signs the request as it will be sent: last.
+	if b.opts.Cloud != nil {
+		if err := b.opts.Cloud.Authorize(ctx, hreq, out.Body); err != nil {
+			cancel(nil)
+			return nil, nil, nil, b.scrub(err)
+		}
 	}
 	resp, err := b.client.Do(hreq)
 	if err != nil {
@@ -219,7 +240,13 @@ func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFun
 	if err != nil {
 		body = nil
 	}
-	e := b.up.DecodeError(resp.StatusCode, resp.Header, body)
+	var e *parleyv1.Error
+	if b.opts.Cloud != nil {
+		e = b.opts.Cloud.DecodeError(resp.StatusCode, resp.Header, body)
+	}
+	if e == nil {
+		e = b.up.DecodeError(resp.StatusCode, resp.Header, body)
+	}
 	b.opts.Scrub.Error(e)
 	if e.GetRetry() == nil {
 		e.Retry = translate.Retry(translate.ReplyRetryFacts(resp.StatusCode, resp.Header))
@@ -242,16 +269,27 @@ func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Ca
 		}()
 	}
 	if f, can := b.up.(translate.Forwarder); can && call.Source.Body != nil && call.Source.Dialect == b.up.Dialect() {
-		out, ok, err := f.Forward(req, &call.Source, t)
+		fwd, ok, err := f.Forward(req, &call.Source, t)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			call.Forwarded = true
-			return out, nil
+			return fwd, b.prepare(cloud.OpGenerate, fwd, t)
 		}
 	}
-	return b.up.EncodeRequest(req, t)
+	if out, err = b.up.EncodeRequest(req, t); err != nil {
+		return nil, err
+	}
+	return out, b.prepare(cloud.OpGenerate, out, t)
+}
+
+// prepare fits an encoded request to the upstream's cloud, if it has one.
+func (b *HTTPBackend) prepare(op cloud.Op, out *translate.Outgoing, t translate.Target) error {
+	if b.opts.Cloud == nil {
+		return nil
+	}
+	return b.opts.Cloud.Prepare(op, out, t)
 }
 
 // Generate implements Backend.
@@ -328,7 +366,7 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 		if call.Forwarded {
 			frame = func(ev sse.Event) { call.frames = append(call.frames, ev) }
 		}
-		for ev, err := range translate.DecodeStreamFrames(b.up.Dialect(), body, b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace) {
+		for ev, err := range translate.DecodeFramed(b.up.Dialect(), body, b.framing(resp.Header), b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace) {
 			if err != nil {
 				var up *translate.UpstreamError
 				if !errors.As(err, &up) {
@@ -344,6 +382,16 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 			}
 		}
 	}
+}
+
+// framing opens a stream reply by its media type: AWS event-stream
+// messages (Amazon Bedrock), else server-sent events (nil).
+func (b *HTTPBackend) framing(h http.Header) translate.OpenFrames {
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt != eventstream.ContentType {
+		return nil
+	}
+	d := b.up.Dialect()
+	return func(body io.Reader, maxFrame int) translate.Frames { return eventstream.NewReader(d, body, maxFrame) }
 }
 
 // wholeReply reports whether a 2xx reply to a stream request is one
@@ -402,6 +450,12 @@ func (b *HTTPBackend) CountTokens(ctx context.Context, req *parleyv1.Request, t 
 	}
 	out, err := cu.EncodeCountRequest(req, t)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.prepare(cloud.OpCount, out, t); err != nil {
+		if errors.Is(err, cloud.ErrNoCount) {
+			return nil, errNoCount
+		}
 		return nil, err
 	}
 	call.Dropped = out.Dropped

@@ -1,9 +1,12 @@
 package dispatch
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"time"
 
+	"github.com/parleyhq/parley/cloud"
 	"github.com/parleyhq/parley/config"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/secrets"
@@ -39,12 +42,29 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 				continue
 			}
 			dialect, provider = d.Enum, d.Provider
-			hb, err := NewHTTPBackend(u.Name, d.Upstream, u.BaseURL, HTTPOptions{
+			base := u.BaseURL
+			var adapter cloud.Adapter
+			if u.Provider != nil {
+				co := cloud.Options{}
+				if o.Transport != nil {
+					co.HTTPClient = &http.Client{Transport: o.Transport, Timeout: 30 * time.Second}
+				}
+				a, cloudBase, err := cloud.New(context.Background(), &u, d.Enum, co)
+				if err != nil {
+					return nil, err
+				}
+				adapter, provider = a, a.Provider()
+				if base == "" {
+					base = cloudBase
+				}
+			}
+			hb, err := NewHTTPBackend(u.Name, d.Upstream, base, HTTPOptions{
 				ConnectTimeout: u.ConnectTimeout.D(),
 				HeaderTimeout:  u.HeaderTimeout.D(),
 				IdleTimeout:    u.IdleTimeout.D(),
 				Transport:      o.Transport,
 				Scrub:          scrub,
+				Cloud:          adapter,
 			})
 			if err != nil {
 				return nil, err

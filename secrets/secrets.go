@@ -52,7 +52,7 @@ func New(keys ...string) *Scrubber {
 }
 
 // FromConfig returns a Scrubber of every key a configuration holds: the
-// clients' and the upstreams'.
+// clients', the upstreams' and the cloud secrets an upstream names.
 func FromConfig(c *config.Config) *Scrubber {
 	var keys []string
 	for _, k := range c.Keys {
@@ -60,6 +60,9 @@ func FromConfig(c *config.Config) *Scrubber {
 	}
 	for _, u := range c.Upstreams {
 		keys = append(keys, u.APIKey)
+		if p := u.Provider; p != nil && p.Entra != nil {
+			keys = append(keys, p.Entra.ClientSecret)
+		}
 	}
 	return New(keys...)
 }

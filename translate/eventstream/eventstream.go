@@ -72,17 +72,24 @@ var ErrFrameTooLarge = sse.ErrFrameTooLarge
 // canonical error of an exception message as a *translate.UpstreamError.
 func (r *Reader) Next() (sse.Event, error) {
 	for {
-		if head, err := r.br.Peek(4); err == nil {
+		head, err := r.br.Peek(4)
+		switch {
+		case err == nil:
 			if n := binary.BigEndian.Uint32(head); int(n) > r.max {
 				return sse.Event{}, ErrFrameTooLarge
 			}
-		} else if len(head) > 0 && errors.Is(err, io.EOF) {
+		case len(head) == 0 && errors.Is(err, io.EOF):
+			return sse.Event{}, io.EOF
+		case errors.Is(err, io.EOF):
 			return sse.Event{}, io.ErrUnexpectedEOF
+		default:
+			return sse.Event{}, err
 		}
 		m, err := r.dec.Decode(r.br, r.payload[:0])
 		if err != nil {
+			// A message had begun: any end now is in its middle.
 			if errors.Is(err, io.EOF) {
-				return sse.Event{}, io.EOF
+				return sse.Event{}, io.ErrUnexpectedEOF
 			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				return sse.Event{}, err
@@ -119,7 +126,7 @@ func (r *Reader) Next() (sse.Event, error) {
 // chunk unwraps an InvokeModelWithResponseStream chunk.
 func (r *Reader) chunk(payload []byte) (sse.Event, error) {
 	var c struct {
-		Bytes []byte `json:"bytes,format:base64"`
+		Bytes []byte `json:"bytes"`
 	}
 	if err := json.Unmarshal(payload, &c, json.RejectUnknownMembers(false)); err != nil {
 		return sse.Event{}, translate.UpstreamProtocol(r.d, fmt.Errorf("event-stream chunk: %w", err))

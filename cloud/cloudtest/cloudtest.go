@@ -1,0 +1,174 @@
+// Package cloudtest holds fakes of the clouds Parley reaches (Amazon
+// Bedrock, Google Vertex AI, Azure OpenAI) for tests. Each fake checks what
+// the real service checks before it answers: Bedrock recomputes the SigV4
+// signature of every request with the AWS SDK's own signer; Vertex mints
+// OAuth tokens at its own token endpoint only for a JWT signed by the
+// service account's key, and accepts only live tokens it minted; Azure
+// checks the api-key header or an Entra ID token it minted, and the
+// api-version of the deployments surface. Each also checks the body rules
+// of its surface (anthropic_version, no model in the body, ...).
+//
+// The fakes answer every chat request the same way, in the dialect asked:
+// with "<cloud> <model>: <the last user text>", or, when the request
+// declares function tools and holds no tool result yet, with a call of the
+// first tool ({"city": "Paris"}); a request that holds a tool result is
+// answered "<cloud> <model>: the tool said <result>". Replies and streams
+// are rendered by Parley's own client-side encoders of the dialect, whose
+// output the official SDKs' tests pin.
+package cloudtest
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// Seen is one request a fake answered (or refused).
+type Seen struct {
+	Method string
+	// Path is the request's path as it was sent (escaped).
+	Path   string
+	Query  string
+	Header http.Header
+	Body   []byte
+}
+
+// log keeps what a fake saw.
+type log struct {
+	mu   sync.Mutex
+	seen []Seen
+}
+
+func (l *log) add(r *http.Request, body []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, Seen{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+}
+
+// Seen returns the requests so far.
+func (l *log) Seen() []Seen {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Seen(nil), l.seen...)
+}
+
+// Reply is the canonical answer the fakes give to a request.
+func Reply(cloud, model string, req *parleyv1.Request) *parleyv1.Response {
+	var part *parleyv1.Part
+	finish := parleyv1.FinishReason_FINISH_REASON_STOP
+	switch result, tool := lastToolResult(req), firstTool(req); {
+	case result != "":
+		part = text(cloud + " " + model + ": the tool said " + result)
+	case tool != "":
+		part = &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{
+			Id: "toolu_01FakeCloudCall", Name: tool, Arguments: `{"city":"Paris"}`,
+		}}}
+		finish = parleyv1.FinishReason_FINISH_REASON_TOOL_USE
+	default:
+		part = text(cloud + " " + model + ": " + lastUserText(req))
+	}
+	in, out := int64(11), int64(7)
+	return &parleyv1.Response{
+		Id:         "msg_fake" + strings.ReplaceAll(cloud, " ", ""),
+		Model:      model,
+		CreatedAt:  timestamppb.New(time.Unix(1764000000, 0)),
+		Status:     parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED,
+		Candidates: []*parleyv1.Candidate{{Parts: []*parleyv1.Part{part}, FinishReason: finish}},
+		Usage:      &parleyv1.Usage{InputTokens: &in, OutputTokens: &out, TotalTokens: new(in + out)},
+	}
+}
+
+func text(s string) *parleyv1.Part {
+	return &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: s}}}
+}
+
+func lastUserText(req *parleyv1.Request) string {
+	msgs := req.GetMessages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].GetRole() != parleyv1.Role_ROLE_USER {
+			continue
+		}
+		var b strings.Builder
+		for _, p := range msgs[i].GetParts() {
+			b.WriteString(p.GetText().GetText())
+		}
+		if b.Len() > 0 {
+			return b.String()
+		}
+	}
+	return "(no user text)"
+}
+
+func firstTool(req *parleyv1.Request) string {
+	for _, t := range req.GetTools() {
+		if f := t.GetFunction(); f != nil {
+			return f.GetName()
+		}
+	}
+	return ""
+}
+
+func lastToolResult(req *parleyv1.Request) string {
+	msgs := req.GetMessages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, p := range msgs[i].GetParts() {
+			if tr := p.GetToolResult(); tr != nil {
+				var b strings.Builder
+				for _, c := range tr.GetContent() {
+					b.WriteString(c.GetText().GetText())
+				}
+				return b.String()
+			}
+		}
+	}
+	return ""
+}
+
+// render answers req in the dialect of client c, whole or as its
+// server-sent-event stream.
+func render(c translate.Client, req *parleyv1.Request, resp *parleyv1.Response, stream bool) ([]byte, error) {
+	if !stream {
+		return c.EncodeResponse(req, resp)
+	}
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	enc := c.NewStreamEncoder(req)
+	for _, ev := range translate.ReplayResponse(resp) {
+		if err := enc.Encode(w, ev); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// members reads a JSON object's members.
+func members(body []byte) (map[string]jsontext.Value, error) {
+	var m map[string]jsontext.Value
+	err := json.Unmarshal(body, &m)
+	return m, err
+}
+
+// writeJSON answers with status and a JSON body.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// jsonMarshal writes members deterministically.
+func jsonMarshal(m map[string]jsontext.Value) ([]byte, error) {
+	return json.Marshal(m, json.Deterministic(true))
+}
