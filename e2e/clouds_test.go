@@ -270,4 +270,3 @@ func (c *clouds) noSecretsIn(t *testing.T, text string) {
 		}
 	}
 }
-
