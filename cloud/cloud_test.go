@@ -380,3 +380,37 @@ models:
 		t.Errorf("the token endpoint's answer reached the client: %v", err)
 	}
 }
+
+// An exception in the middle of a Bedrock stream ends it with the
+// canonical error of that exception.
+func TestBedrockStreamException(t *testing.T) {
+	awsEnv(t, testCreds)
+	fake := cloudtest.NewBedrock(t, "us-east-1", testCreds)
+	fake.StreamException.Store("modelStreamErrorException")
+	d := build(t, `
+upstreams:
+  - name: bedrock
+    dialect: messages
+    base_url: `+fake.URL+`
+    provider: {cloud: bedrock, region: us-east-1}
+models:
+  - {name: claude, upstream: bedrock, upstream_model: anthropic.claude-3-5-haiku-20241022-v1:0}
+`)
+	var events int
+	var last error
+	for ev, err := range d.Stream(context.Background(), ask(t, "claude", "hi", true, false), &dispatch.Call{}) {
+		if err != nil {
+			last = err
+			break
+		}
+		if ev.GetStart() == nil {
+			t.Errorf("an event after the start reached the client: %v", ev)
+		}
+		events++
+	}
+	e := translate.ToProto(last)
+	if events != 1 || e.GetReason() != "modelStreamErrorException" || e.GetCode() != parleyv1.Code_CODE_UNAVAILABLE ||
+		e.GetMessage() != "The model stream was interrupted. Try your request again." {
+		t.Errorf("after %d events: %v", events, e)
+	}
+}

@@ -39,6 +39,10 @@ type Bedrock struct {
 	// Throttle refuses that many of the next requests with a
 	// ThrottlingException (429).
 	Throttle atomic.Int32
+	// StreamException, when set, ends the next InvokeModel stream after
+	// its first chunk with an exception of this type, as the service
+	// does when a stream breaks.
+	StreamException atomic.Value // string
 	// Converse answers /converse and /converse-stream; nil answers 404.
 	Converse func(w http.ResponseWriter, modelID string, stream bool, body []byte)
 }
@@ -184,11 +188,16 @@ func (b *Bedrock) invoke(w http.ResponseWriter, id string, stream bool, body []b
 	w.Header().Set("Content-Type", eventstream.ContentType)
 	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
+	exception, _ := b.StreamException.Swap("").(string)
 	rd := sse.NewReader(bytes.NewReader(out), 0)
-	for {
+	for i := 0; ; i++ {
 		ev, err := rd.Next()
 		if err != nil {
 			break
+		}
+		if i == 1 && exception != "" {
+			_ = eventstream.EncodeException(w, exception, "The model stream was interrupted. Try your request again.")
+			return
 		}
 		if err := eventstream.EncodeChunk(w, ev.Data); err != nil {
 			return
