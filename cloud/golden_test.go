@@ -149,4 +149,3 @@ func redact(v string) string {
 	}
 	return "…"
 }
-
