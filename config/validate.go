@@ -423,7 +423,9 @@ func (p *Provider) problems(dialect string, apiKey bool) []providerProblem {
 // or location does.
 func validHostLabel(s string) bool {
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+		default:
 			return false
 		}
 	}
