@@ -7,6 +7,7 @@ package dialects
 import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
+	"github.com/parleyhq/parley/translate/converse"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/responses"
@@ -20,6 +21,7 @@ func All() translate.Dialects {
 		generatecontent.Dialect(),
 		responses.Dialect(),
 		chatcompletions.Dialect(),
+		converse.Dialect(),
 		songgen.Dialect(),
 	}
 }

@@ -131,16 +131,22 @@ func TestStreamOfAWholeReply(t *testing.T) {
 				srv.hits.Store(0)
 
 				// The client's own request, of the upstream's dialect: it
-				// is forwarded as it came, where the dialect forwards.
-				src := readFixture(t, scenario, up.Name(), "request.json")
-				req, err := up.Client.DecodeRequest(&translate.Incoming{Model: "m", Stream: true, Body: src})
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Model, req.Stream, req.StreamUsage = "m", true, proto.Bool(true)
-				_, forwards := up.Upstream.(translate.Forwarder)
+				// is forwarded as it came, where the dialect forwards. A
+				// dialect that clients do not speak gets another's.
+				req := chatRequest(true)
+				req.StreamUsage = proto.Bool(true)
 				var call Call
-				call.Source = translate.Source{Dialect: up.Enum, Body: src}
+				forwards := false
+				if up.Client != nil {
+					src := readFixture(t, scenario, up.Name(), "request.json")
+					req, err = up.Client.DecodeRequest(&translate.Incoming{Model: "m", Stream: true, Body: src})
+					if err != nil {
+						t.Fatal(err)
+					}
+					req.Model, req.Stream, req.StreamUsage = "m", true, proto.Bool(true)
+					_, forwards = up.Upstream.(translate.Forwarder)
+					call.Source = translate.Source{Dialect: up.Enum, Body: src}
+				}
 				sentForwarded := false
 				call.Sent = func(string, []byte) { sentForwarded = call.Forwarded }
 				evs, acc, err := collect(t, d.Stream(ctx, req, &call))

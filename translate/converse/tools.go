@@ -1,0 +1,212 @@
+package converse
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+// Tools, both ways: tool specifications and the tool choice toward the
+// service, tool calls and tool results in turns, and tool calls in its
+// replies.
+
+// emptySchema is the input schema of a function declared without one.
+var emptySchema = jsontext.Value(`{"type":"object","properties":{}}`)
+
+func (e *encoder) toolUse(c *parleyv1.ToolCall, field string) (*ToolUseBlock, error) {
+	args := strings.TrimSpace(c.GetArguments())
+	if args == "" {
+		args = "{}"
+	}
+	if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
+		return nil, translate.Unsupported(thisDialect, field+".arguments", "the arguments of tool call %q are not a JSON object", c.GetId())
+	}
+	e.called(c.GetName())
+	return &ToolUseBlock{ToolUseID: wireID(c.GetId()), Name: c.GetName(), Input: jsontext.Value(args)}, nil
+}
+
+// called records a tool the conversation calls.
+func (e *encoder) called(name string) {
+	e.hasTools = true
+	if name != "" && !slices.Contains(e.callNames, name) {
+		e.callNames = append(e.callNames, name)
+	}
+}
+
+// toolResult is a tool result block: its text, images and documents (the
+// kinds a tool result holds here), status error for a failed call. An
+// empty result is sent with no content blocks.
+func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*ToolResultBlock, error) {
+	e.called(tr.GetName())
+	b := &ToolResultBlock{ToolUseID: wireID(tr.GetCallId()), Content: []ToolResultContent{}}
+	if tr.GetIsError() {
+		b.Status = "error"
+	}
+	for j, p := range tr.GetContent() {
+		f := fmt.Sprintf("%s.content[%d]", field, j)
+		switch k := p.GetKind().(type) {
+		case *parleyv1.Part_Text:
+			if k.Text.GetText() == "" {
+				continue
+			}
+			b.Content = append(b.Content, ToolResultContent{Text: ptr(k.Text.GetText())})
+		case *parleyv1.Part_Media:
+			m, err := e.media(k.Media, f+".media")
+			if err != nil {
+				return nil, err
+			}
+			b.Content = append(b.Content, ToolResultContent{Image: m.Image, Document: m.Document, Video: m.Video})
+		default:
+			// Anything else a result may hold (reasoning, calls) says
+			// nothing to the model here.
+		}
+	}
+	return b, nil
+}
+
+// tools builds the tool configuration. Only functions have a form here;
+// the built-in tools of other services are an UnsupportedError. Tool
+// choice none has no form: the tools are left out, unless the
+// conversation already holds tool calls or results, which the service
+// refuses without a tool configuration; then they are offered and the
+// choice is listed in Outgoing.Dropped. A conversation with calls but no
+// tools declared gets a specification with an empty schema for each
+// tool it calls, for the same reason.
+func (e *encoder) tools(w *Request) error {
+	tc := e.req.GetToolChoice()
+	allowed := map[string]bool{}
+	for _, n := range tc.GetAllowedNames() {
+		allowed[n] = true
+	}
+	var specs []Tool
+	for i, t := range e.req.GetTools() {
+		field := fmt.Sprintf("tools[%d]", i)
+		f := t.GetFunction()
+		if f == nil {
+			return translate.Unsupported(thisDialect, field, "the Converse API takes functions only, not the built-in tool %s", toolKindName(t))
+		}
+		if len(allowed) > 0 && !allowed[f.GetName()] {
+			continue // no allow-list here: offer only the allowed functions
+		}
+		schema := emptySchema
+		if s := strings.TrimSpace(f.GetParameters()); s != "" {
+			if v := jsontext.Value(s); !v.IsValid() || v.Kind() != '{' {
+				return translate.Invalid(field+".function.parameters", "not a JSON object")
+			}
+			schema = jsontext.Value(s)
+		}
+		spec := &ToolSpec{Name: f.GetName(), Description: f.GetDescription(), InputSchema: InputSchema{JSON: schema}}
+		if f.GetStrict() {
+			spec.Strict = ptr(true)
+		}
+		specs = append(specs, Tool{ToolSpec: spec})
+		if cp := cachePoint(t.GetCacheControl()); cp != nil {
+			specs = append(specs, Tool{CachePoint: cp})
+		}
+	}
+	var choice *ToolChoice
+	switch tc.GetMode() {
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
+		choice = &ToolChoice{Auto: &struct{}{}}
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+		choice = &ToolChoice{Any: &struct{}{}}
+		if len(tc.GetAllowedNames()) == 1 {
+			choice = &ToolChoice{Tool: &SpecificTool{Name: tc.GetAllowedNames()[0]}}
+		}
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+		if tc.GetName() == "" {
+			return translate.Unsupported(thisDialect, "tool_choice.kind", "the Converse API cannot force the built-in tool %s", tc.GetKind())
+		}
+		choice = &ToolChoice{Tool: &SpecificTool{Name: tc.GetName()}}
+	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
+		if len(specs) > 0 {
+			if !e.hasTools {
+				return nil // no tools: the model cannot call one
+			}
+			e.drop("tool_choice")
+		}
+	}
+	if tc != nil && tc.ParallelCalls != nil && !tc.GetParallelCalls() {
+		e.drop("tool_choice.parallel_calls")
+	}
+	if !hasSpec(specs) {
+		if !e.hasTools {
+			return nil
+		}
+		for _, name := range e.callNames {
+			specs = append(specs, Tool{ToolSpec: &ToolSpec{Name: name, InputSchema: InputSchema{JSON: emptySchema}}})
+		}
+		if len(specs) == 0 {
+			return nil
+		}
+		choice = nil
+	}
+	w.ToolConfig = &ToolConfig{Tools: specs, ToolChoice: choice}
+	return nil
+}
+
+func hasSpec(ts []Tool) bool {
+	for _, t := range ts {
+		if t.ToolSpec != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func toolKindName(t *parleyv1.Tool) string {
+	switch t.GetKind().(type) {
+	case *parleyv1.Tool_CodeExecution:
+		return "code_execution"
+	case *parleyv1.Tool_WebSearch:
+		return "web_search"
+	case *parleyv1.Tool_FileSearch:
+		return "file_search"
+	case *parleyv1.Tool_ComputerUse:
+		return "computer_use"
+	case *parleyv1.Tool_Bash:
+		return "bash"
+	case *parleyv1.Tool_TextEditor:
+		return "text_editor"
+	case *parleyv1.Tool_UrlContext:
+		return "url_context"
+	}
+	return "of unknown kind"
+}
+
+// Tool-use ids: the service takes 1 to 64 letters, digits, "_" and "-".
+// Another service's id that breaks the rule ("functions.Bash:0", a
+// 100-character call id) goes out as idPrefix and 32 hex digits of its
+// SHA-256, the same for the call and its result, so that they still
+// match. The canonical id stays the original: nothing needs to map it
+// back, since ids this service makes are valid and go out as they came.
+const idPrefix = "tooluse_prly_"
+
+func wireID(id string) string {
+	if validID(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return idPrefix + hex.EncodeToString(sum[:16])
+}
+
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
