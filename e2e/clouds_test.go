@@ -270,3 +270,34 @@ func (c *clouds) noSecretsIn(t *testing.T, text string) {
 		}
 	}
 }
+
+// Claude's signed thinking comes back to the cloud that made it, between
+// tool calls, through the Anthropic SDK; the fakes refuse any other
+// signature, as the service does.
+func TestCloudsThinkingRoundTrip(t *testing.T) {
+	c := startClouds(t)
+	for _, tc := range []struct{ model, cloud, upstreamModel string }{
+		{"claude-bedrock", "bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0"},
+		{"claude-vertex", "vertex", "claude-sonnet-4-5@20250929"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			thinking := `"thinking":{"type":"enabled","budget_tokens":1024},`
+			msg := c.claude(t, tc.model, `{`+thinking+`"messages":[{"role":"user","content":"weather in Paris?"}],`+weatherTool+`}`, true)
+			if len(msg.Content) != 2 || msg.Content[0].Type != "thinking" || msg.Content[1].Type != "tool_use" {
+				t.Fatalf("turn one: %+v", msg.Content)
+			}
+			th, call := msg.Content[0], msg.Content[1]
+			if th.Signature == "" || th.Thinking != "thinking on "+tc.cloud {
+				t.Fatalf("thinking block %+v", th)
+			}
+			turn2 := fmt.Sprintf(`{%s"messages":[{"role":"user","content":"weather in Paris?"},{"role":"assistant","content":[{"type":"thinking","thinking":%q,"signature":%q},{"type":"tool_use","id":%q,"name":"get_weather","input":{"city":"Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"rain"}]}],%s}`,
+				thinking, th.Thinking, th.Signature, call.ID, call.ID, weatherTool)
+			for _, stream := range []bool{false, true} {
+				got := c.claude(t, tc.model, turn2, stream)
+				if text := messageText(got); !strings.HasSuffix(text, ": the tool said rain") {
+					t.Errorf("turn two (stream=%v): %q", stream, text)
+				}
+			}
+		})
+	}
+}

@@ -77,15 +77,48 @@ func Reply(cloud, model string, req *parleyv1.Request) *parleyv1.Response {
 	default:
 		part = text(cloud + " " + model + ": " + lastUserText(req))
 	}
+	parts := []*parleyv1.Part{part}
+	if thinks(req) {
+		parts = append([]*parleyv1.Part{{
+			Kind:      &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "thinking on " + cloud}},
+			Signature: &parleyv1.Opaque{Value: Signature(cloud, model), Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}},
+		}}, parts...)
+	}
 	in, out := int64(11), int64(7)
 	return &parleyv1.Response{
 		Id:         "msg_fake" + strings.ReplaceAll(cloud, " ", ""),
 		Model:      model,
 		CreatedAt:  timestamppb.New(time.Unix(1764000000, 0)),
 		Status:     parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED,
-		Candidates: []*parleyv1.Candidate{{Parts: []*parleyv1.Part{part}, FinishReason: finish}},
+		Candidates: []*parleyv1.Candidate{{Parts: parts, FinishReason: finish}},
 		Usage:      &parleyv1.Usage{InputTokens: &in, OutputTokens: &out, TotalTokens: new(in + out)},
 	}
+}
+
+// Signature is the thinking signature a fake's model makes; a fake of a
+// messages-dialect model refuses a thinking block that comes back with any
+// other, as the service refuses a signature it did not make.
+func Signature(cloud, model string) string {
+	return "sig-" + cloud + "-" + model
+}
+
+// thinks reports whether a request asks for reasoning.
+func thinks(req *parleyv1.Request) bool {
+	r := req.GetReasoning()
+	return r != nil && r.GetMode() != parleyv1.ReasoningMode_REASONING_MODE_UNSPECIFIED && r.GetMode() != parleyv1.ReasoningMode_REASONING_MODE_DISABLED
+}
+
+// foreignThinking returns the signature of the first thinking block in
+// req's turns that the fake's model did not make, or "".
+func foreignThinking(cloud, model string, req *parleyv1.Request) (string, bool) {
+	for _, m := range req.GetMessages() {
+		for _, p := range m.GetParts() {
+			if p.GetReasoning() != nil && p.GetSignature().GetValue() != Signature(cloud, model) {
+				return p.GetSignature().GetValue(), true
+			}
+		}
+	}
+	return "", false
 }
 
 func text(s string) *parleyv1.Part {

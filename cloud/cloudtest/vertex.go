@@ -265,6 +265,10 @@ func (v *Vertex) anthropic(w http.ResponseWriter, model, method string, body []b
 		anthropicError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
+	if _, bad := foreignThinking("vertex", model, req); bad {
+		anthropicError(w, http.StatusBadRequest, "invalid_request_error", "messages: Invalid `signature` in `thinking` block")
+		return
+	}
 	out, err := render(messages.Client{}, req, Reply("vertex", model, req), stream)
 	if err != nil {
 		anthropicError(w, http.StatusInternalServerError, "api_error", err.Error())
