@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/translate/eventstream"
 	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/sse"
 )
 
@@ -126,7 +127,7 @@ func checkRequest(t *testing.T, c golden.Case, meta golden.Meta) {
 	pin, _ := json.Marshal(upstreamHTTP{Method: out.Method, Path: out.Path, Header: out.Header, Stream: out.Stream, Dropped: out.Dropped})
 	golden.JSON(t, c.Path("request.upstream.http.json"), pin)
 	noKey(t, out)
-	sdkResends(t, out.Path, out.Body, out.Stream)
+	sdkcheck.ConverseRequest(t, out.Path, out.Body, out.Stream)
 
 	if c.Exists("count.json") {
 		co, err := converse.Upstream{}.EncodeCountRequest(req, target)
@@ -138,7 +139,7 @@ func checkRequest(t *testing.T, c golden.Case, meta golden.Meta) {
 			t.Errorf("count request %s %s, want POST %s", co.Method, co.Path, want)
 		}
 		golden.JSON(t, c.Path("count.upstream.json"), co.Body)
-		sdkResendsCount(t, co.Path, co.Body)
+		sdkcheck.ConverseCountRequest(t, co.Path, co.Body)
 		n, err := converse.Upstream{}.DecodeCount(c.Read(t, "count.json"))
 		if err != nil {
 			t.Fatalf("decode count: %v", err)

@@ -3,6 +3,7 @@ package cross_test
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestTable(t *testing.T) {
 					continue
 				}
 				t.Run(sc.Name()+"/"+a.Name()+"_to_"+b.Name(), func(t *testing.T) {
-					c := tableCase{t: t, scenario: sc.Name(), dir: filepath.Join(root, sc.Name()), a: a, b: b, aName: a.Name(), bName: b.Name()}
+					c := tableCase{t: t, scenario: sc.Name(), dir: filepath.Join(root, sc.Name()), a: a, b: chatUpstream(b), aName: a.Name(), bName: b.Name()}
 					c.run()
 				})
 			}
@@ -57,8 +58,38 @@ type tableCase struct {
 	t            *testing.T
 	scenario     string
 	dir          string
-	a, b         *dialecttest.Spec
+	a            *dialecttest.Spec
+	b            *upstreamSide
 	aName, bName string
+}
+
+// upstreamSide is what the table needs of the upstream's dialect: its
+// codec and model, its SDK's check of a request, a reader of the request
+// Parley made back into the canonical model (its own client decoder,
+// where it has clients), the headers its errors come with, and the
+// decoder of its recorded stream.
+type upstreamSide struct {
+	Upstream    translate.Upstream
+	Model       string
+	SDKRequest  func(t testing.TB, out *translate.Outgoing)
+	ReadRequest func(t testing.TB, out *translate.Outgoing) (*parleyv1.Request, error)
+	ErrorHeader http.Header
+	Stream      func(t testing.TB, recorded []byte, dec translate.StreamDecoder) iter.Seq2[*parleyv1.StreamEvent, error]
+}
+
+// chatUpstream is the upstream side of a dialect that clients speak too.
+func chatUpstream(s *dialecttest.Spec) *upstreamSide {
+	return &upstreamSide{
+		Upstream:   s.Upstream,
+		Model:      s.Model,
+		SDKRequest: func(t testing.TB, out *translate.Outgoing) { s.SDKRequest(t, out.Body) },
+		ReadRequest: func(_ testing.TB, out *translate.Outgoing) (*parleyv1.Request, error) {
+			return s.Client.DecodeRequest(incoming(s, out.Body))
+		},
+		Stream: func(_ testing.TB, recorded []byte, dec translate.StreamDecoder) iter.Seq2[*parleyv1.StreamEvent, error] {
+			return translate.DecodeStream(s.Upstream.Dialect(), bytes.NewReader(recorded), dec, translate.StreamLimits{})
+		},
+	}
 }
 
 func (c *tableCase) read(d, name string) []byte {
@@ -85,15 +116,20 @@ func (c *tableCase) run() {
 	if err != nil {
 		t.Fatalf("encode %s request: %v", c.bName, err)
 	}
-	c.b.SDKRequest(t, out.Body)
-	seen, err := c.b.Client.DecodeRequest(incoming(c.b, out.Body))
+	c.b.SDKRequest(t, out)
+	seen, err := c.b.ReadRequest(t, out)
 	if err != nil {
 		t.Fatalf("the %s request Parley made does not decode as %s: %v", c.bName, c.bName, err)
 	}
 	c.checkRequest(seen)
 
 	if c.scenario == "errors" {
-		e := c.b.Upstream.DecodeError(http.StatusTooManyRequests, http.Header{"Retry-After": {"7"}}, c.read(c.bName, "error.json"))
+		h := c.b.ErrorHeader.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Retry-After", "7")
+		e := c.b.Upstream.DecodeError(http.StatusTooManyRequests, h, c.read(c.bName, "error.json"))
 		status, body := c.a.Client.EncodeError(e)
 		if status != http.StatusTooManyRequests {
 			t.Errorf("the client got status %d, want 429", status)
@@ -129,7 +165,7 @@ func (c *tableCase) run() {
 	w := sse.NewWriter(&buf)
 	enc := c.a.Client.NewStreamEncoder(streamReq)
 	acc := translate.NewAccumulator()
-	for ev, err := range translate.DecodeStream(c.b.Upstream.Dialect(), bytes.NewReader(c.read(c.bName, "stream.sse")), c.b.Upstream.NewStreamDecoder(target), translate.StreamLimits{}) {
+	for ev, err := range c.b.Stream(t, c.read(c.bName, "stream.sse"), c.b.Upstream.NewStreamDecoder(target)) {
 		if err != nil {
 			t.Fatalf("decode %s stream: %v", c.bName, err)
 		}
