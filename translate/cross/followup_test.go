@@ -15,6 +15,7 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
+	"github.com/parleyhq/parley/translate/converse"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
@@ -426,6 +427,57 @@ func TestToolCallIDsMapBackAcrossDialects(t *testing.T) {
 		res, _ = mm[2].(map[string]any)["content"].([]any)[0].(map[string]any)["tool_use_id"].(string)
 		if !valid.MatchString(use) || use != res {
 			t.Errorf("%s: toward a messages upstream, tool_use %q and tool_result %q", name, use, res)
+		}
+	}
+}
+
+// Claude's signed thinking on Amazon Bedrock's Converse API, served to a
+// messages client (Claude Code on Bedrock): the thinking block the SDK
+// holds comes back on the next turn and reaches the same Bedrock upstream
+// with the signature Bedrock made, whole and streamed (guide §8 item 2).
+// Toward another Bedrock account or a messages upstream, neither of which
+// made it and both of which would refuse it, it is left out.
+func TestConverseSignatureComesBack(t *testing.T) {
+	const signature = "EqQBCkgIARABGAIiQL2mU8Q2nO1gG0bK9lQ0n3y3n5bW"
+	maker := translate.Target{Model: "anthropic.claude-sonnet-4-5-20250929-v1:0", Upstream: "bedrock-east"}
+	streamed, whole := replyToMessagesClient(t, "reasoning", converse.Upstream{}, maker, nil)
+	for name, msg := range map[string]anthropic.Message{"streamed": streamed, "whole": whole} {
+		if len(msg.Content) == 0 || msg.Content[0].Type != "thinking" || msg.Content[0].Signature == "" {
+			t.Fatalf("%s: the client got %+v, want a signed thinking block first", name, msg.Content)
+		}
+		req := nextMessagesTurn(t, msg, anthropic.NewUserMessage(anthropic.NewTextBlock("And 3 + 3?")))
+		for upstream, want := range map[string]string{"bedrock-east": signature, "bedrock-west": ""} {
+			out, err := converse.Upstream{}.EncodeRequest(req, translate.Target{Model: maker.Model, Upstream: upstream})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c struct {
+				Messages []struct {
+					Content []struct {
+						ReasoningContent *struct {
+							ReasoningText struct{ Text, Signature string } `json:"reasoningText"`
+						} `json:"reasoningContent"`
+					} `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(out.Body, &c); err != nil {
+				t.Fatal(err)
+			}
+			got, text := "", ""
+			for _, b := range c.Messages[1].Content {
+				if rc := b.ReasoningContent; rc != nil {
+					got, text = rc.ReasoningText.Signature, rc.ReasoningText.Text
+				}
+			}
+			if got != want || want != "" && text != "2 and 2 make 4." {
+				t.Errorf("%s, toward %s: reasoning %q signed %q, want the signature %q", name, upstream, text, got, want)
+			}
+		}
+		m := upstreamBody(t, messages.Upstream{}, req)
+		for _, b := range m["messages"].([]any)[1].(map[string]any)["content"].([]any) {
+			if bm := b.(map[string]any); bm["type"] == "thinking" || bm["type"] == "redacted_thinking" {
+				t.Errorf("%s: Bedrock's signature went to a messages upstream: %v", name, bm)
+			}
 		}
 	}
 }
