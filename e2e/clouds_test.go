@@ -61,6 +61,11 @@ func startClouds(t *testing.T) *clouds {
     provider:
       cloud: azure
       entra: {tenant_id: tenant-0001, client_id: client-0001, client_secret: "${AZURE_CLIENT_SECRET}", authority: %[4]s}
+  - name: bedrock-converse
+    dialect: converse
+    base_url: %[1]s
+    max_retries: 0
+    provider: {cloud: bedrock, region: us-east-1}
 models:
   - {name: claude-bedrock, upstream: bedrock, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0"}
   - {name: claude-vertex, upstream: vertex-claude, upstream_model: "claude-sonnet-4-5@20250929"}
@@ -71,6 +76,14 @@ models:
     routes:
       # Bedrock first but for one request in a million; Vertex when it throttles.
       - {upstream: bedrock, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0", weight: 1000000}
+      - {upstream: vertex-claude, upstream_model: "claude-sonnet-4-5@20250929", weight: 1}
+  - {name: claude-converse, upstream: bedrock-converse, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0"}
+  - {name: nova-converse, upstream: bedrock-converse, upstream_model: "amazon.nova-pro-v1:0"}
+  - name: claude-converse-anywhere
+    routes:
+      # Bedrock's Converse API first but for one request in a million;
+      # Vertex when it throttles.
+      - {upstream: bedrock-converse, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0", weight: 1000000}
       - {upstream: vertex-claude, upstream_model: "claude-sonnet-4-5@20250929", weight: 1}
 `, c.bedrock.URL, c.vertex.URL, sa, c.azure.URL)
 	c.r = start(t, writeConfig(t, cfg), dir,

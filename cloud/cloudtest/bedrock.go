@@ -25,8 +25,8 @@ import (
 )
 
 // Bedrock fakes Amazon Bedrock's runtime: InvokeModel and
-// InvokeModelWithResponseStream for Anthropic models, and, when Converse
-// is set, the Converse API.
+// InvokeModelWithResponseStream for Anthropic models, and the Converse
+// API (Converse, ConverseStream and CountTokens) for any model.
 type Bedrock struct {
 	*httptest.Server
 	log
@@ -43,8 +43,6 @@ type Bedrock struct {
 	// its first chunk with an exception of this type, as the service
 	// does when a stream breaks.
 	StreamException atomic.Value // string
-	// Converse answers /converse and /converse-stream; nil answers 404.
-	Converse func(w http.ResponseWriter, modelID string, stream bool, body []byte)
 }
 
 // NewBedrock starts a fake for region, whose requests must be signed with
@@ -89,11 +87,9 @@ func (b *Bedrock) serve(w http.ResponseWriter, r *http.Request) {
 	case "invoke", "invoke-with-response-stream":
 		b.invoke(w, id, action != "invoke", body)
 	case "converse", "converse-stream":
-		if b.Converse == nil {
-			awsError(w, http.StatusNotFound, "UnknownOperationException", "unknown operation")
-			return
-		}
-		b.Converse(w, id, action != "converse", body)
+		b.converse(w, id, action != "converse", body)
+	case "count-tokens":
+		b.countTokens(w, id, body)
 	default:
 		awsError(w, http.StatusNotFound, "UnknownOperationException", "unknown operation")
 	}
@@ -208,23 +204,4 @@ func (b *Bedrock) invoke(w http.ResponseWriter, id string, stream bool, body []b
 		}
 		w.(http.Flusher).Flush()
 	}
-}
-
-// ConverseReply answers a Converse request as the service would, from
-// its text: the reply's text is "bedrock <model>: <text>".
-func ConverseReply(modelID, text string, stream bool) (contentType string, body []byte) {
-	answer := "bedrock " + modelID + ": " + text
-	usage := `{"inputTokens":11,"outputTokens":7,"totalTokens":18,"cacheReadInputTokens":0,"cacheWriteInputTokens":0}`
-	if !stream {
-		return "application/json", fmt.Appendf(nil, `{"output":{"message":{"role":"assistant","content":[{"text":%q}]}},"stopReason":"end_turn","usage":%s,"metrics":{"latencyMs":12}}`, answer, usage)
-	}
-	var buf bytes.Buffer
-	half := len(answer) / 2
-	_ = eventstream.Encode(&buf, "messageStart", []byte(`{"role":"assistant","p":"abcdefgh"}`))
-	_ = eventstream.Encode(&buf, "contentBlockDelta", fmt.Appendf(nil, `{"contentBlockIndex":0,"delta":{"text":%q},"p":"abcd"}`, answer[:half]))
-	_ = eventstream.Encode(&buf, "contentBlockDelta", fmt.Appendf(nil, `{"contentBlockIndex":0,"delta":{"text":%q},"p":"abcd"}`, answer[half:]))
-	_ = eventstream.Encode(&buf, "contentBlockStop", []byte(`{"contentBlockIndex":0,"p":"ab"}`))
-	_ = eventstream.Encode(&buf, "messageStop", []byte(`{"stopReason":"end_turn","p":"abcdef"}`))
-	_ = eventstream.Encode(&buf, "metadata", fmt.Appendf(nil, `{"usage":%s,"metrics":{"latencyMs":12},"p":"abc"}`, usage))
-	return eventstream.ContentType, buf.Bytes()
 }

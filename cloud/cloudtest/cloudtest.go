@@ -15,6 +15,17 @@
 // answered "<cloud> <model>: the tool said <result>". Replies and streams
 // are rendered by Parley's own client-side encoders of the dialect, whose
 // output the official SDKs' tests pin.
+//
+// Bedrock's Converse API, which Parley speaks only as an upstream, has no
+// such encoder: its fake (converse.go) reads requests into the dialect's
+// wire types, checks the service's rules (alternating turns that open
+// with the user's, no blank text, a tool configuration whenever the turns
+// hold tool calls or results, tool-use ids of the service's form, each
+// result answering a call of the turn before, reasoning signed by the
+// fake's own model, the thinking field of Anthropic models) and writes
+// the service's JSON reply or its AWS event-stream messages itself, by
+// the same rule. Its CountTokens counts a token for every four characters
+// of text (ConverseTokens).
 package cloudtest
 
 import (
