@@ -68,7 +68,10 @@
 //     form become JSON Schema and back; the conversion and its list of
 //     dropped keywords are in schema.go. A schema given as JSON Schema
 //     (parametersJsonSchema, responseJsonSchema) passes through unchanged
-//     for this dialect.
+//     for this dialect. A client of another dialect's JSON Schema goes in
+//     the Schema form when that form holds all of it, else as JSON Schema,
+//     with what the service's rules remove listed in Outgoing.Dropped
+//     (schema_form.go).
 //   - System prompt. systemInstruction is the request's instructions; a
 //     client of another dialect's opening system turns join it, and later
 //     system turns keep their place as user turns wrapped in

@@ -223,7 +223,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 		out.Header.Set("x-goog-api-key", t.APIKey)
 	}
 	// This dialect caches by cachedContent, not by per-block hints.
-	out.Dropped = translate.CacheHintPaths(req)
+	out.Dropped = append(translate.CacheHintPaths(req), e.dropped...)
 	return out, nil
 }
 
@@ -231,6 +231,15 @@ type encoder struct {
 	req  *parleyv1.Request
 	t    translate.Target
 	same bool
+	// dropped are canonical paths of what the request could not carry.
+	dropped []string
+}
+
+// dropSchema lists what a schema at field lost on its way (formOf).
+func (e *encoder) dropSchema(field string, paths []string) {
+	for _, p := range paths {
+		e.dropped = append(e.dropped, field+"."+p)
+	}
 }
 
 func (e *encoder) take(prefix string) jsonx.Unknown {

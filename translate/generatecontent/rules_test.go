@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,11 +131,41 @@ func TestReasoningSettings(t *testing.T) {
 	}
 }
 
+// toolRequest is a request of another dialect's client declaring one
+// function with the schema.
+func toolRequest(schema string) *parleyv1.Request {
+	return &parleyv1.Request{
+		Extensions: other,
+		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Draw."))},
+		Tools:      []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "draw", Parameters: schema}}}},
+	}
+}
+
+// encodeOut is encode, returning the request as Parley made it.
+func encodeOut(t *testing.T, req *parleyv1.Request) (*translate.Outgoing, map[string]any) {
+	t.Helper()
+	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-x", Upstream: "gemini"})
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	sdkcheck.GenerateContentRequest(t, out.Body)
+	var m map[string]any
+	if err := json.Unmarshal(out.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	return out, m
+}
+
+func declaration(m map[string]any) map[string]any {
+	return m["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)
+}
+
+// A schema the Schema form holds whole goes in that form, which every
+// service and model takes.
 func TestJSONSchemaBecomesTheSchemaSubset(t *testing.T) {
 	schema := `{
 		"$schema": "https://json-schema.org/draft/2020-12/schema",
 		"type": "object",
-		"additionalProperties": false,
 		"$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"]}},
 		"properties": {
 			"start": {"$ref": "#/$defs/Point"},
@@ -143,22 +174,75 @@ func TestJSONSchemaBecomesTheSchemaSubset(t *testing.T) {
 			"weight": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
 			"tag": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
 			"when": {"type": "string", "format": "date-time"},
-			"mail": {"type": "string", "format": "email"},
-			"level": {"type": "integer", "enum": [1, 2, 3]},
-			"tree": {"$ref": "#"}
+			"shape": {"type": "string", "enum": ["circle", "square"]}
 		},
 		"required": ["start"]
 	}`
-	req := &parleyv1.Request{
-		Extensions: other,
-		Messages:   []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Draw."))},
-		Tools:      []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "draw", Parameters: schema}}}},
-	}
-	m := encode(t, req)
-	params := m["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)["parameters"]
-	want := `{"properties":{"kind":{"enum":["line"],"type":"STRING"},"label":{"maxLength":20,"nullable":true,"type":"STRING"},"level":{"type":"INTEGER"},"mail":{"type":"STRING"},"start":{"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}},"required":["x","y"],"type":"OBJECT"},"tag":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"tree":{"type":"OBJECT"},"weight":{"nullable":true,"type":"INTEGER"},"when":{"format":"date-time","type":"STRING"}},"required":["start"],"type":"OBJECT"}`
-	if got := jsonOf(params); got != want {
+	out, m := encodeOut(t, toolRequest(schema))
+	fd := declaration(m)
+	want := `{"properties":{"kind":{"enum":["line"],"type":"STRING"},"label":{"maxLength":20,"nullable":true,"type":"STRING"},"shape":{"enum":["circle","square"],"type":"STRING"},"start":{"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}},"required":["x","y"],"type":"OBJECT"},"tag":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"weight":{"nullable":true,"type":"INTEGER"},"when":{"format":"date-time","type":"STRING"}},"required":["start"],"type":"OBJECT"}`
+	if got := jsonOf(fd["parameters"]); got != want {
 		t.Errorf("parameters\n got %s\nwant %s", got, want)
+	}
+	if fd["parametersJsonSchema"] != nil || len(out.Dropped) != 0 {
+		t.Errorf("parametersJsonSchema %v, dropped %v; want neither", fd["parametersJsonSchema"], out.Dropped)
+	}
+}
+
+// A schema the Schema form would lose some of goes as JSON Schema, whole
+// but for the service's two rules, and what those removed is listed
+// (guide §8 item 17; issue 18, item 11).
+func TestSchemaTheSubsetCannotHoldGoesAsJSONSchema(t *testing.T) {
+	for name, c := range map[string]struct {
+		schema, want string
+		dropped      []string
+	}{
+		"closed object": {
+			schema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"properties":{"path":{"type":"string","$comment":"relative"}}}`,
+			want:   `{"additionalProperties":false,"properties":{"path":{"type":"string"}},"type":"object"}`,
+		},
+		"exclusive bound, numeric enum, other format": {
+			schema: `{"type":"object","properties":{"n":{"type":"integer","exclusiveMinimum":0},"level":{"type":"integer","enum":[1,2,3]},"mail":{"type":"string","format":"email"}}}`,
+			want:   `{"properties":{"level":{"enum":[1,2,3],"type":"integer"},"mail":{"format":"email","type":"string"},"n":{"exclusiveMinimum":0,"type":"integer"}},"type":"object"}`,
+		},
+		"recursive reference": {
+			schema: `{"type":"object","properties":{"tree":{"$ref":"#"},"name":{"type":"string"}}}`,
+			want:   `{"properties":{"name":{"type":"string"},"tree":{"$ref":"#"}},"type":"object"}`,
+		},
+		"keywords beside a reference": {
+			schema:  `{"type":"object","$defs":{"P":{"type":"object","additionalProperties":false,"properties":{"x":{"type":"number"}}}},"properties":{"at":{"$ref":"#/$defs/P","description":"where","default":{"x":1}},"enum":{"type":"string"}}}`,
+			want:    `{"$defs":{"P":{"additionalProperties":false,"properties":{"x":{"type":"number"}},"type":"object"}},"properties":{"at":{"$ref":"#/$defs/P"},"enum":{"type":"string"}},"type":"object"}`,
+			dropped: []string{"tools[0].function.parameters.properties.at.default", "tools[0].function.parameters.properties.at.description"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, m := encodeOut(t, toolRequest(c.schema))
+			fd := declaration(m)
+			if fd["parameters"] != nil {
+				t.Errorf("parameters %s: the Schema form would lose some of the schema", jsonOf(fd["parameters"]))
+			}
+			if got := jsonOf(fd["parametersJsonSchema"]); got != c.want {
+				t.Errorf("parametersJsonSchema\n got %s\nwant %s", got, c.want)
+			}
+			if !slices.Equal(out.Dropped, c.dropped) {
+				t.Errorf("dropped %q, want %q", out.Dropped, c.dropped)
+			}
+		})
+	}
+	// The structured answer's schema follows the same rule.
+	req := toolRequest(`{"type":"object"}`)
+	req.ResponseFormat = &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA,
+		Schema: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`}
+	_, m := encodeOut(t, req)
+	gc := m["generationConfig"].(map[string]any)
+	if gc["responseSchema"] != nil || jsonOf(gc["responseJsonSchema"]) != `{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}` {
+		t.Errorf("generationConfig %s", jsonOf(gc))
+	}
+	req.ResponseFormat.Schema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
+	_, m = encodeOut(t, req)
+	gc = m["generationConfig"].(map[string]any)
+	if gc["responseJsonSchema"] != nil || jsonOf(gc["responseSchema"]) != `{"properties":{"city":{"type":"STRING"}},"required":["city"],"type":"OBJECT"}` {
+		t.Errorf("generationConfig %s", jsonOf(gc))
 	}
 }
 

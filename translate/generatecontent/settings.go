@@ -292,10 +292,20 @@ func (e *encoder) responseFormat(w *GenerationConfig) error {
 		w.ResponseJSONSchema = jsontext.Value(rf.GetSchema())
 		return nil
 	}
-	s, err := jsonSchemaToSchema(rf.GetSchema())
+	if e.same || rf.GetKind() != parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA {
+		// An enum answer's schema is the Schema form's alone.
+		s, err := jsonSchemaToSchema(rf.GetSchema())
+		if err != nil {
+			return translate.Unsupported(thisDialect, "response_format.schema", "%v", err)
+		}
+		w.ResponseSchema = s
+		return nil
+	}
+	form, err := formOf(rf.GetSchema())
 	if err != nil {
 		return translate.Unsupported(thisDialect, "response_format.schema", "%v", err)
 	}
-	w.ResponseSchema = s
+	w.ResponseSchema, w.ResponseJSONSchema = form.schema, form.jsonSchema
+	e.dropSchema("response_format.schema", form.dropped)
 	return nil
 }

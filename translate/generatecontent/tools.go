@@ -226,11 +226,20 @@ func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field 
 		fd.ParametersJSONSchema = jsontext.Value(f.GetParameters())
 		return fd, nil
 	}
-	s, err := jsonSchemaToSchema(f.GetParameters())
+	if e.same {
+		s, err := jsonSchemaToSchema(f.GetParameters())
+		if err != nil {
+			return FunctionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
+		}
+		fd.Parameters = s
+		return fd, nil
+	}
+	form, err := formOf(f.GetParameters())
 	if err != nil {
 		return FunctionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
 	}
-	fd.Parameters = s
+	fd.Parameters, fd.ParametersJSONSchema = form.schema, form.jsonSchema
+	e.dropSchema(field+".function.parameters", form.dropped)
 	return fd, nil
 }
 
