@@ -54,6 +54,10 @@ type Call struct {
 	Pace translate.Pace
 	// Estimated is true when a token count was estimated by Parley.
 	Estimated bool
+	// ReasoningRetry names the upstream that refused the reasoning the
+	// request carried back to it, after which the request went to it
+	// again without (translate.Disown); "" when none did.
+	ReasoningRetry string
 	// Sent, when set, is told of each upstream request as it is about to
 	// go: the path and body (never the headers or query, which may carry
 	// the upstream's key). The console's try-it view shows them.
@@ -160,7 +164,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 // run runs f over the plan until it succeeds, fails for good, or the
 // plan is spent. f reports whether its failure may be retried at all
 // (false once bytes have gone to the client).
-func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call, f func(ctx context.Context, r *route, t translate.Target) (retry bool, err error)) error {
+//
+// An upstream that refuses the reasoning the request carried back to it
+// as not its own (Error.refused_reasoning: a key, an account or a route
+// changed since the reasoning was made) gets the request once more at
+// once, without any reasoning (translate.Disown), before the usual
+// retries: reasoning only ever helps the model, and failing the turn
+// over it helps nobody. That attempt counts as an attempt, not as a
+// retry of the route's budget.
+func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call, f func(ctx context.Context, r *route, t translate.Target, req *parleyv1.Request) (retry bool, err error)) error {
 	call.Model = req.GetModel()
 	if call.Operation == "" {
 		call.Operation = OperationChat
@@ -176,7 +188,7 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 		for try := 0; ; try++ {
 			call.Attempts++
 			actx, span := startAttempt(ctx, r, t, call.Operation, call.Attempts)
-			retry, err := f(actx, r, t)
+			retry, err := f(actx, r, t, req)
 			endAttempt(span, err)
 			if err == nil {
 				return nil
@@ -190,6 +202,15 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 				return err
 			}
 			last = err
+			if pe.GetRefusedReasoning() && call.ReasoningRetry == "" {
+				call.ReasoningRetry = r.upstream
+				req = translate.Disown(req)
+				// The client's own body carries the reasoning as it
+				// came: the canonical request goes instead.
+				call.Source = translate.Source{}
+				try--
+				continue
+			}
 			wait, again, next := d.retryDecision(pe, try, r.maxRetries)
 			if !again && !next {
 				return err
@@ -208,7 +229,7 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 // Generate answers a whole request.
 func (d *Dispatcher) Generate(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.Response, error) {
 	var resp *parleyv1.Response
-	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
+	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target, req *parleyv1.Request) (bool, error) {
 		var err error
 		resp, err = r.backend.Generate(ctx, req, t, call)
 		return true, err
@@ -223,7 +244,7 @@ func (d *Dispatcher) Generate(ctx context.Context, req *parleyv1.Request, call *
 func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
 		sent, stopped := false, false
-		err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
+		err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target, req *parleyv1.Request) (bool, error) {
 			// Every stream is held to the canonical order here, once,
 			// whatever its backend: what follows may trust it.
 			var check translate.StreamChecker
@@ -262,7 +283,7 @@ func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Ca
 func (d *Dispatcher) CountTokens(ctx context.Context, req *parleyv1.Request, call *Call) (*parleyv1.TokenCount, error) {
 	call.Operation = OperationCountTokens
 	var count *parleyv1.TokenCount
-	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target) (bool, error) {
+	err := d.run(ctx, req, call, func(ctx context.Context, r *route, t translate.Target, req *parleyv1.Request) (bool, error) {
 		var err error
 		count, err = r.backend.CountTokens(ctx, req, t, call)
 		if errors.Is(err, errNoCount) {

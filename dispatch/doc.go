@@ -31,7 +31,17 @@
 // MaxRetryWait; a longer one moves on to the next route at once, and with
 // none left the client gets the upstream's error with its Retry-After
 // (Dispatcher.retryDecision decides the wait). Other failures (bad
-// request, bad key) are returned as they are.
+// request, bad key) are returned as they are, with one exception: an
+// upstream that refuses the reasoning a request carried back to it as
+// not its own (the canonical error's refused_reasoning, which each
+// dialect reads from its service's words: an invalid thinking signature,
+// invalid_encrypted_content, a corrupted thought signature) gets the
+// request once more at once, every opaque value disowned
+// (translate.Disown), so that no encoder sends any. A key rotated, an
+// account or a route changed since the reasoning was made: the model
+// loses its earlier reasoning, the turn does not fail. Call.ReasoningRetry
+// names the upstream, parley_reasoning_retries_total counts it, and the
+// refused attempt's span gives refused_reasoning as its retry reason.
 //
 // Timeouts: per upstream, a connect timeout, a response-header timeout and
 // an idle timeout between two reads of the reply body. There is no total

@@ -18,6 +18,10 @@ const (
 	OperationCountTokens = "count_tokens"
 )
 
+// RetryRefusedReasoning is the retry reason of an attempt whose upstream
+// refused the reasoning it was sent: the next attempt goes without it.
+const RetryRefusedReasoning = "refused_reasoning"
+
 // startAttempt opens the client span of one upstream attempt, under the
 // request's span: a stream's attempt lasts until the stream ends.
 func startAttempt(ctx context.Context, r *route, t translate.Target, op string, attempt int) (context.Context, trace.Span) {
@@ -42,8 +46,12 @@ func endAttempt(span trace.Span, err error) {
 		return
 	}
 	if err != nil && span.IsRecording() {
-		code := translate.ToProto(err).GetCode().String()
-		span.SetAttributes(telemetry.ErrorType.String(code), telemetry.RetryReason.String(code))
+		pe := translate.ToProto(err)
+		code, reason := pe.GetCode().String(), pe.GetCode().String()
+		if pe.GetRefusedReasoning() {
+			reason = RetryRefusedReasoning
+		}
+		span.SetAttributes(telemetry.ErrorType.String(code), telemetry.RetryReason.String(reason))
 		span.SetStatus(codes.Error, code)
 	}
 	span.End()

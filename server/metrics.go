@@ -18,6 +18,9 @@ type metrics struct {
 	ttft           *prometheus.HistogramVec
 	tokens         *prometheus.CounterVec
 	upstreamErrors *prometheus.CounterVec
+	// reasoningRetries counts requests sent again without reasoning
+	// after an upstream refused the reasoning as not its own.
+	reasoningRetries *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -40,8 +43,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_upstream_errors_total", Help: "Failed upstream attempts, by upstream and canonical code.",
 		}, []string{"upstream", "code"}),
+		reasoningRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_reasoning_retries_total",
+			Help: "Requests sent again without their reasoning after the upstream refused it as not its own (a key, account or route changed).",
+		}, []string{"upstream"}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.ttft, m.tokens, m.upstreamErrors)
+	reg.MustRegister(m.requests, m.duration, m.ttft, m.tokens, m.upstreamErrors, m.reasoningRetries)
 	return m
 }
 
@@ -79,5 +86,8 @@ func (s *Server) observe(o outcome) {
 	}
 	for _, f := range o.call.Failures {
 		m.upstreamErrors.WithLabelValues(f.Upstream, f.Err.GetCode().String()).Inc()
+	}
+	if o.call.ReasoningRetry != "" {
+		m.reasoningRetries.WithLabelValues(o.call.ReasoningRetry).Inc()
 	}
 }

@@ -207,6 +207,8 @@ func fullError() *parleyv1.Error {
 		HttpStatus:      429, Reason: "rate_limit_error", RequestId: "req_1", Extensions: ext(map[string]string{"details": "[]"}),
 		Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude"},
 		Limit:  &parleyv1.LimitViolation{Limit: "budget", Key: "team-a", Quota: true},
+		// Never with a limit in practice; the sample sets every field.
+		RefusedReasoning: true,
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 
+	"google.golang.org/protobuf/proto"
+
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
 
@@ -210,4 +212,44 @@ func NewID(prefix string) string {
 		b = append(b, idAlphabet[int(c)%len(idAlphabet)])
 	}
 	return string(b)
+}
+
+// Disown returns a copy of req whose opaque values (signatures, encrypted
+// reasoning) name no maker, or req itself when it carries none. Every
+// encoder sends an opaque value only to the upstream that made it
+// (SendableTo), so the copy goes to any upstream without them, exactly as
+// another service's reasoning goes. The dispatcher sends it after an
+// upstream refused the reasoning it was sent as not its own (a key, an
+// account or a route changed since): reasoning a client kept is only
+// ever a help to the model, never a reason to fail the turn.
+func Disown(req *parleyv1.Request) *parleyv1.Request {
+	if !carriesOpaque(req) {
+		return req
+	}
+	out := proto.CloneOf(req)
+	for _, m := range out.GetMessages() {
+		for _, p := range m.GetParts() {
+			disown(p.GetSignature())
+			disown(p.GetReasoning().GetEncryptedContent())
+		}
+	}
+	return out
+}
+
+func carriesOpaque(req *parleyv1.Request) bool {
+	for _, m := range req.GetMessages() {
+		for _, p := range m.GetParts() {
+			if p.GetSignature() != nil || p.GetReasoning().GetEncryptedContent() != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// disown makes an opaque value nobody's: no dialect made it.
+func disown(op *parleyv1.Opaque) {
+	if op != nil {
+		op.Origin = &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_UNSPECIFIED}
+	}
 }

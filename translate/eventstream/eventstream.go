@@ -232,6 +232,9 @@ func DecodeError(d parleyv1.Dialect, status int, h http.Header, body []byte) *pa
 	if id := h.Get("X-Amzn-RequestId"); id != "" {
 		e.RequestId = id
 	}
+	// Bedrock relays Anthropic models' refusal of a thinking block another
+	// account signed ("Invalid `signature` in `thinking` block").
+	e.RefusedReasoning = status == http.StatusBadRequest && strings.Contains(msg, "Invalid `signature`")
 	return e
 }
 

@@ -171,6 +171,9 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 		f.After = e.GetRetry().GetRetryAfter()
 	}
 	e.Retry = translate.Retry(f)
+	// "Corrupted thought signature.", "Thought signature is not valid.":
+	// the service refuses a thought signature another key or project made.
+	e.RefusedReasoning = status == http.StatusBadRequest && strings.Contains(strings.ToLower(e.GetMessage()), "thought signature")
 	return e
 }
 

@@ -90,7 +90,16 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 		e.RequestId = header.Get("request-id")
 	}
 	e.Retry = translate.Retry(translate.ReplyRetryFacts(status, header))
+	e.RefusedReasoning = status == http.StatusBadRequest && refusedThinking(e.GetMessage())
 	return e
+}
+
+// refusedThinking reports whether an error text is the service refusing
+// a thinking block it did not sign ("messages.1.content.0: Invalid
+// `signature` in `thinking` block") or redacted thinking it did not make:
+// a key or an account changed since the block was made.
+func refusedThinking(msg string) bool {
+	return strings.Contains(msg, "Invalid `signature`") || strings.Contains(msg, "redacted_thinking") && strings.Contains(msg, "Invalid")
 }
 
 // errorFromDetail converts an error object, from a body or a stream event.

@@ -136,9 +136,14 @@ type Error struct {
 	// client of the same dialect.
 	Extensions *Extensions `protobuf:"bytes,9,opt,name=extensions,proto3" json:"extensions,omitempty"`
 	// The limit of Parley's own that refused the request, when one did.
-	Limit         *LimitViolation `protobuf:"bytes,10,opt,name=limit,proto3" json:"limit,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Limit *LimitViolation `protobuf:"bytes,10,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The upstream refused reasoning the request carried back to it (a
+	// thinking signature, encrypted reasoning) as not its own: a key, an
+	// account or a route changed since it was made. The same request
+	// without that reasoning may pass.
+	RefusedReasoning bool `protobuf:"varint,11,opt,name=refused_reasoning,json=refusedReasoning,proto3" json:"refused_reasoning,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Error) Reset() {
@@ -239,6 +244,13 @@ func (x *Error) GetLimit() *LimitViolation {
 		return x.Limit
 	}
 	return nil
+}
+
+func (x *Error) GetRefusedReasoning() bool {
+	if x != nil {
+		return x.RefusedReasoning
+	}
+	return false
 }
 
 // LimitViolation names a key's limit that refused a request.
@@ -418,7 +430,7 @@ var File_parley_v1_error_proto protoreflect.FileDescriptor
 
 const file_parley_v1_error_proto_rawDesc = "" +
 	"\n" +
-	"\x15parley/v1/error.proto\x12\tparley.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17parley/v1/dialect.proto\"\xa5\x03\n" +
+	"\x15parley/v1/error.proto\x12\tparley.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x17parley/v1/dialect.proto\"\xd2\x03\n" +
 	"\x05Error\x12#\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x0f.parley.v1.CodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12D\n" +
@@ -434,7 +446,8 @@ const file_parley_v1_error_proto_rawDesc = "" +
 	"extensions\x18\t \x01(\v2\x15.parley.v1.ExtensionsR\n" +
 	"extensions\x12/\n" +
 	"\x05limit\x18\n" +
-	" \x01(\v2\x19.parley.v1.LimitViolationR\x05limit\"N\n" +
+	" \x01(\v2\x19.parley.v1.LimitViolationR\x05limit\x12+\n" +
+	"\x11refused_reasoning\x18\v \x01(\bR\x10refusedReasoning\"N\n" +
 	"\x0eLimitViolation\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\tR\x05limit\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +

@@ -163,6 +163,9 @@ func DecodeError(dl parleyv1.Dialect, status int, header http.Header, body []byt
 	e.HttpStatus = int32(status)
 	e.RequestId = header.Get("x-request-id")
 	e.Retry = translate.Retry(translate.ReplyRetryFacts(status, header))
+	// The responses service cannot open a reasoning item's encrypted
+	// content made under another key or organisation.
+	e.RefusedReasoning = w.Error != nil && string(w.Error.Code) == `"invalid_encrypted_content"`
 	return e
 }
 

@@ -1,0 +1,143 @@
+package dispatch
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+)
+
+// refusingUpstream is a messages service that refuses every request
+// carrying a thinking signature, as the service refuses one another
+// account made, and answers the others; always refuses them all.
+type refusingUpstream struct {
+	url    string
+	always bool
+	mu     sync.Mutex
+	bodies []string
+}
+
+func newRefusingUpstream(t *testing.T, always bool) *refusingUpstream {
+	t.Helper()
+	u := &refusingUpstream{always: always}
+	reply := readFixture(t, "text", "messages", "response.json")
+	stream := readFixture(t, "text", "messages", "stream.sse")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.bodies = append(u.bodies, string(b))
+		u.mu.Unlock()
+		if u.always || strings.Contains(string(b), `"signature"`) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid `+"`signature`"+` in `+"`thinking`"+` block"}}`)
+			return
+		}
+		if strings.Contains(string(b), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write(stream)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(reply)
+	}))
+	t.Cleanup(srv.Close)
+	u.url = srv.URL
+	return u
+}
+
+func (u *refusingUpstream) seen() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.bodies...)
+}
+
+// thinkingTurn is a request whose assistant turn carries a thinking
+// block a messages client sent back as it got it: signed, by a service
+// of the dialect, but not known to be this upstream's.
+func thinkingTurn(stream bool) *parleyv1.Request {
+	return &parleyv1.Request{Model: "m", Stream: stream, Messages: []*parleyv1.Message{
+		translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Hello")),
+		translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT,
+			&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "Say hello back."}},
+				Signature: &parleyv1.Opaque{Value: "EqQBsignedByAnotherAccount", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}}},
+			translate.TextPart("Hello!")),
+		translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Again")),
+	}}
+}
+
+func refusingDispatcher(t *testing.T, url string) *Dispatcher {
+	t.Helper()
+	c := &config.Config{
+		Upstreams: []config.Upstream{{Name: "up", Dialect: "messages", BaseURL: url, APIKey: "sk-upstream-key-0123456789"}},
+		Models:    []config.Model{{Name: "m", Upstream: "up"}},
+	}
+	d, err := FromConfig(c, dialects.All(), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestRefusedReasoningIsRetriedWithout: an upstream that refuses the
+// reasoning a request carried back as not its own gets the request again
+// at once, without any reasoning, and the caller gets the answer; the
+// call says so (guide §8 item 19). Whole and streamed.
+func TestRefusedReasoningIsRetriedWithout(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		u := newRefusingUpstream(t, false)
+		d := refusingDispatcher(t, u.url)
+		call := &Call{}
+		req := thinkingTurn(stream)
+		var err error
+		if stream {
+			_, acc, serr := collect(t, d.Stream(context.Background(), req, call))
+			err = serr
+			if err == nil && !acc.Ended() {
+				t.Fatal("the stream did not end")
+			}
+		} else {
+			_, err = d.Generate(context.Background(), req, call)
+		}
+		if err != nil {
+			t.Fatalf("stream=%v: %v", stream, err)
+		}
+		seen := u.seen()
+		if len(seen) != 2 || call.Attempts != 2 || call.ReasoningRetry != "up" {
+			t.Fatalf("stream=%v: %d requests, %d attempts, reasoning retry %q; want 2, 2, up", stream, len(seen), call.Attempts, call.ReasoningRetry)
+		}
+		if !strings.Contains(seen[0], "EqQBsignedByAnotherAccount") || strings.Contains(seen[1], "EqQBsignedByAnotherAccount") || !strings.Contains(seen[1], "Again") {
+			t.Errorf("stream=%v: the first request should carry the thinking and the second not:\n%s\n%s", stream, seen[0], seen[1])
+		}
+		if len(call.Failures) != 1 || !call.Failures[0].Err.GetRefusedReasoning() {
+			t.Errorf("stream=%v: failures %v", stream, call.Failures)
+		}
+		if req.GetMessages()[1].GetParts()[0].GetSignature().GetOrigin().GetDialect() != parleyv1.Dialect_DIALECT_MESSAGES {
+			t.Errorf("stream=%v: the caller's request was changed", stream)
+		}
+	}
+}
+
+// TestRefusedReasoningIsRetriedOnce: an upstream that refuses the
+// request again without reasoning fails it, after two requests, with its
+// own error.
+func TestRefusedReasoningIsRetriedOnce(t *testing.T) {
+	u := newRefusingUpstream(t, true)
+	d := refusingDispatcher(t, u.url)
+	call := &Call{}
+	_, err := d.Generate(context.Background(), thinkingTurn(false), call)
+	if e := translate.ToProto(err); e.GetHttpStatus() != http.StatusBadRequest || !e.GetRefusedReasoning() {
+		t.Fatalf("error %v, want the upstream's refusal", err)
+	}
+	if n := len(u.seen()); n != 2 || call.Attempts != 2 {
+		t.Errorf("%d requests, %d attempts; want 2", n, call.Attempts)
+	}
+}
