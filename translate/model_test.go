@@ -65,7 +65,7 @@ func fullRequest() *parleyv1.Request {
 				signed,
 				{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "It rains.", Annotations: []*parleyv1.Annotation{fullAnnotation()}}}, ItemId: "msg_1", Extensions: ext(map[string]string{"citations": `[]`})},
 				{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: "I cannot help with that."}}},
-				{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`, Kind: parleyv1.ToolKind_TOOL_KIND_FUNCTION}}, Signature: opaque("CiQB")},
+				{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`, Kind: parleyv1.ToolKind_TOOL_KIND_FUNCTION, Namespace: "weather"}}, Signature: opaque("CiQB")},
 				{Kind: &parleyv1.Part_ExecutableCode{ExecutableCode: &parleyv1.ExecutableCode{Language: parleyv1.CodeLanguage_CODE_LANGUAGE_PYTHON, Code: "print(1)", Id: "exec_1"}}},
 				{Kind: &parleyv1.Part_CodeExecutionResult{CodeExecutionResult: &parleyv1.CodeExecutionResult{Outcome: parleyv1.CodeOutcome_CODE_OUTCOME_OK, Output: "1\n", Id: "exec_1"}}},
 				{Kind: &parleyv1.Part_HostedToolCall{HostedToolCall: &parleyv1.HostedToolCall{Id: "srvtoolu_1", Kind: parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH, Name: "web_search", Input: `{"query":"weather"}`, Queries: []string{"weather"}}}},
@@ -77,7 +77,7 @@ func fullRequest() *parleyv1.Request {
 			{Role: parleyv1.Role_ROLE_SYSTEM, Parts: []*parleyv1.Part{translate.TextPart("Answer in French from now on.")}},
 		},
 		Tools: []*parleyv1.Tool{
-			{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "get_weather", Description: "Weather by city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, Strict: proto.Bool(true)}}, CacheControl: &parleyv1.CacheControl{}, Extensions: ext(map[string]string{"defer_loading": "true"})},
+			{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "get_weather", Description: "Weather by city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, Strict: proto.Bool(true), Namespace: "weather"}}, CacheControl: &parleyv1.CacheControl{}, Extensions: ext(map[string]string{"defer_loading": "true"})},
 			{Kind: &parleyv1.Tool_CodeExecution{CodeExecution: &parleyv1.CodeExecutionTool{Version: "code_execution_20250522"}}},
 			{Kind: &parleyv1.Tool_WebSearch{WebSearch: &parleyv1.WebSearchTool{
 				Version: "web_search_preview_2025_03_11", ContextSize: parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_HIGH,

@@ -183,7 +183,7 @@ func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
 			refusal.WriteString(k.Refusal.GetText())
 		case *parleyv1.Part_ToolCall:
 			calls = true
-			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: k.ToolCall.GetName(), Arguments: k.ToolCall.GetArguments()},
+			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
 				Unknown: jsonx.Take(p.GetExtensions(), thisDialect, "")}
 			tc.Function.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "function")
 			if tc.ID == "" {

@@ -117,7 +117,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 				id = translate.NewID("call_")
 			}
 			args := k.ToolCall.GetArguments()
-			d := Delta{ToolCalls: []DeltaToolCall{{Index: c.calls, ID: id, Type: "function", Function: &DeltaFunction{Name: k.ToolCall.GetName(), Arguments: &args}}}}
+			d := Delta{ToolCalls: []DeltaToolCall{{Index: c.calls, ID: id, Type: "function", Function: &DeltaFunction{Name: translate.CallName(k.ToolCall), Arguments: &args}}}}
 			c.calls++
 			return s.delta(w, ps.GetCandidateIndex(), d)
 		case *parleyv1.Part_Text:

@@ -123,7 +123,7 @@ func (e *encoder) tools(w *Request) error {
 		switch k := t.GetKind().(type) {
 		case *parleyv1.Tool_Function:
 			f := k.Function
-			fd := &FunctionDef{Name: f.GetName(), Strict: f.Strict, Unknown: e.take(t.GetExtensions(), "function")}
+			fd := &FunctionDef{Name: translate.FunctionName(f), Strict: f.Strict, Unknown: e.take(t.GetExtensions(), "function")}
 			if f.GetDescription() != "" || e.has(t.GetExtensions(), "function/description") {
 				d := f.GetDescription()
 				fd.Description = &d
@@ -144,6 +144,13 @@ func (e *encoder) tools(w *Request) error {
 				ws.SearchContextSize = "medium"
 			case parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_HIGH:
 				ws.SearchContextSize = "high"
+			default:
+				if !e.same {
+					// The service's default, named: an empty options
+					// object asks for the same, but the official SDKs'
+					// types cannot hold one.
+					ws.SearchContextSize = "medium"
+				}
 			}
 			if l := k.WebSearch.GetUserLocation(); l != nil {
 				ws.UserLocation = &WebSearchLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location"),
@@ -154,13 +161,18 @@ func (e *encoder) tools(w *Request) error {
 			}
 			w.WebSearchOptions = ws
 		case nil:
-			if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok {
-				var raw Tool
-				if err := jsonx.Unmarshal(v, &raw); err != nil {
-					return err
-				}
-				w.Tools = append(w.Tools, raw)
+			v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool)
+			if !ok {
+				// A tool another dialect kept whole, of a kind this one
+				// has not.
+				e.dropped = append(e.dropped, field)
+				continue
 			}
+			var raw Tool
+			if err := jsonx.Unmarshal(v, &raw); err != nil {
+				return err
+			}
+			w.Tools = append(w.Tools, raw)
 		default:
 			return translate.Unsupported(thisDialect, field, "the chat-completions style has functions and web search only")
 		}

@@ -178,7 +178,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			}
 			parts = append(parts, cp)
 		case *parleyv1.Part_ToolCall:
-			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: k.ToolCall.GetName(), Arguments: k.ToolCall.GetArguments()},
+			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
 				Unknown: e.take(p.GetExtensions(), "")}
 			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
 			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extCallType); ok && e.same {

@@ -55,8 +55,16 @@
 //     extension) with other characters as spaces, "document" when nothing
 //     is left, and " (2)", " (3)" ... for repeats; its context is kept.
 //   - Tools. A function is a toolSpec: its schema as inputSchema.json (an
-//     empty object schema when it has none), strict when it asks. The
-//     built-in tools of other services are an UnsupportedError. Tool
+//     empty object schema when it has none), strict when it asks; a
+//     function of a group goes by its flat name (translate.FlatToolName).
+//     The service runs no tool itself: another service's hosted tools
+//     (web search, code execution, file search, URL context) and tools
+//     another dialect kept whole are left out and listed in
+//     Outgoing.Dropped, so that an agent that always declares them (the
+//     Codex CLI's web_search) is still served; the built-in tools a
+//     client runs (computer use, bash, a text editor) are an
+//     UnsupportedError, since their calls would be the client's to
+//     answer. Tool
 //     choice auto is {"auto":{}}, required {"any":{}} (a tool when the
 //     allow-list names one), a named tool {"tool":{"name"}}; an allow-list
 //     offers only the listed functions. The service has no "none": the

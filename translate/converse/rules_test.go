@@ -366,9 +366,16 @@ func TestToolChoice(t *testing.T) {
 			t.Errorf("%v: %s dropped %v, want %s dropped %v", c.tc, got, dropped, c.want, c.dropped)
 		}
 	}
+	// A tool the client runs cannot be dropped: its calls are the
+	// client's to answer. A tool another service runs for its model can:
+	// the model goes without it, and the reply says so.
 	var uns *translate.UnsupportedError
-	if _, _, err := encode([]*parleyv1.Tool{{Kind: &parleyv1.Tool_WebSearch{WebSearch: &parleyv1.WebSearchTool{}}}}, nil); !errors.As(err, &uns) || uns.Field != "tools[0]" {
-		t.Errorf("a built-in tool: %v", err)
+	if _, _, err := encode([]*parleyv1.Tool{{Kind: &parleyv1.Tool_Bash{Bash: &parleyv1.BashTool{}}}}, nil); !errors.As(err, &uns) || uns.Field != "tools[0]" {
+		t.Errorf("a client's built-in tool: %v", err)
+	}
+	_, dropped, err := encode([]*parleyv1.Tool{{Kind: &parleyv1.Tool_WebSearch{WebSearch: &parleyv1.WebSearchTool{}}}, {Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "a"}}}}, nil)
+	if err != nil || !slices.Equal(dropped, []string{"tools[0]"}) {
+		t.Errorf("a hosted tool: dropped %v, %v", dropped, err)
 	}
 }
 

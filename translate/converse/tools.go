@@ -28,8 +28,8 @@ func (e *encoder) toolUse(c *parleyv1.ToolCall, field string) (*ToolUseBlock, er
 	if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
 		return nil, translate.Unsupported(thisDialect, field+".arguments", "the arguments of tool call %q are not a JSON object", c.GetId())
 	}
-	e.called(c.GetName())
-	return &ToolUseBlock{ToolUseID: wireID(c.GetId()), Name: c.GetName(), Input: jsontext.Value(args)}, nil
+	e.called(translate.CallName(c))
+	return &ToolUseBlock{ToolUseID: wireID(c.GetId()), Name: translate.CallName(c), Input: jsontext.Value(args)}, nil
 }
 
 // called records a tool the conversation calls.
@@ -89,7 +89,21 @@ func (e *encoder) tools(w *Request) error {
 	for i, t := range e.req.GetTools() {
 		field := fmt.Sprintf("tools[%d]", i)
 		f := t.GetFunction()
+		if t.GetKind() == nil {
+			// A tool another dialect kept whole (a kind Parley does not
+			// model): nothing this service can offer, and nothing the
+			// request's own turns can have called.
+			e.drop(field)
+			continue
+		}
 		if f == nil {
+			if hosted(t) {
+				// A tool another service runs for its model (search,
+				// code, files): this one has none, and the model simply
+				// goes without, as it would here.
+				e.drop(field)
+				continue
+			}
 			return translate.Unsupported(thisDialect, field, "the Converse API takes functions only, not the built-in tool %s", toolKindName(t))
 		}
 		if len(allowed) > 0 && !allowed[f.GetName()] {
@@ -102,7 +116,7 @@ func (e *encoder) tools(w *Request) error {
 			}
 			schema = jsontext.Value(s)
 		}
-		spec := &ToolSpec{Name: f.GetName(), Description: f.GetDescription(), InputSchema: InputSchema{JSON: schema}}
+		spec := &ToolSpec{Name: translate.FunctionName(f), Description: f.GetDescription(), InputSchema: InputSchema{JSON: schema}}
 		if f.GetStrict() {
 			spec.Strict = ptr(true)
 		}
@@ -157,6 +171,17 @@ func hasSpec(ts []Tool) bool {
 		if t.ToolSpec != nil {
 			return true
 		}
+	}
+	return false
+}
+
+// hosted reports whether a built-in tool is one the service runs itself;
+// the others (computer use, bash, a text editor) the client runs, and
+// their calls are the client's to answer.
+func hosted(t *parleyv1.Tool) bool {
+	switch t.GetKind().(type) {
+	case *parleyv1.Tool_CodeExecution, *parleyv1.Tool_WebSearch, *parleyv1.Tool_FileSearch, *parleyv1.Tool_UrlContext:
+		return true
 	}
 	return false
 }

@@ -183,7 +183,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
 			return Part{}, false, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", tc.GetId())
 		}
-		fc := &FunctionCall{Name: tc.GetName(), Args: jsontext.Value(args), Unknown: e.partUnknown(p, "functionCall")}
+		fc := &FunctionCall{Name: translate.CallName(tc), Args: jsontext.Value(args), Unknown: e.partUnknown(p, "functionCall")}
 		if e.same && !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
 			fc.ID = tc.GetId()
 		}
@@ -298,7 +298,7 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		}
 	case *parleyv1.Part_ToolCall:
 		tc := k.ToolCall
-		fc := &FunctionCall{Name: tc.GetName(), Args: toolArgs(tc.GetArguments())}
+		fc := &FunctionCall{Name: translate.CallName(tc), Args: toolArgs(tc.GetArguments())}
 		if !e.same || !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
 			fc.ID = tc.GetId()
 		}

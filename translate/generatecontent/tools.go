@@ -176,13 +176,18 @@ func (e *encoder) tools() ([]Tool, error) {
 		case *parleyv1.Tool_Bash, *parleyv1.Tool_TextEditor:
 			return nil, translate.Unsupported(thisDialect, field, "the content-generation style has no built-in %s tool; declare it as a function", toolName(t))
 		case nil:
-			if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock); ok && e.same {
-				var raw Tool
-				if err := jsonx.Unmarshal(v, &raw); err != nil {
-					return nil, err
-				}
-				out = append(out, raw)
+			v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock)
+			if !ok || !e.same {
+				// A tool another dialect kept whole, of a kind this one
+				// has not.
+				e.dropped = append(e.dropped, field)
+				continue
 			}
+			var raw Tool
+			if err := jsonx.Unmarshal(v, &raw); err != nil {
+				return nil, err
+			}
+			out = append(out, raw)
 		}
 	}
 	return out, nil
@@ -218,7 +223,7 @@ func (e *encoder) settings(t *parleyv1.Tool, name string) jsontext.Value {
 }
 
 func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (FunctionDeclaration, error) {
-	fd := FunctionDeclaration{Name: f.GetName(), Description: f.GetDescription(), Unknown: e.toolUnknown(t, "")}
+	fd := FunctionDeclaration{Name: translate.FunctionName(f), Description: f.GetDescription(), Unknown: e.toolUnknown(t, "")}
 	if f.GetParameters() == "" {
 		return fd, nil
 	}
@@ -340,9 +345,11 @@ func (d *decoder) nameResults(msgs []*parleyv1.Message) {
 // {"output": text} (or {"error": text} for a failed call), the keys the
 // service's SDKs use.
 func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (*FunctionResponse, error) {
-	name := tr.GetName()
+	// The call's own name first: a grouped function's call goes by its
+	// flat name, which the result must repeat.
+	name := e.callName(tr.GetCallId())
 	if name == "" {
-		name = e.callName(tr.GetCallId())
+		name = tr.GetName()
 	}
 	if name == "" {
 		return nil, translate.Unsupported(thisDialect, field+".tool_result.name", "the result of tool call %q names no function, and no call with that id is in the conversation", tr.GetCallId())
@@ -384,7 +391,7 @@ func (e *encoder) callName(id string) string {
 	for _, m := range e.req.GetMessages() {
 		for _, p := range m.GetParts() {
 			if tc := p.GetToolCall(); tc != nil && tc.GetId() == id {
-				return tc.GetName()
+				return translate.CallName(tc)
 			}
 		}
 	}

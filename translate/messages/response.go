@@ -159,7 +159,7 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 		if !start {
 			input = toolInput(k.ToolCall.GetArguments())
 		}
-		out = append(out, Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: k.ToolCall.GetName(), Input: input, Unknown: unknown})
+		out = append(out, Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: translate.CallName(k.ToolCall), Input: input, Unknown: unknown})
 	case *parleyv1.Part_Reasoning:
 		r := k.Reasoning
 		if r.GetRedacted() {

@@ -291,7 +291,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 	switch k := t.GetKind().(type) {
 	case *parleyv1.Tool_Function:
 		f := k.Function
-		w.Name = f.GetName()
+		w.Name = translate.FunctionName(f)
 		if f.GetDescription() != "" {
 			w.Description = ptr(f.GetDescription())
 		}
@@ -360,6 +360,8 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 	case *parleyv1.Tool_FileSearch:
 		return Tool{}, false, translate.Unsupported(thisDialect, field+".file_search", "the messages style has no file search over vector stores")
 	case nil:
+		// A tool another dialect kept whole, of a kind this one has not.
+		e.dropped = append(e.dropped, field)
 		return Tool{}, false, nil
 	}
 	return w, true, nil

@@ -315,7 +315,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 		if !jsontext.Value(args).IsValid() || jsontext.Value(args).Kind() != '{' {
 			return nil, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
 		}
-		return one(Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: k.ToolCall.GetName(), Input: jsontext.Value(args)}), nil
+		return one(Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: translate.CallName(k.ToolCall), Input: jsontext.Value(args)}), nil
 	case *parleyv1.Part_ToolResult:
 		b, err := e.toolResult(p, k.ToolResult, field)
 		if err != nil {

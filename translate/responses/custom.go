@@ -47,7 +47,31 @@ func customFunction(wt *Tool) *parleyv1.FunctionTool {
 	}
 }
 
-// customTools names the tools of req that its client declared custom.
+// callNames is what rendering a call for a client needs of the request's
+// tools: which are custom, and which are grouped.
+type callNames struct {
+	// customs holds the flat names of the custom tools.
+	customs map[string]bool
+	tools   []*parleyv1.Tool
+}
+
+func callNamesOf(req *parleyv1.Request) *callNames {
+	return &callNames{customs: customTools(req), tools: req.GetTools()}
+}
+
+// of returns the group and the name a call is rendered with, and whether
+// it calls a custom tool. A call of a grouped function from a service
+// without groups names it by its flat name.
+func (n *callNames) of(c *parleyv1.ToolCall) (namespace, name string, custom bool) {
+	namespace, name = c.GetNamespace(), c.GetName()
+	if namespace == "" {
+		namespace, name = translate.GroupOf(n.tools, name)
+	}
+	return namespace, name, n.customs[translate.FlatToolName(namespace, name)]
+}
+
+// customTools names (flat) the tools of req that its client declared
+// custom.
 func customTools(req *parleyv1.Request) map[string]bool {
 	var out map[string]bool
 	for _, t := range req.GetTools() {
@@ -66,7 +90,7 @@ func customTools(req *parleyv1.Request) map[string]bool {
 			if out == nil {
 				out = map[string]bool{}
 			}
-			out[f.GetName()] = true
+			out[translate.FunctionName(f)] = true
 		}
 	}
 	return out
@@ -129,7 +153,8 @@ func (d *itemDecoder) customItem(m *parleyv1.Message, it *Item, field string, ad
 		}
 		m.Role = parleyv1.Role_ROLE_ASSISTANT
 		p = mark(translate.CallPart(it.CallID, it.Name, customArguments(input)), it)
-		d.names[it.CallID] = it.Name
+		p.GetToolCall().Namespace = it.Namespace
+		d.names[it.CallID] = translate.FlatToolName(it.Namespace, it.Name)
 	} else {
 		content, err := d.output(it.Output, field+".output")
 		if err != nil {

@@ -74,8 +74,13 @@
 //     back as custom_tool_call items with that input (in a stream, as
 //     custom_tool_call_input events once the call is whole), and a client's
 //     custom_tool_call and custom_tool_call_output items go upstream as a
-//     function call and its result (custom.go). Other tools of types Parley
-//     does not model pass through to an upstream of this dialect only.
+//     function call and its result (custom.go). A namespace tool's
+//     functions and custom tools are functions of its group: other
+//     dialects offer them by their flat names, and their calls come back
+//     to the client with the namespace and the function's own name
+//     (namespace.go). Other tools of types Parley does not model (Codex's
+//     tool_search) pass through to an upstream of this dialect only; every
+//     other upstream lists them in Outgoing.Dropped.
 //     The response echoes the request's tools with the service's defaults
 //     filled in (strict true, search_context_size medium, file search
 //     ranking auto).

@@ -116,7 +116,8 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		}
 		m.Role = parleyv1.Role_ROLE_ASSISTANT
 		p := mark(translate.CallPart(it.CallID, it.Name, deref(it.Arguments)), it)
-		d.names[it.CallID] = it.Name
+		p.GetToolCall().Namespace = it.Namespace
+		d.names[it.CallID] = translate.FlatToolName(it.Namespace, it.Name)
 		add(p)
 		return m, nil
 	case "custom_tool_call", "custom_tool_call_output":
@@ -382,7 +383,7 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 			return []Item{{Type: "computer_call", ID: p.GetItemId(), CallID: c.GetId(), Action: jsontext.Value(action), Status: statusWord(p.GetStatus()), Unknown: unknown}}, nil
 		}
 		args := c.GetArguments()
-		it := Item{Type: "function_call", CallID: c.GetId(), Name: c.GetName(), Arguments: &args, Unknown: unknown}
+		it := Item{Type: "function_call", CallID: c.GetId(), Name: c.GetName(), Namespace: c.GetNamespace(), Arguments: &args, Unknown: unknown}
 		if e.same || strings.HasPrefix(p.GetItemId(), "fc_") {
 			it.ID, it.Status = p.GetItemId(), statusWord(p.GetStatus())
 		}

@@ -115,6 +115,8 @@ type encoder struct {
 	t       translate.Target
 	same    bool
 	dropped []string
+	// groups are the namespaces already rendered (namespace.go).
+	groups map[string]bool
 }
 
 // EncodeRequest implements translate.Upstream.

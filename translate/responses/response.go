@@ -77,7 +77,7 @@ func decodeResponse(w *Response, t translate.Target) (*parleyv1.Response, error)
 // EncodeResponse implements translate.Client.
 func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]byte, error) {
 	w := snapshot(req, resp, responseStatus(resp))
-	w.Output = outputItems(resp.GetCandidates(), customTools(req))
+	w.Output = outputItems(resp.GetCandidates(), callNamesOf(req))
 	w.Usage = wireUsage(resp.GetUsage(), resp.GetExtensions())
 	return jsonx.Marshal(w)
 }
@@ -154,7 +154,7 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 //     file_search_call items; other hosted tools' steps are not shown.
 
 // outputItems renders the first candidate's parts as output items.
-func outputItems(cands []*parleyv1.Candidate, customs map[string]bool) []Item {
+func outputItems(cands []*parleyv1.Candidate, names *callNames) []Item {
 	out := []Item{}
 	if len(cands) == 0 {
 		return out
@@ -178,7 +178,7 @@ func outputItems(cands []*parleyv1.Candidate, customs map[string]bool) []Item {
 		case *parleyv1.Part_Reasoning:
 			out = append(out, reasoningOut(p))
 		case *parleyv1.Part_ToolCall:
-			out = append(out, callOut(p, customs))
+			out = append(out, callOut(p, names))
 		case *parleyv1.Part_HostedToolCall:
 			if it, ok := hostedOut(p); ok {
 				out = append(out, it)

@@ -250,6 +250,7 @@ func (s *streamDecoder) itemAdded(dst []*parleyv1.StreamEvent, w *Event) ([]*par
 		}
 		s.calls = true
 		p := mark(translate.CallPart(it.CallID, it.Name, ""), &it)
+		p.GetToolCall().Namespace = it.Namespace
 		return s.start(dst, p, key), nil
 	case "reasoning":
 		p := mark(&parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}}, &it)

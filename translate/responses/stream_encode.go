@@ -16,15 +16,14 @@ import (
 
 // NewStreamEncoder implements translate.Client.
 func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
-	return &streamEncoder{req: req, msg: -1, openIdx: -1, customs: customTools(req)}
+	return &streamEncoder{req: req, msg: -1, openIdx: -1, names: callNamesOf(req)}
 }
 
 type streamEncoder struct {
 	req *parleyv1.Request
-	// customs names the request's custom tools: their calls are
-	// custom_tool_call items, whose input goes out once the call's
-	// arguments are whole.
-	customs map[string]bool
+	// names says how the request's calls are rendered (custom tools,
+	// groups).
+	names *callNames
 	// phase only moves forward: before the start, streaming, ended.
 	phase translate.Phase
 	seq   int64
@@ -246,7 +245,7 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	}
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		it := callOut(p, s.customs)
+		it := callOut(p, s.names)
 		p.ItemId = it.ID
 		k.ToolCall.Id = it.CallID
 		s.out = int64(len(s.items))
@@ -355,7 +354,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 			return fmt.Errorf("responses: argument delta for a part that is not a call")
 		}
 		c.Arguments += d.Arguments
-		if d.Arguments == "" || s.customs[c.GetName()] {
+		if _, _, custom := s.names.of(c); d.Arguments == "" || custom {
 			return nil
 		}
 		return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: id, OutputIndex: new(s.out), Delta: new(d.Arguments)})
@@ -419,7 +418,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 	}
 	switch p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		it := callOut(p, s.customs)
+		it := callOut(p, s.names)
 		s.items[s.out] = it
 		switch it.Type {
 		case "function_call":

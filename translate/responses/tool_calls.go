@@ -95,7 +95,7 @@ func (e *encoder) resultOutput(r *parleyv1.ToolResult, field string) (jsontext.V
 }
 
 // callOut renders a call part as a function_call or computer_call item.
-func callOut(p *parleyv1.Part, customs map[string]bool) Item {
+func callOut(p *parleyv1.Part, names *callNames) Item {
 	c := p.GetToolCall()
 	id := p.GetItemId()
 	if !strings.HasPrefix(id, "fc_") && !strings.HasPrefix(id, "cu_") && !sameOrigin(p) || id == "" {
@@ -124,8 +124,9 @@ func callOut(p *parleyv1.Part, customs map[string]bool) Item {
 		return it
 	}
 	args := c.GetArguments()
-	it := Item{Type: "function_call", ID: id, CallID: callID, Name: c.GetName(), Arguments: &args, Status: status, Unknown: itemUnknown(p)}
-	if customs[c.GetName()] {
+	namespace, name, custom := names.of(c)
+	it := Item{Type: "function_call", ID: id, CallID: callID, Name: name, Namespace: namespace, Arguments: &args, Status: status, Unknown: itemUnknown(p)}
+	if custom {
 		return customCallOut(it, args)
 	}
 	return it

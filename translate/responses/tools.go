@@ -143,6 +143,16 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			if err != nil {
 				return translate.Invalid(field, "%v", err)
 			}
+			if wt.Type == "namespace" {
+				members, ok, err := namespaceTools(wt, raw, field)
+				if err != nil {
+					return err
+				}
+				if ok {
+					req.Tools = append(req.Tools, members...)
+					continue
+				}
+			}
 			if wt.Type == "custom" {
 				if wt.Name == "" {
 					return translate.Invalid(field+".name", "is required")
@@ -274,6 +284,9 @@ func (e *encoder) tools(w *Request) error {
 }
 
 func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
+	if f := t.GetFunction(); f != nil && f.GetNamespace() != "" {
+		return e.namespaceTool(t, f, field)
+	}
 	if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
 		// A tool kept whole (a custom tool too, which other dialects get
 		// as a function) goes back to a service of this dialect as it came.

@@ -60,6 +60,9 @@ type Item struct {
 	Name      string         `json:"name,omitzero"`
 	Arguments *string        `json:"arguments,omitzero"`
 	Output    jsontext.Value `json:"output,omitzero"`
+	// Namespace is the group of a called function (function_call,
+	// custom_tool_call), or "".
+	Namespace string `json:"namespace,omitzero"`
 
 	// reasoning
 	Summary          []SummaryPart `json:"summary,omitzero"`

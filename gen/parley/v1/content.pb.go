@@ -1110,7 +1110,9 @@ type ToolCall struct {
 	Arguments string `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
 	// The kind of tool, when the call targets a built-in client tool (computer
 	// use, bash, text editor) rather than a declared function.
-	Kind          ToolKind `protobuf:"varint,4,opt,name=kind,proto3,enum=parley.v1.ToolKind" json:"kind,omitempty"`
+	Kind ToolKind `protobuf:"varint,4,opt,name=kind,proto3,enum=parley.v1.ToolKind" json:"kind,omitempty"`
+	// The group of the called function (FunctionTool.namespace), or "".
+	Namespace     string `protobuf:"bytes,5,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1171,6 +1173,13 @@ func (x *ToolCall) GetKind() ToolKind {
 		return x.Kind
 	}
 	return ToolKind_TOOL_KIND_UNSPECIFIED
+}
+
+func (x *ToolCall) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
 }
 
 // ToolResult carries the outcome of a tool call back to the model.
@@ -1983,12 +1992,13 @@ const file_parley_v1_content_proto_rawDesc = "" +
 	"\x06detail\x18\t \x01(\x0e2\x16.parley.v1.MediaDetailR\x06detail\x12\x16\n" +
 	"\x06format\x18\n" +
 	" \x01(\tR\x06formatB\b\n" +
-	"\x06source\"u\n" +
+	"\x06source\"\x93\x01\n" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
 	"\targuments\x18\x03 \x01(\tR\targuments\x12'\n" +
-	"\x04kind\x18\x04 \x01(\x0e2\x13.parley.v1.ToolKindR\x04kind\"\xa8\x01\n" +
+	"\x04kind\x18\x04 \x01(\x0e2\x13.parley.v1.ToolKindR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x05 \x01(\tR\tnamespace\"\xa8\x01\n" +
 	"\n" +
 	"ToolResult\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +

@@ -567,7 +567,12 @@ type FunctionTool struct {
 	// JSON Schema of the arguments, as JSON text; empty when none is given.
 	Parameters string `protobuf:"bytes,3,opt,name=parameters,proto3" json:"parameters,omitempty"`
 	// Whether the model must follow the schema exactly.
-	Strict        *bool `protobuf:"varint,4,opt,name=strict,proto3,oneof" json:"strict,omitempty"`
+	Strict *bool `protobuf:"varint,4,opt,name=strict,proto3,oneof" json:"strict,omitempty"`
+	// The group the function belongs to (a namespace of the responses
+	// dialect, whose calls name it beside the function's name), or "". A
+	// dialect without groups names the function translate.FlatToolName
+	// gives, and its calls are given back their group by that name.
+	Namespace     string `protobuf:"bytes,5,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -628,6 +633,13 @@ func (x *FunctionTool) GetStrict() bool {
 		return *x.Strict
 	}
 	return false
+}
+
+func (x *FunctionTool) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
 }
 
 // CodeExecutionTool lets the model run code on the provider's side.
@@ -1568,14 +1580,15 @@ const file_parley_v1_tool_proto_rawDesc = "" +
 	"\n" +
 	"extensions\x18\x0f \x01(\v2\x15.parley.v1.ExtensionsR\n" +
 	"extensionsB\x06\n" +
-	"\x04kind\"\x8c\x01\n" +
+	"\x04kind\"\xaa\x01\n" +
 	"\fFunctionTool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1e\n" +
 	"\n" +
 	"parameters\x18\x03 \x01(\tR\n" +
 	"parameters\x12\x1b\n" +
-	"\x06strict\x18\x04 \x01(\bH\x00R\x06strict\x88\x01\x01B\t\n" +
+	"\x06strict\x18\x04 \x01(\bH\x00R\x06strict\x88\x01\x01\x12\x1c\n" +
+	"\tnamespace\x18\x05 \x01(\tR\tnamespaceB\t\n" +
 	"\a_strict\"-\n" +
 	"\x11CodeExecutionTool\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\"p\n" +

@@ -1,0 +1,113 @@
+package responses
+
+import (
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// Namespaces, both ways. A namespace tool groups functions and custom
+// tools under one name ({"type":"namespace","name":"multi_agent_v1",
+// "description":...,"tools":[...]}: the Codex CLI's sub-agent tools), and
+// the model's calls of them name the group (function_call.namespace).
+// Each member becomes a canonical function of that group
+// (FunctionTool.namespace), so that every other dialect offers it, by its
+// flat name (translate.FlatToolName), and a call of it from any upstream
+// comes back to the client with its group and its own name
+// (translate.GroupOf). The namespace tool itself rides whole on its first
+// member, for a service of this dialect, which gets it as it came; a
+// namespace a client of another dialect's request holds (over Connect) is
+// rebuilt from its members, with an empty description. A namespace's
+// description has no place in a dialect without groups.
+
+const extNamespace = "@namespace" // the namespace tool a first member came in, raw
+
+// namespaceTools decodes a namespace tool into its members; ok is false
+// for a namespace that holds none, which is kept whole like any tool
+// without a canonical home.
+func namespaceTools(wt *Tool, raw jsontext.Value, field string) (out []*parleyv1.Tool, ok bool, err error) {
+	if wt.Name == "" {
+		return nil, false, translate.Invalid(field+".name", "is required")
+	}
+	var members []Tool
+	if v, has := wt.Unknown["tools"]; has {
+		if err := jsonx.Unmarshal(v, &members); err != nil {
+			return nil, false, translate.Invalid(field+".tools", "%v", err)
+		}
+	}
+	for j := range members {
+		m := &members[j]
+		mfield := field + ".tools[" + strconv.Itoa(j) + "]"
+		if m.Name == "" {
+			return nil, false, translate.Invalid(mfield+".name", "is required")
+		}
+		t := &parleyv1.Tool{}
+		switch m.Type {
+		case "function":
+			t.Kind = &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: m.Name, Description: deref(m.Description), Parameters: string(m.Parameters), Strict: m.Strict}}
+		case "custom":
+			t.Kind = &parleyv1.Tool_Function{Function: customFunction(m)}
+			mraw, err := jsonx.Marshal(m)
+			if err != nil {
+				return nil, false, translate.Invalid(mfield, "%v", err)
+			}
+			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, mraw)
+		default:
+			return nil, false, translate.Invalid(mfield+".type", "a namespace holds function and custom tools; got %q", m.Type)
+		}
+		t.GetFunction().Namespace = wt.Name
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, false, nil
+	}
+	jsonx.KeepValue(&out[0].Extensions, thisDialect, extNamespace, raw)
+	return out, true, nil
+}
+
+// namespaceTool renders the member of a group: the whole namespace tool
+// at its first member, nothing at the others.
+func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (Tool, bool, error) {
+	if e.same {
+		v, first := jsonx.Value(t.GetExtensions(), thisDialect, extNamespace)
+		if !first {
+			return Tool{}, false, nil
+		}
+		var wt Tool
+		if err := jsonx.Unmarshal(v, &wt); err != nil {
+			return Tool{}, false, err
+		}
+		return wt, true, nil
+	}
+	if e.groups[f.GetNamespace()] {
+		return Tool{}, false, nil
+	}
+	if e.groups == nil {
+		e.groups = map[string]bool{}
+	}
+	e.groups[f.GetNamespace()] = true
+	var members []Tool
+	for _, other := range e.req.GetTools() {
+		of := other.GetFunction()
+		if of == nil || of.GetNamespace() != f.GetNamespace() {
+			continue
+		}
+		m := &parleyv1.Tool{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: of.GetName(), Description: of.GetDescription(), Parameters: of.GetParameters(), Strict: of.Strict}}}
+		wt, ok, err := e.tool(m, field)
+		if err != nil {
+			return Tool{}, false, err
+		}
+		if ok {
+			members = append(members, wt)
+		}
+	}
+	list, err := jsonx.Marshal(members)
+	if err != nil {
+		return Tool{}, false, err
+	}
+	return Tool{Type: "namespace", Name: f.GetNamespace(), Unknown: jsonx.Unknown{"description": jsontext.Value(`""`), "tools": list}}, true, nil
+}
