@@ -142,8 +142,9 @@ func readConverse(t testing.TB, out *translate.Outgoing) (*parleyv1.Request, err
 	}
 	if tc := w.ToolConfig; tc != nil {
 		for _, tool := range tc.Tools {
-			if tool.ToolSpec != nil {
-				req.Tools = append(req.Tools, &parleyv1.Tool{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: tool.ToolSpec.Name}}})
+			if ts := tool.ToolSpec; ts != nil {
+				req.Tools = append(req.Tools, &parleyv1.Tool{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{
+					Name: ts.Name, Description: ts.Description, Parameters: string(ts.InputSchema.JSON)}}})
 			}
 		}
 	}
