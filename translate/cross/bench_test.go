@@ -1,8 +1,11 @@
 package cross_test
 
 import (
+	"net/http"
+	"os"
 	"testing"
 
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
 )
 
@@ -24,4 +27,27 @@ func BenchmarkStream500ContentGenerationToMessages(b *testing.B) {
 
 func BenchmarkStream500MessagesToContentGeneration(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.GenerateContent, dialecttest.Messages)
+}
+
+// BenchmarkAgentToolsToContentGeneration encodes Claude Code's recorded
+// request, 24 tools with full JSON Schemas, for a content-generation
+// upstream: the schema form is chosen per tool on every request.
+func BenchmarkAgentToolsToContentGeneration(b *testing.B) {
+	body, err := os.ReadFile("../../testdata/agent_tools/claude_code/request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := dialecttest.Messages
+	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{"Anthropic-Beta": {"mid-conversation-system-2026-04-07"}}, s.Model, body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	up := dialecttest.GenerateContent.Upstream
+	target := translate.Target{Model: "gemini-2.5-pro", Upstream: "gemini"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := up.EncodeRequest(req, target); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

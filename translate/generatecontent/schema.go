@@ -116,6 +116,11 @@ func jsonSchemaToSchema(text string) (jsontext.Value, error) {
 	if !ok {
 		return nil, errors.New("a JSON schema must be an object")
 	}
+	return schemaOf(root)
+}
+
+// schemaOf converts a JSON Schema, parsed, to a Schema object.
+func schemaOf(root map[string]any) (jsontext.Value, error) {
 	c := schemaConverter{defs: map[string]any{}}
 	for _, key := range []string{"$defs", "definitions"} {
 		if d, ok := root[key].(map[string]any); ok {

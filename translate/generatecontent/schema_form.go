@@ -58,9 +58,8 @@ func formOf(text string) (schemaForm, error) {
 		return schemaForm{}, errors.New("a JSON schema must be an object")
 	}
 	w := lossWalker{defs: rootDefs(root)}
-	w.walk(root, "", 0)
-	if len(w.lost) == 0 {
-		s, err := jsonSchemaToSchema(text)
+	if !w.lossy(root, 0) {
+		s, err := schemaOf(root)
 		return schemaForm{schema: s}, err
 	}
 	var dropped []string
@@ -97,26 +96,23 @@ func join(path, key string) string {
 // out, unreported.
 var schemaNotes = map[string]bool{"$schema": true, "$comment": true, "$id": true, "$anchor": true}
 
-// lossWalker finds what the Schema form cannot hold of a JSON Schema,
-// following jsonSchemaToSchema's rules keyword by keyword.
+// lossWalker says whether the Schema form would lose any of a JSON
+// Schema, following jsonSchemaToSchema's rules keyword by keyword; it
+// stops at the first loss.
 type lossWalker struct {
 	defs map[string]any
-	lost []string
 }
 
-func (w *lossWalker) walk(v any, path string, depth int) {
+func (w *lossWalker) lossy(v any, depth int) bool {
 	m, ok := v.(map[string]any)
 	if !ok {
-		if b, isBool := v.(bool); !isBool || !b {
-			w.lost = append(w.lost, path) // false, or not a schema at all
-		}
-		return
+		b, isBool := v.(bool)
+		return !isBool || !b // false, or not a schema at all
 	}
 	if ref, ok := m["$ref"].(string); ok {
 		target, found := w.defs[ref]
 		if !found || depth >= maxRefDepth {
-			w.lost = append(w.lost, join(path, "$ref"))
-			return
+			return true
 		}
 		merged := maps.Clone(without(m, "$ref"))
 		if t, ok := target.(map[string]any); ok {
@@ -126,75 +122,70 @@ func (w *lossWalker) walk(v any, path string, depth int) {
 				}
 			}
 		}
-		w.walk(merged, path, depth+1)
-		return
+		return w.lossy(merged, depth+1)
 	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		x := m[k]
-		at := join(path, k)
+	for k, x := range m {
 		switch {
 		case keptKeywords[k] || schemaNotes[k] || k == "type" || k == "nullable":
 		case k == "$defs" || k == "definitions":
-			if path != "" {
-				w.lost = append(w.lost, at) // only the root's are read
+			if depth > 0 {
+				return true // only the root's are read
 			}
 		case k == "anyOf" || k == "oneOf":
 			if k == "oneOf" && m["anyOf"] != nil {
-				w.lost = append(w.lost, at) // anyOf wins
-				continue
+				return true // anyOf wins
 			}
-			w.each(x, at, depth)
+			list, ok := x.([]any)
+			if !ok {
+				return true
+			}
+			for _, s := range list {
+				if w.lossy(s, depth+1) {
+					return true
+				}
+			}
 		case k == "allOf":
-			if list, ok := x.([]any); ok && len(list) == 1 {
-				w.walk(list[0], at+"[0]", depth+1)
-				continue
+			list, ok := x.([]any)
+			if !ok || len(list) != 1 || w.lossy(list[0], depth+1) {
+				return true
 			}
-			w.lost = append(w.lost, at)
 		case k == "format":
 			if f, ok := x.(string); !ok || !keptFormats[f] {
-				w.lost = append(w.lost, at)
+				return true
 			}
 		case k == "const":
 			if _, ok := x.(string); !ok {
-				w.lost = append(w.lost, at)
+				return true
 			}
 		case k == "enum":
 			if list, ok := x.([]any); !ok || !allStrings(list) {
-				w.lost = append(w.lost, at)
+				return true
 			}
 		case k == "properties":
 			props, ok := x.(map[string]any)
 			if !ok {
-				w.lost = append(w.lost, at)
-				continue
+				return true
 			}
-			for _, name := range slices.Sorted(maps.Keys(props)) {
-				w.walk(props[name], join(at, name), depth+1)
+			for _, p := range props {
+				if w.lossy(p, depth+1) {
+					return true
+				}
 			}
 		case k == "items":
 			if list, ok := x.([]any); ok {
 				if len(list) != 1 {
-					w.lost = append(w.lost, at) // a tuple: one schema stands for all
-					continue
+					return true // a tuple: one schema stands for all
 				}
 				x = list[0]
 			}
-			w.walk(x, at, depth+1)
+			if w.lossy(x, depth+1) {
+				return true
+			}
 		default:
-			w.lost = append(w.lost, at)
+			return true
 		}
 	}
-}
-
-func (w *lossWalker) each(v any, path string, depth int) {
-	list, ok := v.([]any)
-	if !ok {
-		w.lost = append(w.lost, path)
-		return
-	}
-	for i, s := range list {
-		w.walk(s, fmt.Sprintf("%s[%d]", path, i), depth+1)
-	}
+	return false
 }
 
 // The keywords whose value is a schema, a list of schemas, or a map of
