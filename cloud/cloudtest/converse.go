@@ -309,7 +309,7 @@ func (in *converseInput) check(id string) error {
 		last, prev := msgs[len(msgs)-1], msgs[len(msgs)-2]
 		if last.Role == "user" && slices.ContainsFunc(last.Content, func(b converse.ContentBlock) bool { return b.ToolResult != nil }) &&
 			prev.Content[0].ReasoningContent == nil {
-			return invalid("The model returned the following errors: messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).", len(msgs)-2, blockType(&prev.Content[0]))
+			return invalid("The model returned the following errors: messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceding the lastmost set of `tool_use` and `tool_result` blocks).", len(msgs)-2, blockType(&prev.Content[0]))
 		}
 	}
 	return nil

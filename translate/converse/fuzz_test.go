@@ -3,6 +3,7 @@ package converse_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func FuzzDecodeResponse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		resp, err := converse.Upstream{}.DecodeResponse(target, body)
 		if err != nil {
-			if _, ok := err.(*translate.UpstreamError); !ok {
+			if ue := (*translate.UpstreamError)(nil); !errors.As(err, &ue) {
 				t.Fatalf("an error that is not the upstream's: %T %v", err, err)
 			}
 			return

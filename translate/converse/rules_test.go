@@ -14,7 +14,6 @@ import (
 	"github.com/parleyhq/parley/translate/eventstream"
 	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/messages"
-	"github.com/parleyhq/parley/translate/sse"
 )
 
 // Rules of the package doc that the golden cases do not pin one by one.
@@ -456,5 +455,7 @@ func TestFramesAreReadByOpenFrames(t *testing.T) {
 	if err != nil || got.Type != "messageStart" {
 		t.Fatalf("%v %v", got, err)
 	}
-	var _ sse.Event = got
+	if string(got.Data) != `{"role":"assistant","p":"abcdefgh"}` {
+		t.Errorf("data %s", got.Data)
+	}
 }

@@ -273,7 +273,7 @@ func TestSDKReadsStreams(t *testing.T) {
 				t.Fatalf("the SDK: %v", err)
 			}
 			stream := out.GetStream()
-			defer stream.Close()
+			defer func() { _ = stream.Close() }()
 			got := sdkStreamView(t, stream.Events())
 			sdkErr := stream.Err()
 			if e := events[len(events)-1].GetError(); e != nil {
