@@ -11,7 +11,7 @@ import (
 // TestCountTokens calls each count-tokens endpoint over each upstream
 // dialect: upstreams whose dialect has a count endpoint answer (42, from
 // the fake), the chat-completions upstream cannot and Parley estimates,
-// saying so in X-Parley-Estimated.
+// saying so in X-Parley-Estimated (guide §8 item 4).
 func TestCountTokens(t *testing.T) {
 	g := startGateway(t, gwExtra{})
 	endpoints := []struct {

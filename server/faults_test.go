@@ -35,6 +35,12 @@ func messagesStream(ctx context.Context, t *testing.T, g *gateway, model string)
 	return text, s.Err()
 }
 
+// TestFaults puts Parley in front of an upstream that misbehaves: retries
+// and fallback, errors before the first byte and mid-stream, a client that
+// goes away, and timeouts. Only idle time bounds a stream: one that stalls
+// past the upstream's idle timeout ends with an error, while one that
+// keeps sending, and lasts twice that timeout in all, is read whole
+// (guide §8 item 8).
 func TestFaults(t *testing.T) {
 	// The fault routes point at the chat-completions fake; patch their
 	// base URL in after the fakes exist.

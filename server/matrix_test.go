@@ -17,7 +17,11 @@ import (
 // an upstream error (429 with Retry-After). For each it checks what the
 // SDK read, through its own types and accumulator, against what the
 // upstream's recording says, and what reached the upstream against what
-// the client asked.
+// the client asked. A stream from a content-generation upstream must be
+// asked for with ?alt=sse (the fake refuses it otherwise), and a tool turn
+// ends as each client's dialect ends one (tool_use, tool_calls, a
+// function_call item) even when that upstream ends it with a plain STOP
+// (guide §8 items 1 and 11).
 func TestMatrix(t *testing.T) {
 	g := startGateway(t, gwExtra{})
 	scenarios, err := os.ReadDir(tableDir)

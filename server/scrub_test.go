@@ -38,7 +38,7 @@ var clientPaths = map[string]string{
 // An upstream that echoes its own key, or the client's, in an error (whole
 // or mid-stream) reaches the client, in every dialect and through the
 // same-dialect fast path, and the log, without it or a piece of it; the
-// rest of the error is intact.
+// rest of the error is intact (guide §8 item 20).
 func TestUpstreamErrorsAreScrubbed(t *testing.T) {
 	var logs bytes.Buffer
 	g := startGateway(t, gwExtra{logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -100,7 +100,7 @@ func TestUpstreamErrorsAreScrubbed(t *testing.T) {
 }
 
 // A music service that echoes its key in a refused submit or in a task's
-// fail reason reaches the client without it.
+// fail reason reaches the client without it (guide §8 item 20).
 func TestMusicErrorsAreScrubbed(t *testing.T) {
 	g := startMusic(t, musicOpts{})
 	r := g.call(t, http.MethodPost, songgen.PathMusic, aliceKey, `{"ai_description_prompt": "LEAKSUBMIT now"}`)

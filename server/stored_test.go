@@ -223,7 +223,7 @@ func runTurns(t *testing.T, g *gateway, c rsClient, b dialect, stream bool, st *
 // instructions in the fourth. Every turn's upstream request holds the
 // whole conversation in its own dialect, reasoning signatures included,
 // and only the turn's own instructions; every response can be read back
-// the moment it has been returned.
+// the moment it has been returned (guide §8 item 6).
 func TestStoredChains(t *testing.T) {
 	g := startGateway(t, gwExtra{dataDir: t.TempDir()})
 	c := newRS(t, g.url, clientKey)
@@ -477,7 +477,7 @@ func TestConnectResponses(t *testing.T) {
 // TestStoredAcrossDialects: one conversation whose turns go to upstreams
 // of different dialects, as a change of model or a fallback does: each
 // upstream gets the whole conversation in its own dialect, and reasoning
-// signatures only where they came from.
+// signatures only where they came from (guide §8 item 6).
 func TestStoredAcrossDialects(t *testing.T) {
 	g := startGateway(t, gwExtra{dataDir: t.TempDir()})
 	c := newRS(t, g.url, clientKey)

@@ -40,6 +40,11 @@ func shape(msgs []*parleyv1.Message) string {
 	return s
 }
 
+// TestNormaliseTurns: before the turns go to an upstream that rejects
+// them, empty text is dropped, consecutive turns of one role become one,
+// tool results join the user turn after their calls, and a system turn in
+// the middle of the conversation is kept as a reminder in the next user
+// turn rather than lost (guide §8 item 7).
 func TestNormaliseTurns(t *testing.T) {
 	in := []*parleyv1.Message{
 		turn(parleyv1.Role_ROLE_USER, translate.TextPart("q")),

@@ -63,7 +63,9 @@ func startServe(t *testing.T, args ...string) string {
 
 // TestNewcomer follows the README: `parley serve` with no configuration,
 // then the echo model in all four dialects through their official SDKs,
-// whole and streamed, and the model listings.
+// whole and streamed, and the model listings each SDK reads: /v1beta/models
+// for the content-generation one, /v1/models for the messages and OpenAI
+// ones (guide §8 item 5).
 func TestNewcomer(t *testing.T) {
 	t.Chdir(t.TempDir()) // the default data directory is relative
 	gw := startServe(t)

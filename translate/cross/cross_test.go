@@ -38,6 +38,12 @@ import (
 
 const casesDir = "../../testdata/cross"
 
+// TestCross runs every case under testdata/cross as the package comment
+// describes. Among them, an upstream's error, whole or inside a stream,
+// reaches the client in its own dialect's shape with the upstream's status
+// and type, read by the client's official SDK; and PDF documents from a
+// messages client reach a content-generation upstream rather than being
+// dropped (guide §8 items 9 and 10).
 func TestCross(t *testing.T) {
 	for _, c := range golden.Cases(t, casesDir) {
 		t.Run(c.Name, func(t *testing.T) {
@@ -203,7 +209,8 @@ func stampID(resp *parleyv1.Response) {
 
 // TestFinishReasonsAcrossDialects pins how every finish reason of one
 // dialect reaches a client of the other, for a text turn and for a turn
-// that ends in a tool call.
+// that ends in a tool call: a content-generation call turn that ends with
+// a plain STOP reaches a messages client as tool_use (guide §8 item 1).
 func TestFinishReasonsAcrossDialects(t *testing.T) {
 	target := translate.Target{Model: "m"}
 	gcToMessages := map[string][2]string{ // finishReason: stop_reason for text, for a call

@@ -31,7 +31,7 @@ func TestCountRequestFromAnotherDialect(t *testing.T) {
 
 // Cache hints have no per-block form in the content-generation dialect:
 // the upstream request names each one it could not carry, for the gateway
-// to report, instead of dropping them silently.
+// to report, instead of dropping them silently (guide §8 item 10).
 func TestCacheHintsTowardContentGenerationAreReported(t *testing.T) {
 	body := `{"model":"claude-sonnet-4-5","max_tokens":1024,
 	"system":[{"type":"text","text":"You are an AI assistant tasked with analyzing literary works."},{"type":"text","text":"<the entire contents of Pride and Prejudice>","cache_control":{"type":"ephemeral"}}],

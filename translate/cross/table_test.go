@@ -29,7 +29,8 @@ import (
 // decoder must find the scenario's content in it); B's reply and stream go
 // to A (A's SDK must read them, the stream through its accumulator, and
 // A's own decoder must find the scenario's answer in them); B's error
-// reaches A with its status, in A's shape, read by A's SDK.
+// reaches A with its status, in A's shape, read by A's SDK
+// (guide §8 item 9).
 func TestTable(t *testing.T) {
 	root := "../../testdata/cross_table"
 	scenarios, err := os.ReadDir(root)

@@ -54,6 +54,10 @@ func jsonOf(v any) string {
 	return strings.TrimSpace(b.String())
 }
 
+// TestSystemTurnsFromOtherDialects: several system and developer turns
+// from another dialect's client all reach a messages upstream, the leading
+// ones in its system field and a later one as a reminder in the next user
+// turn; none is dropped (guide §8 item 7).
 func TestSystemTurnsFromOtherDialects(t *testing.T) {
 	req := &parleyv1.Request{
 		Extensions:   other,
