@@ -1,6 +1,10 @@
 package translate
 
 import (
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
 
@@ -12,14 +16,32 @@ import (
 
 // SplitLeadingSystem returns the system and developer turns that open the
 // conversation, and the rest. Dialects without system turns fold the first
-// into their system prompt.
+// into their system prompt. A part with no canonical kind (an item the
+// client's dialect keeps whole for itself, as the responses dialect keeps
+// a declaration of tools) says nothing to a system prompt and is left out
+// of the system turns returned.
 func SplitLeadingSystem(msgs []*parleyv1.Message) (system, rest []*parleyv1.Message) {
 	i := 0
 	for i < len(msgs) && IsSystemRole(msgs[i].GetRole()) {
 		i++
 	}
-	return msgs[:i], msgs[i:]
+	system = msgs[:i]
+	cloned := false
+	for j, m := range system {
+		if !slices.ContainsFunc(m.GetParts(), kindless) {
+			continue
+		}
+		if !cloned {
+			system, cloned = slices.Clone(system), true
+		}
+		kept := proto.CloneOf(m)
+		kept.Parts = slices.DeleteFunc(kept.Parts, kindless)
+		system[j] = kept
+	}
+	return system, msgs[i:]
 }
+
+func kindless(p *parleyv1.Part) bool { return p.GetKind() == nil }
 
 // IsSystemRole reports whether r is a system or developer role.
 func IsSystemRole(r parleyv1.Role) bool {

@@ -255,3 +255,46 @@ func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestCodexToolsDeclaredInTheInput: for some models the Codex CLI
+// declares its tools in an additional_tools input item, before its
+// developer instructions. Every other dialect gets those tools as the
+// request's (the agent test above checks each reaches every upstream) and
+// the instructions as its system prompt, not as reminders in a user turn;
+// a responses upstream gets the item as it came, and no tools member.
+func TestCodexToolsDeclaredInTheInput(t *testing.T) {
+	req := readAgentRequest(t, "codex/request_default_model_gpt-6.1-sol.json", "responses")
+	if len(req.GetTools()) == 0 {
+		t.Fatal("no tools decoded from the additional_tools item")
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-sonnet-4-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		System   []map[string]any `json:"system"`
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.System) == 0 || bytes.Contains(out.Body, []byte("<system-reminder>")) {
+		t.Errorf("Codex's developer instructions did not become the system prompt: %.400s", out.Body)
+	}
+	same, err := dialecttest.Responses.Upstream.EncodeRequest(req, translate.Target{Model: "gpt-6.1-sol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(same.Body, &r); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := r["tools"]; has {
+		t.Error("a responses upstream got the input's tools a second time, in tools")
+	}
+	if first := r["input"].([]any)[0].(map[string]any); first["type"] != "additional_tools" {
+		t.Errorf("the additional_tools item did not stay first: %v", first["type"])
+	}
+}

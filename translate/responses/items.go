@@ -233,6 +233,12 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		return nil, translate.Invalid(field, "%v", err)
 	}
 	m.Role = parleyv1.Role_ROLE_ASSISTANT
+	if it.Type == "additional_tools" {
+		// The client's own declaration (decodeInputTools), among its
+		// instructions: it must not end the instructions that open the
+		// conversation for a dialect that lifts them to a system prompt.
+		m.Role = parleyv1.Role_ROLE_DEVELOPER
+	}
 	m.Extensions = nil
 	p := &parleyv1.Part{ItemId: it.ID, Status: itemStatus(it.Status)}
 	jsonx.KeepValue(&p.Extensions, thisDialect, extItem, raw)

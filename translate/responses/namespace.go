@@ -111,3 +111,38 @@ func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, fiel
 	}
 	return Tool{Type: "namespace", Name: f.GetNamespace(), Unknown: jsonx.Unknown{"description": jsontext.Value(`""`), "tools": list}}, true, nil
 }
+
+// Tools declared in the input. An additional_tools input item declares
+// tools as the request's tools member does, at its place in the
+// conversation (the Codex CLI declares its tools that way for some
+// models: {"type":"additional_tools","role":"developer","tools":[...]}).
+// Its tools are the request's tools for every other dialect, namespaces
+// included, and the item itself goes whole to a service of this dialect,
+// which therefore does not get its tools a second time in tools.
+
+const extInInput = "@in_input" // the tool came in an additional_tools input item
+
+// decodeInputTools adds the tools of the input's additional_tools items.
+func decodeInputTools(req *parleyv1.Request, items []Item) error {
+	for i := range items {
+		it := &items[i]
+		if it.Type != "additional_tools" {
+			continue
+		}
+		field := "input.[" + strconv.Itoa(i) + "].tools"
+		var list []Tool
+		if v, ok := it.Unknown["tools"]; ok {
+			if err := jsonx.Unmarshal(v, &list); err != nil {
+				return translate.Invalid(field, "%v", err)
+			}
+		}
+		n := len(req.Tools)
+		if err := decodeToolList(req, list, field); err != nil {
+			return err
+		}
+		for _, t := range req.Tools[n:] {
+			jsonx.KeepValue(&t.Extensions, thisDialect, extInInput, jsontext.Value("true"))
+		}
+	}
+	return nil
+}

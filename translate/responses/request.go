@@ -87,6 +87,11 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 			}
 		}
 	}
+	if in := w.Input; in != nil {
+		if err := decodeInputTools(req, in.Items); err != nil {
+			return nil, err
+		}
+	}
 	if err := decodeTools(req, w); err != nil {
 		return nil, err
 	}

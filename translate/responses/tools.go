@@ -80,9 +80,17 @@ func filterOf(w *wireFilter, field string) (*parleyv1.SearchFilter, error) {
 }
 
 func decodeTools(req *parleyv1.Request, w *Request) error {
-	for i := range w.Tools {
-		wt := &w.Tools[i]
-		field := "tools.[" + strconv.Itoa(i) + "]"
+	if err := decodeToolList(req, w.Tools, "tools"); err != nil {
+		return err
+	}
+	return decodeToolChoice(req, w)
+}
+
+// decodeToolList decodes a list of tools at field into req.Tools.
+func decodeToolList(req *parleyv1.Request, list []Tool, field0 string) error {
+	for i := range list {
+		wt := &list[i]
+		field := field0 + ".[" + strconv.Itoa(i) + "]"
 		t := &parleyv1.Tool{}
 		switch wt.Type {
 		case "function":
@@ -166,6 +174,10 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 		jsonx.Keep(&t.Extensions, thisDialect, "", wt.Unknown)
 		req.Tools = append(req.Tools, t)
 	}
+	return nil
+}
+
+func decodeToolChoice(req *parleyv1.Request, w *Request) error {
 	if tc := w.ToolChoice; tc != nil {
 		c := &parleyv1.ToolChoice{}
 		switch {
@@ -284,6 +296,9 @@ func (e *encoder) tools(w *Request) error {
 }
 
 func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
+	if e.same && jsonx.Has(t.GetExtensions(), thisDialect, extInInput) {
+		return Tool{}, false, nil // it goes in its input item, whole
+	}
 	if f := t.GetFunction(); f != nil && f.GetNamespace() != "" {
 		return e.namespaceTool(t, f, field)
 	}
