@@ -149,13 +149,26 @@ func TestNewcomer(t *testing.T) {
 	if err != nil || len(page.Items) != 1 || page.Items[0].Name != "models/echo" {
 		t.Errorf("genai model list: %v %+v", err, page.Items)
 	}
+	// Each listing in its own service's shape: the messages one with its
+	// type, display name and page cursors, the OpenAI one with its object
+	// and owner, and each model readable by name too.
 	models, err := ac.Models.List(ctx, anthropic.ModelListParams{})
-	if err != nil || len(models.Data) != 1 || models.Data[0].ID != "echo" {
-		t.Errorf("messages model list: %v %+v", err, models)
+	if err != nil || len(models.Data) != 1 || models.Data[0].ID != "echo" || models.Data[0].Type != "model" ||
+		models.Data[0].DisplayName == "" || models.FirstID != "echo" || models.LastID != "echo" || !models.JSON.HasMore.Valid() {
+		t.Errorf("messages model list: %v %s", err, models.RawJSON())
+	}
+	if m, err := ac.Models.Get(ctx, "echo", anthropic.ModelGetParams{}); err != nil || m.ID != "echo" || m.Type != "model" || m.DisplayName == "" {
+		t.Errorf("messages model: %v %+v", err, m)
 	}
 	omodels, err := oc.Models.List(ctx)
-	if err != nil || len(omodels.Data) != 1 || omodels.Data[0].ID != "echo" {
+	if err != nil || len(omodels.Data) != 1 || omodels.Data[0].ID != "echo" || omodels.Data[0].Object != "model" || omodels.Data[0].OwnedBy == "" {
 		t.Errorf("openai model list: %v %+v", err, omodels)
+	}
+	if m, err := oc.Models.Get(ctx, "echo"); err != nil || m.ID != "echo" || m.Object != "model" {
+		t.Errorf("openai model: %v %+v", err, m)
+	}
+	if m, err := gc.Models.Get(ctx, "echo", nil); err != nil || m.Name != "models/echo" {
+		t.Errorf("genai model: %v %+v", err, m)
 	}
 	resp, err := http.Get(gw + "/metrics")
 	if err != nil {
