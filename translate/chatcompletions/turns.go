@@ -232,6 +232,9 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			// read again.
 		case *parleyv1.Part_ItemReference:
 			return nil, translate.Unsupported(thisDialect, pf+".item_reference", "an item reference needs the stored response it points to")
+		case nil:
+			// Another dialect's item kept whole for that dialect alone.
+			e.dropped = append(e.dropped, pf)
 		}
 	}
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {

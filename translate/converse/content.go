@@ -67,7 +67,9 @@ func (e *encoder) part(p *parleyv1.Part, field string) ([]ContentBlock, error) {
 	case *parleyv1.Part_ItemReference:
 		return nil, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
 	default:
-		return nil, nil // a block of another dialect with no canonical form
+		// Another dialect's item kept whole for that dialect alone.
+		e.drop(field)
+		return nil, nil
 	}
 	out := []ContentBlock{b}
 	if cp := cachePoint(p.GetCacheControl()); cp != nil {

@@ -224,6 +224,8 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 			}
 			return raw, true, nil
 		}
+		// Another dialect's item kept whole for that dialect alone.
+		e.dropped = append(e.dropped, field)
 		return Part{}, false, nil
 	}
 	return w, true, nil

@@ -362,6 +362,8 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			}
 			return []Block{b}, nil
 		}
+		// Another dialect's item kept whole for that dialect alone.
+		e.dropped = append(e.dropped, field)
 		return nil, nil
 	}
 	return nil, nil
