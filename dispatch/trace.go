@@ -16,6 +16,9 @@ import (
 const (
 	OperationChat        = "chat"
 	OperationCountTokens = "count_tokens"
+	// OperationCompact writes the summary a conversation is compacted
+	// into (translate/compaction.go).
+	OperationCompact = "compact"
 )
 
 // RetryRefusedReasoning is the retry reason of an attempt whose upstream

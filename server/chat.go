@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -289,7 +290,7 @@ func (m *meter) settle(dialect string, status int, e *parleyv1.Error, elapsed ti
 	}
 	m.ticket.Settle(govern.End{
 		RequestID: m.id, Model: m.call.Model, Upstream: m.call.Upstream, Dialect: dialect,
-		Operation: dispatch.OperationChat, Status: status, Usage: u, Price: m.price,
+		Operation: cmp.Or(m.call.Operation, dispatch.OperationChat), Status: status, Usage: u, Price: m.price,
 		Start: m.start, Duration: elapsed, TTFT: m.ttft,
 	})
 }

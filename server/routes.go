@@ -16,9 +16,10 @@ type clientDialect struct {
 	// label names the dialect in metrics and logs.
 	label string
 	// The optional sides, nil where the dialect lacks them.
-	count  translate.CountClient
-	models translate.ModelClient
-	stored translate.StoredClient
+	count   translate.CountClient
+	models  translate.ModelClient
+	stored  translate.StoredClient
+	compact translate.CompactClient
 }
 
 func newClientDialect(d *translate.Dialect) *clientDialect {
@@ -26,6 +27,7 @@ func newClientDialect(d *translate.Dialect) *clientDialect {
 	c.count, _ = d.Client.(translate.CountClient)
 	c.models, _ = d.Client.(translate.ModelClient)
 	c.stored, _ = d.Client.(translate.StoredClient)
+	c.compact, _ = d.Client.(translate.CompactClient)
 	return c
 }
 
@@ -100,6 +102,8 @@ func (s *Server) endpoint(c *clientDialect, rt translate.Route) http.Handler {
 			x.serve(in)
 		case op == translate.OpCount && c.count != nil:
 			x.serveCount(in)
+		case op == translate.OpCompact && c.compact != nil:
+			x.serveCompact(in)
 		case op == translate.OpListModels && c.models != nil:
 			x.answer(x.listModels)
 		case op == translate.OpGetModel && c.models != nil:

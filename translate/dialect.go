@@ -87,6 +87,9 @@ const (
 	OpQueryTasks
 	// OpGetTask returns the task named by the {id} wildcard.
 	OpGetTask
+	// OpCompact compacts a conversation into a summary its client carries
+	// on with (CompactClient).
+	OpCompact
 )
 
 // Route is one client endpoint of a dialect.

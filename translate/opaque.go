@@ -40,6 +40,7 @@ const (
 	flagEncrypted   = 1 << 3
 	flagSignature   = 1 << 4
 	flagUnsigned    = 1 << 5
+	flagCompaction  = 1 << 6
 	maxSealedHeader = 512
 )
 
@@ -62,6 +63,9 @@ const (
 	// SealUnsigned: no signature at all, for a client whose dialect
 	// requires one on every reasoning block (Unsigned).
 	SealUnsigned
+	// SealCompaction: the summary of a conversation Parley compacted
+	// (SealSummary).
+	SealCompaction
 )
 
 // Opened is a value a client sent back, with what its seal said.
@@ -94,6 +98,8 @@ func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) str
 		flags |= flagSignature
 	case SealUnsigned:
 		flags |= flagUnsigned
+	case SealCompaction:
+		flags |= flagCompaction
 	}
 	if raw, err := base64.StdEncoding.DecodeString(op.GetValue()); err == nil && base64.StdEncoding.EncodeToString(raw) == op.GetValue() {
 		flags |= flagWasBase64
@@ -172,6 +178,8 @@ func openSeal(value string) (Opened, bool) {
 		o.Kind = SealSignature
 	case flags&flagUnsigned != 0:
 		o.Kind = SealUnsigned
+	case flags&flagCompaction != 0:
+		o.Kind = SealCompaction
 	}
 	return o, true
 }

@@ -10,6 +10,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
@@ -28,6 +29,7 @@ func Dialect() *translate.Dialect {
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/responses/input_tokens", Op: translate.OpCount},
+			{Pattern: "POST /v1/responses/compact", Op: translate.OpCompact},
 			{Pattern: "GET /v1/responses/{id}", Op: translate.OpGetStored},
 			{Pattern: "DELETE /v1/responses/{id}", Op: translate.OpDeleteStored},
 			{Pattern: "GET /v1/responses/{id}/input_items", Op: translate.OpListStoredInput},
@@ -140,7 +142,7 @@ var (
 // service's business: the server forwards only requests it leaves as
 // they came.
 func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
-	if req.GetPreviousResponseId() != "" || len(translate.CacheHintPaths(req)) > 0 {
+	if req.GetPreviousResponseId() != "" || len(translate.CacheHintPaths(req)) > 0 || jsonx.Has(req.GetExtensions(), thisDialect, extRewritten) {
 		return nil, false, nil
 	}
 	body, ok := translate.ForwardBody(req, src, thisDialect, t)

@@ -107,6 +107,10 @@
 //     events are skipped (their items arrive whole).
 //   - Counting. /v1/responses/input_tokens takes a request body and answers
 //     {"object": "response.input_tokens", "input_tokens": n}.
+//   - Compaction. /v1/responses/compact takes a request body and answers
+//     the user's messages and one compaction item whose content is the
+//     summary the model wrote, sealed; the item sent back becomes a user
+//     turn holding the summary (compaction.go, translate/compaction.go).
 //   - Errors. {"error": {"message", "type", "param", "code"}}, with the
 //     real service's types and codes per status; a context overflow with
 //     truncation disabled is a 400 with code context_length_exceeded.

@@ -43,6 +43,9 @@ type itemDecoder struct {
 	pending *parleyv1.Opaque
 	// the last part decoded, for a carrier of the part before
 	last *parleyv1.Part
+	// expanded is true once a compaction item Parley made became a turn:
+	// the request no longer goes on as it came.
+	expanded bool
 }
 
 var roles = map[string]parleyv1.Role{
@@ -226,6 +229,12 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 			add(mark(&parleyv1.Part{Kind: &parleyv1.Part_HostedToolResult{HostedToolResult: hr}}, it))
 		}
 		return m, nil
+	}
+	if it.Type == "compaction" || it.Type == "compaction_summary" {
+		if m := compactionItem(it); m != nil {
+			d.expanded = true
+			return m, nil
+		}
 	}
 	// An item type this package does not map: kept whole, for this dialect.
 	raw, err := jsonx.Marshal(it)

@@ -86,6 +86,9 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 				req.Messages = append(req.Messages, m)
 			}
 		}
+		if d.expanded {
+			jsonx.KeepValue(&req.Extensions, thisDialect, extRewritten, jsontext.Value("true"))
+		}
 	}
 	if in := w.Input; in != nil {
 		if err := decodeInputTools(req, in.Items); err != nil {
