@@ -50,3 +50,34 @@ func CacheHintPaths(req *parleyv1.Request) []string {
 	}
 	return out
 }
+
+// RarerSettings lists, by canonical path, the settings of req that only
+// some services have a field for: a seed, penalties, log-probabilities,
+// logit bias, media resolution, speech, civic answers, verbosity, safety
+// settings and cached content. A dialect that has none of them (the
+// messages style and the Converse API) names the ones set in
+// Outgoing.Dropped.
+func RarerSettings(req *parleyv1.Request) []string {
+	var out []string
+	add := func(set bool, path string) {
+		if set {
+			out = append(out, path)
+		}
+	}
+	g := req.GetGeneration()
+	if g == nil {
+		g = &parleyv1.GenerationConfig{}
+	}
+	add(g.Seed != nil, "generation.seed")
+	add(g.PresencePenalty != nil, "generation.presence_penalty")
+	add(g.FrequencyPenalty != nil, "generation.frequency_penalty")
+	add(g.GetLogprobs() || g.TopLogprobs != nil, "generation.logprobs")
+	add(len(g.GetLogitBias()) > 0, "generation.logit_bias")
+	add(g.GetMediaResolution() != parleyv1.MediaResolution_MEDIA_RESOLUTION_UNSPECIFIED, "generation.media_resolution")
+	add(g.GetSpeech() != nil, "generation.speech")
+	add(g.EnhancedCivicAnswers != nil, "generation.enhanced_civic_answers")
+	add(g.GetVerbosity() != parleyv1.Verbosity_VERBOSITY_UNSPECIFIED, "generation.verbosity")
+	add(len(req.GetSafetySettings()) > 0, "safety_settings")
+	add(req.GetCachedContent() != "", "cached_content")
+	return out
+}

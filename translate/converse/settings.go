@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -135,26 +136,10 @@ func metadataFits(md map[string]string) bool {
 // dropUnsupported lists the settings of a request that this dialect has
 // no field for; they are not sent.
 func (e *encoder) dropUnsupported() {
-	req := e.req
-	g := req.GetGeneration()
-	if g == nil {
-		g = &parleyv1.GenerationConfig{}
+	for _, path := range translate.RarerSettings(e.req) {
+		e.drop(path)
 	}
-	add := func(set bool, path string) {
-		if set {
-			e.drop(path)
-		}
+	if e.req.GetEndUserId() != "" {
+		e.drop("end_user_id")
 	}
-	add(g.Seed != nil, "generation.seed")
-	add(g.PresencePenalty != nil, "generation.presence_penalty")
-	add(g.FrequencyPenalty != nil, "generation.frequency_penalty")
-	add(g.GetLogprobs() || g.TopLogprobs != nil, "generation.logprobs")
-	add(len(g.GetLogitBias()) > 0, "generation.logit_bias")
-	add(g.GetMediaResolution() != parleyv1.MediaResolution_MEDIA_RESOLUTION_UNSPECIFIED, "generation.media_resolution")
-	add(g.GetSpeech() != nil, "generation.speech")
-	add(g.EnhancedCivicAnswers != nil, "generation.enhanced_civic_answers")
-	add(g.GetVerbosity() != parleyv1.Verbosity_VERBOSITY_UNSPECIFIED, "generation.verbosity")
-	add(len(req.GetSafetySettings()) > 0, "safety_settings")
-	add(req.GetCachedContent() != "", "cached_content")
-	add(req.GetEndUserId() != "", "end_user_id")
 }

@@ -48,27 +48,7 @@ func (d *decoder) outputConfig(req *parleyv1.Request, oc *OutputConfig) error {
 // dropped lists the settings of a request that this dialect has no field
 // for; they are not sent.
 func dropped(req *parleyv1.Request) []string {
-	var out []string
-	add := func(set bool, path string) {
-		if set {
-			out = append(out, path)
-		}
-	}
-	g := req.GetGeneration()
-	if g == nil {
-		g = &parleyv1.GenerationConfig{}
-	}
-	add(g.Seed != nil, "generation.seed")
-	add(g.PresencePenalty != nil, "generation.presence_penalty")
-	add(g.FrequencyPenalty != nil, "generation.frequency_penalty")
-	add(g.GetLogprobs() || g.TopLogprobs != nil, "generation.logprobs")
-	add(len(g.GetLogitBias()) > 0, "generation.logit_bias")
-	add(g.GetMediaResolution() != parleyv1.MediaResolution_MEDIA_RESOLUTION_UNSPECIFIED, "generation.media_resolution")
-	add(g.GetSpeech() != nil, "generation.speech")
-	add(g.EnhancedCivicAnswers != nil, "generation.enhanced_civic_answers")
-	add(g.GetVerbosity() != parleyv1.Verbosity_VERBOSITY_UNSPECIFIED, "generation.verbosity")
-	add(len(req.GetSafetySettings()) > 0, "safety_settings")
-	add(req.GetCachedContent() != "", "cached_content")
+	out := translate.RarerSettings(req)
 	switch req.GetResponseFormat().GetKind() {
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_OBJECT, parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM:
 		// Only a JSON schema has a form here (output_config.format).
