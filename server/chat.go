@@ -332,19 +332,8 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 
 // serve answers a generation request, whole or streamed.
 func (x *clientRequest) serve(in *translate.Incoming) {
-	p, err := x.incoming(in)
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	req, err := x.c.DecodeRequest(in)
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.call.Model = req.GetModel()
-	if err := x.admit(p, req.GetModel()); err != nil {
-		x.fail(err)
+	p, req, ok := x.decode(in)
+	if !ok {
 		return
 	}
 	if err := x.govern(x.s, x.st, p, x.w.Header(), x.c.d.RateLimitHeaders, req); err != nil {
@@ -356,6 +345,7 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 	// truncated or is kept by Parley.
 	x.call.Source = translate.Source{Dialect: x.c.d.Enum, Body: in.Body}
 	if x.c.stored != nil {
+		var err error
 		if x.turn, err = x.s.stored.Begin(x.r.Context(), x.c.stored, p.name, req); err != nil {
 			x.fail(err)
 			return
@@ -369,6 +359,27 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 		return
 	}
 	x.whole(req)
+}
+
+// decode authenticates a generation request, decodes it and admits its
+// model; ok is false when it failed, and the client has its error.
+func (x *clientRequest) decode(in *translate.Incoming) (*principal, *parleyv1.Request, bool) {
+	p, err := x.incoming(in)
+	if err != nil {
+		x.fail(err)
+		return nil, nil, false
+	}
+	req, err := x.c.DecodeRequest(in)
+	if err != nil {
+		x.fail(err)
+		return nil, nil, false
+	}
+	x.call.Model = req.GetModel()
+	if err := x.admit(p, req.GetModel()); err != nil {
+		x.fail(err)
+		return nil, nil, false
+	}
+	return p, req, true
 }
 
 // admit checks that the key may use the model and that it is served.

@@ -12,20 +12,9 @@ import (
 // compaction prompt, and its answer is the summary the client carries on
 // with. It is governed and charged as a generation; nothing is stored.
 func (x *clientRequest) serveCompact(in *translate.Incoming) {
-	p, err := x.incoming(in)
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	req, err := x.c.DecodeRequest(in)
-	if err != nil {
-		x.fail(err)
-		return
-	}
-	x.call.Model = req.GetModel()
 	x.call.Operation = dispatch.OperationCompact
-	if err := x.admit(p, req.GetModel()); err != nil {
-		x.fail(err)
+	p, req, ok := x.decode(in)
+	if !ok {
 		return
 	}
 	if x.c.stored != nil {

@@ -29,15 +29,7 @@ var other = &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}
 
 func encode(t *testing.T, req *parleyv1.Request) map[string]any {
 	t.Helper()
-	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-x", Upstream: "gemini"})
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	sdkcheck.GenerateContentRequest(t, out.Body)
-	var m map[string]any
-	if err := json.Unmarshal(out.Body, &m); err != nil {
-		t.Fatal(err)
-	}
+	_, m := encodeOut(t, req)
 	return m
 }
 
