@@ -336,6 +336,15 @@ func (x *clientRequest) serve(in *translate.Incoming) {
 	if !ok {
 		return
 	}
+	if x.c.compact != nil && x.c.compact.Compacts(req) {
+		// A compaction asked for in place of an answer.
+		contentType := "application/json"
+		if req.GetStream() {
+			contentType = "text/event-stream"
+		}
+		x.compact(p, req, x.c.compact.EncodeCompacted, contentType)
+		return
+	}
 	if err := x.govern(x.s, x.st, p, x.w.Header(), x.c.d.RateLimitHeaders, req); err != nil {
 		x.fail(err)
 		return

@@ -130,3 +130,59 @@ func allText(req *parleyv1.Request) string {
 	}
 	return b.String()
 }
+
+// TestCompactionTrigger: the Codex CLI, with its provider named OpenAI,
+// compacts by ending a streamed request with a compaction_trigger item,
+// and fails the turn unless the response holds exactly one compaction
+// item. Through openai-go, streamed (read with its stream reader) and
+// whole, every upstream dialect answers so; the upstream was asked for
+// the summary, not for an answer (guide §8 item 13).
+func TestCompactionTrigger(t *testing.T) {
+	g := startGateway(t, gwExtra{})
+	ctx := context.Background()
+	client := openai.NewClient(option.WithBaseURL(g.url+"/v1"), option.WithAPIKey(clientKey), option.WithMaxRetries(0))
+	for _, b := range dialectList {
+		for _, stream := range []bool{true, false} {
+			t.Run(b.name+map[bool]string{true: "/stream", false: "/whole"}[stream], func(t *testing.T) {
+				fake := g.fakes[b.name]
+				fake.set("text", nil)
+				body := []byte(`{"model":"via-` + b.name + `","stream":` + map[bool]string{true: "true", false: "false"}[stream] +
+					`,"input":[{"role":"user","content":"Fix the bug in main.go."},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Fixed."}]},{"type":"compaction_trigger"}]` +
+					`,"tools":[{"type":"function","name":"shell","parameters":{"type":"object","properties":{}}}]}`)
+				var r *responses.Response
+				if stream {
+					s := client.Responses.NewStreaming(ctx, responses.ResponseNewParams{}, option.WithRequestBody("application/json", body))
+					for s.Next() {
+						if ev := s.Current(); ev.Type == "response.completed" {
+							done := ev.Response
+							r = &done
+						}
+					}
+					if err := s.Err(); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					whole, err := client.Responses.New(ctx, responses.ResponseNewParams{}, option.WithRequestBody("application/json", body))
+					if err != nil {
+						t.Fatal(err)
+					}
+					r = whole
+				}
+				if r == nil || len(r.Output) != 1 || r.Output[0].Type != "compaction" || r.Output[0].EncryptedContent == "" || r.Status != "completed" {
+					t.Fatalf("the response: %v", r)
+				}
+				got := fake.requests()
+				if len(got) != 1 {
+					t.Fatalf("the upstream got %d requests", len(got))
+				}
+				asked := decodeAt(t, b, got[0])
+				if text := allText(asked); !strings.Contains(text, "being compacted") || len(asked.GetTools()) != 0 || asked.GetStream() {
+					t.Errorf("the upstream was not asked for the summary alone: tools %d, stream %v, %s", len(asked.GetTools()), asked.GetStream(), text)
+				}
+				if strings.Contains(string(got[0].Body), "compaction_trigger") {
+					t.Errorf("the trigger went upstream: %s", got[0].Body)
+				}
+			})
+		}
+	}
+}

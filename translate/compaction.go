@@ -9,9 +9,11 @@ import (
 )
 
 // Compaction. An agent whose conversation grows too long asks for it to be
-// compacted (the responses dialect's POST /v1/responses/compact, which the
-// Codex CLI calls and has no fallback for) and carries on with the user's
-// messages and one opaque compaction item in place of the history. Parley
+// compacted and carries on with one opaque compaction item in place of the
+// history: through the responses dialect's POST /v1/responses/compact, or
+// by ending a generation request with a compaction trigger (the Codex CLI
+// does the latter when its provider is named OpenAI, and fails the turn
+// unless the answer holds exactly one compaction item). Parley
 // compacts the same way whatever serves the model: the upstream's model
 // writes a summary of the conversation for whoever carries it on
 // (CompactionRequest), Parley seals the summary as the item's opaque
@@ -19,11 +21,19 @@ import (
 // request it becomes a user turn holding the summary (CompactionTurn), for
 // any upstream. No upstream has to offer compaction itself.
 
-// CompactClient is the client side of a dialect's compaction endpoint.
+// CompactClient is the client side of a dialect's compaction.
 type CompactClient interface {
 	// EncodeCompaction renders the compaction of req, whose summary the
-	// model wrote in resp, as the body of a 200 reply.
+	// model wrote in resp, as the body of a 200 reply to the compaction
+	// endpoint.
 	EncodeCompaction(req *parleyv1.Request, summary string, resp *parleyv1.Response) ([]byte, error)
+	// Compacts reports whether a generation request asks for a compaction
+	// of its conversation in place of an answer.
+	Compacts(req *parleyv1.Request) bool
+	// EncodeCompacted renders that compaction as the reply to the
+	// generation request: the whole JSON body, or, for a streamed
+	// request, the whole event stream.
+	EncodeCompacted(req *parleyv1.Request, summary string, resp *parleyv1.Response) ([]byte, error)
 }
 
 // compactionPrompt asks the model for the summary. It is the last user
@@ -44,12 +54,13 @@ func CompactionRequest(req *parleyv1.Request) *parleyv1.Request {
 
 // Summary is the text of a response's first candidate.
 func Summary(resp *parleyv1.Response) string {
+	cands := resp.GetCandidates()
+	if len(cands) == 0 {
+		return ""
+	}
 	var b strings.Builder
-	for _, c := range resp.GetCandidates() {
-		for _, p := range c.GetParts() {
-			b.WriteString(p.GetText().GetText())
-		}
-		break
+	for _, p := range cands[0].GetParts() {
+		b.WriteString(p.GetText().GetText())
 	}
 	return strings.TrimSpace(b.String())
 }

@@ -1,11 +1,13 @@
 package responses
 
 import (
+	"bytes"
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // Compaction (POST /v1/responses/compact; translate/compaction.go says
@@ -24,6 +26,51 @@ var _ translate.CompactClient = Client{}
 // extRewritten marks a request Parley changed on decoding (a compaction
 // expanded): it cannot be forwarded as it came.
 const extRewritten = "@rewritten"
+
+// extCompact marks a request whose input ends in a compaction_trigger
+// item: it asks for the compaction of everything before, answered as a
+// response whose one output item is the compaction.
+const extCompact = "@compact"
+
+// Compacts implements translate.CompactClient.
+func (Client) Compacts(req *parleyv1.Request) bool {
+	return jsonx.Has(req.GetExtensions(), thisDialect, extCompact)
+}
+
+// EncodeCompacted implements translate.CompactClient: a completed response
+// whose output is the compaction item alone, whole or as the service
+// streams one (created, in progress, the item added and done, completed).
+func (Client) EncodeCompacted(req *parleyv1.Request, summary string, resp *parleyv1.Response) ([]byte, error) {
+	item := Item{Type: "compaction", ID: translate.NewID("cmp_"), EncryptedContent: new(translate.SealSummary(summary, thisDialect))}
+	done := snapshot(req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED)
+	done.Output = []Item{item}
+	done.Usage = wireUsage(resp.GetUsage(), resp.GetExtensions())
+	if !req.GetStream() {
+		return jsonx.Marshal(done)
+	}
+	begun := *done
+	begun.Status, begun.Output, begun.Usage = responseStatusWord(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS), []Item{}, nil
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	zero := int64(0)
+	for i, e := range []*Event{
+		{Type: "response.created", Response: &begun},
+		{Type: "response.in_progress", Response: &begun},
+		{Type: "response.output_item.added", OutputIndex: &zero, Item: &item},
+		{Type: "response.output_item.done", OutputIndex: &zero, Item: &item},
+		{Type: "response.completed", Response: done},
+	} {
+		e.SequenceNumber = new(int64(i))
+		b, err := jsonx.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.Event(e.Type, b); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
 
 // Compacted is the compacted response.
 type Compacted struct {

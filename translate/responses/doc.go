@@ -109,8 +109,12 @@
 //     {"object": "response.input_tokens", "input_tokens": n}.
 //   - Compaction. /v1/responses/compact takes a request body and answers
 //     the user's messages and one compaction item whose content is the
-//     summary the model wrote, sealed; the item sent back becomes a user
-//     turn holding the summary (compaction.go, translate/compaction.go).
+//     summary the model wrote, sealed; a request whose input ends in a
+//     compaction_trigger item is answered, whole or streamed, by a
+//     response whose one output item is such a compaction item (the Codex
+//     CLI's way when its provider is named OpenAI). The item sent back
+//     becomes a user turn holding the summary (compaction.go,
+//     translate/compaction.go).
 //   - Errors. {"error": {"message", "type", "param", "code"}}, with the
 //     real service's types and codes per status; a context overflow with
 //     truncation disabled is a 400 with code context_length_exceeded.

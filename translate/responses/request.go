@@ -76,9 +76,17 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 			jsonx.KeepValue(&req.Extensions, thisDialect, extInputString, jsontext.Value("true"))
 			req.Messages = []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart(in.Text))}
 		}
+		items := in.Items
+		if n := len(items); n > 0 && items[n-1].Type == "compaction_trigger" {
+			// It asks for a compaction of everything before it, in place
+			// of an answer (compaction.go).
+			items = items[:n-1]
+			jsonx.KeepValue(&req.Extensions, thisDialect, extCompact, jsontext.Value("true"))
+			jsonx.KeepValue(&req.Extensions, thisDialect, extRewritten, jsontext.Value("true"))
+		}
 		d := &itemDecoder{client: true, names: map[string]string{}}
-		for i := range in.Items {
-			m, err := d.item(&in.Items[i], "input.["+strconv.Itoa(i)+"]")
+		for i := range items {
+			m, err := d.item(&items[i], "input.["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return nil, err
 			}
