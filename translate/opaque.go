@@ -41,6 +41,7 @@ const (
 	flagSignature   = 1 << 4
 	flagUnsigned    = 1 << 5
 	flagCompaction  = 1 << 6
+	flagItemID      = 1 << 7
 	maxSealedHeader = 512
 )
 
@@ -72,12 +73,24 @@ const (
 type Opened struct {
 	*parleyv1.Opaque
 	Kind SealKind
+	// ItemID is the id of the item the value belonged to, where the
+	// maker's dialect names reasoning by item (SealItem).
+	ItemID string
 }
 
 // SealOpaque returns the wire value of op for a client of dialect client.
 // A value of the client's own dialect held as what it is goes out
 // unchanged; anything else is sealed.
 func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) string {
+	return SealItem(op, client, kind, "")
+}
+
+// SealItem is SealOpaque for a value that belongs to an item of its
+// maker's dialect: a responses service's encrypted reasoning goes back to
+// it only with its reasoning item's id, which the seal keeps for a client
+// whose dialect has no place for one (the messages style's signature, the
+// content-generation style's thought signature).
+func SealItem(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind, itemID string) string {
 	if op == nil {
 		return ""
 	}
@@ -105,13 +118,23 @@ func SealOpaque(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind) str
 		flags |= flagWasBase64
 		payload = raw
 	}
-	b := make([]byte, 0, len(sealMagic)+3+len(op.GetOrigin().GetUpstream())+len(op.GetOrigin().GetModel())+len(payload)+4)
+	if len(itemID) > maxSealedHeader {
+		itemID = "" // no service's item id is this long; the seal must open
+	}
+	if itemID != "" {
+		flags |= flagItemID
+	}
+	b := make([]byte, 0, len(sealMagic)+3+len(op.GetOrigin().GetUpstream())+len(op.GetOrigin().GetModel())+len(itemID)+len(payload)+6)
 	b = append(b, sealMagic...)
 	b = append(b, sealVersion, flags, byte(origin))
 	b = binary.AppendUvarint(b, uint64(len(op.GetOrigin().GetUpstream())))
 	b = append(b, op.GetOrigin().GetUpstream()...)
 	b = binary.AppendUvarint(b, uint64(len(op.GetOrigin().GetModel())))
 	b = append(b, op.GetOrigin().GetModel()...)
+	if itemID != "" {
+		b = binary.AppendUvarint(b, uint64(len(itemID)))
+		b = append(b, itemID...)
+	}
 	b = append(b, payload...)
 	return base64.StdEncoding.EncodeToString(b)
 }
@@ -162,11 +185,17 @@ func openSeal(value string) (Opened, bool) {
 	if !ok {
 		return Opened{}, false
 	}
+	var itemID string
+	if flags&flagItemID != 0 {
+		if itemID, b, ok = readString(b); !ok {
+			return Opened{}, false
+		}
+	}
 	v := string(b)
 	if flags&flagWasBase64 != 0 {
 		v = base64.StdEncoding.EncodeToString(b)
 	}
-	o := Opened{Opaque: &parleyv1.Opaque{Value: v, Origin: &parleyv1.Origin{Dialect: dialect, Upstream: upstream, Model: model}}}
+	o := Opened{Opaque: &parleyv1.Opaque{Value: v, Origin: &parleyv1.Origin{Dialect: dialect, Upstream: upstream, Model: model}}, ItemID: itemID}
 	switch {
 	case flags&flagCarrierNext != 0:
 		o.Kind = SealCarrierNext

@@ -481,3 +481,74 @@ func TestConverseSignatureComesBack(t *testing.T) {
 		}
 	}
 }
+
+// A responses service's reasoning item, served to a messages client
+// (Claude Code on an OpenAI model) and to a content-generation client
+// (the Gemini CLI likewise), comes back on the next turn to the service
+// that made it as the item it was: its id and its encrypted content,
+// which the service accepts only together (issue 23). Whole and streamed
+// for the messages client, through its SDK.
+func TestReasoningItemsComeBackThroughOtherClients(t *testing.T) {
+	const id = "rs_r01"
+	maker := translate.Target{Model: "o3", Upstream: "openai"}
+	check := func(what string, req *parleyv1.Request) {
+		t.Helper()
+		out, err := responses.Upstream{}.EncodeRequest(req, maker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			Input []struct {
+				Type             string  `json:"type"`
+				ID               string  `json:"id"`
+				EncryptedContent *string `json:"encrypted_content"`
+			} `json:"input"`
+		}
+		if err := json.Unmarshal(out.Body, &w); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range w.Input {
+			if it.Type == "reasoning" {
+				if it.ID != id || it.EncryptedContent == nil || !strings.HasPrefix(*it.EncryptedContent, "gAAAAAB") {
+					t.Errorf("%s: the reasoning item went back as %+v", what, it)
+				}
+				return
+			}
+		}
+		t.Errorf("%s: no reasoning item went back to its maker: %s", what, out.Body)
+	}
+	streamed, whole := replyToMessagesClient(t, "reasoning", responses.Upstream{}, maker, nil)
+	for name, msg := range map[string]anthropic.Message{"messages streamed": streamed, "messages whole": whole} {
+		check(name, nextMessagesTurn(t, msg, anthropic.NewUserMessage(anthropic.NewTextBlock("And 3 + 3?"))))
+	}
+
+	body, err := os.ReadFile("../../testdata/cross_table/reasoning/responses/response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := responses.Upstream{}.DecodeResponse(maker, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := generatecontent.Client{}.EncodeResponse(&parleyv1.Request{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r genai.GenerateContentResponse
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	next, err := json.Marshal(map[string]any{"contents": []*genai.Content{
+		genai.NewContentFromText("What is 2+2?", genai.RoleUser),
+		r.Candidates[0].Content,
+		genai.NewContentFromText("And 3 + 3?", genai.RoleUser),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "models/o3", Body: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("content generation", req)
+}

@@ -134,7 +134,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		o := translate.OpenOpaque(w.ThoughtSignature, thisDialect)
 		switch {
 		case o.Kind == translate.SealEncrypted && p.GetReasoning() != nil:
-			p.GetReasoning().EncryptedContent = o.Opaque
+			p.GetReasoning().EncryptedContent, p.ItemId = o.Opaque, o.ItemID
 		default:
 			p.Signature = o.Opaque
 		}
@@ -278,7 +278,7 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		}
 		w.Text, w.Thought = ptr(text), ptr(true)
 		if w.ThoughtSignature == "" && r.GetEncryptedContent() != nil {
-			w.ThoughtSignature = translate.SealOpaque(r.GetEncryptedContent(), thisDialect, translate.SealEncrypted)
+			w.ThoughtSignature = translate.SealItem(r.GetEncryptedContent(), thisDialect, translate.SealEncrypted, p.GetItemId())
 		}
 	case *parleyv1.Part_Media:
 		m := k.Media

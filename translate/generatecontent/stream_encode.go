@@ -215,7 +215,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		return s.chunk(w, ci, p)
 	case *parleyv1.PartDelta_EncryptedContent:
 		if thought {
-			return s.chunk(w, ci, Part{Text: ptr(""), Thought: ptr(true), ThoughtSignature: translate.SealOpaque(d.EncryptedContent, thisDialect, translate.SealEncrypted)})
+			return s.chunk(w, ci, Part{Text: ptr(""), Thought: ptr(true), ThoughtSignature: translate.SealItem(d.EncryptedContent, thisDialect, translate.SealEncrypted, c.open.GetItemId())})
 		}
 	case *parleyv1.PartDelta_Annotation:
 		// Citations of this dialect belong to the candidate; they go out

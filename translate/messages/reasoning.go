@@ -200,7 +200,7 @@ func reasoningSignature(p *parleyv1.Part) string {
 		return translate.SealOpaque(sig, thisDialect, translate.SealAsIs)
 	}
 	if enc := p.GetReasoning().GetEncryptedContent(); enc != nil {
-		return translate.SealOpaque(enc, thisDialect, translate.SealEncrypted)
+		return translate.SealItem(enc, thisDialect, translate.SealEncrypted, p.GetItemId())
 	}
 	return ""
 }

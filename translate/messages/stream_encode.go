@@ -325,7 +325,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 	case *parleyv1.PartDelta_EncryptedContent:
 		if s.openIsRsn {
 			s.signed = true
-			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealOpaque(d.EncryptedContent, thisDialect, translate.SealEncrypted))})
+			return s.delta(w, wireDelta{Type: "signature_delta", Signature: ptr(translate.SealItem(d.EncryptedContent, thisDialect, translate.SealEncrypted, s.open.GetItemId()))})
 		}
 	case *parleyv1.PartDelta_Annotation:
 		c, ok := wireCitation(d.Annotation)

@@ -170,7 +170,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			o := translate.OpenOpaque(*b.Signature, thisDialect)
 			switch o.Kind {
 			case translate.SealEncrypted:
-				r.EncryptedContent = o.Opaque
+				r.EncryptedContent, p.ItemId = o.Opaque, o.ItemID
 			case translate.SealCarrierNext:
 				p.Signature = o.Opaque
 				jsonx.KeepValue(&p.Extensions, thisDialect, extCarrier, jsontext.Value(`"next"`))
