@@ -321,6 +321,9 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	if m.usage != nil {
 		attrs = append(attrs, "input_tokens", m.usage.GetInputTokens(), "output_tokens", m.usage.GetOutputTokens())
 	}
+	if op := m.call.Operation; op != "" && op != dispatch.OperationChat {
+		attrs = append(attrs, "operation", op)
+	}
 	if m.call.Forwarded {
 		attrs = append(attrs, "forwarded", true)
 	}
