@@ -54,6 +54,9 @@ func (s *Server) dialectRoutes(ds translate.Dialects) {
 		if s.stateful == nil && c.stored != nil {
 			s.stateful = c
 		}
+		if d.Socket != nil {
+			s.mux.Handle(d.Socket.Pattern, s.socket(c))
+		}
 		for _, rt := range d.Routes {
 			if _, seen := shared[rt.Pattern]; !seen {
 				patterns = append(patterns, rt.Pattern)

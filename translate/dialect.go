@@ -46,6 +46,25 @@ type Dialect struct {
 	// dialect's clients send it (the console's try-it view sends it);
 	// nil for dialects without chat clients.
 	Try func(model, prompt string) TryRequest
+	// Socket is how the dialect's clients speak over a WebSocket; nil
+	// when they do not.
+	Socket *Socket
+}
+
+// Socket is a dialect's WebSocket transport: on one connection, each
+// message the client sends is a streamed generation request, answered by
+// the events of its stream, one message each, as the dialect's stream
+// would carry them; the next request may follow on the same connection.
+type Socket struct {
+	// Pattern is the endpoint the connection's upgrade request comes to;
+	// its headers carry the client's key.
+	Pattern string
+	// Request turns a client's message into the body of the streamed
+	// request it stands for, or an *InputError naming what is wrong.
+	Request func(msg []byte) ([]byte, error)
+	// Error is the message that reports an error answered before any
+	// event: the HTTP status and the dialect's JSON error body.
+	Error func(status int, body []byte) []byte
 }
 
 // TryRequest is a request as a client of a dialect sends it.

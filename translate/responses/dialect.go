@@ -26,6 +26,7 @@ func Dialect() *translate.Dialect {
 		Upstream:         Upstream{},
 		RateLimitHeaders: openai.RateLimitHeaders,
 		Try:              try,
+		Socket:           socket,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/responses/input_tokens", Op: translate.OpCount},

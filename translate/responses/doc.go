@@ -107,6 +107,9 @@
 //     events are skipped (their items arrive whole).
 //   - Counting. /v1/responses/input_tokens takes a request body and answers
 //     {"object": "response.input_tokens", "input_tokens": n}.
+//   - WebSocket. GET /v1/responses upgraded carries response.create
+//     events, each answered by its stream's events, one message each
+//     (socket.go).
 //   - Compaction. /v1/responses/compact takes a request body and answers
 //     the user's messages and one compaction item whose content is the
 //     summary the model wrote, sealed; a request whose input ends in a
