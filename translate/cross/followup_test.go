@@ -552,3 +552,44 @@ func TestReasoningItemsComeBackThroughOtherClients(t *testing.T) {
 	}
 	check("content generation", req)
 }
+
+// A call id longer than the responses service takes (its call_id is at
+// most 64 characters; some services make longer ones) reaches a responses
+// upstream shortened, the same for the call and its output so that they
+// still pair, and within the limit; a short id goes as it is (issue 18,
+// item 8; guide §8 item 14).
+func TestLongCallIDsTowardResponses(t *testing.T) {
+	long := "call_" + strings.Repeat("x9", 40)
+	req := &parleyv1.Request{Model: "m", Messages: []*parleyv1.Message{
+		translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Weather?")),
+		translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.CallPart(long, "get_weather", `{"city":"Paris"}`), translate.CallPart("call_short", "get_weather", `{"city":"Rome"}`)),
+		translate.NewMessage(parleyv1.Role_ROLE_TOOL, translate.ResultPart(long, "rain", false), translate.ResultPart("call_short", "sun", false)),
+	}}
+	out, err := responses.Upstream{}.EncodeRequest(req, translate.Target{Model: "o3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkcheck.ResponsesRequest(t, out.Body)
+	var w struct {
+		Input []struct {
+			Type   string `json:"type"`
+			CallID string `json:"call_id"`
+		} `json:"input"`
+	}
+	if err := json.Unmarshal(out.Body, &w); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string][]string{}
+	for _, it := range w.Input {
+		if it.CallID != "" {
+			ids[it.Type] = append(ids[it.Type], it.CallID)
+			if len(it.CallID) > 64 {
+				t.Errorf("%s call_id %q is over 64 characters", it.Type, it.CallID)
+			}
+		}
+	}
+	calls, outs := ids["function_call"], ids["function_call_output"]
+	if len(calls) != 2 || len(outs) != 2 || calls[0] != outs[0] || calls[1] != "call_short" || outs[1] != "call_short" || calls[0] == long {
+		t.Errorf("calls %v, outputs %v", calls, outs)
+	}
+}

@@ -395,10 +395,10 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 			if action == "" {
 				action = "{}"
 			}
-			return []Item{{Type: "computer_call", ID: p.GetItemId(), CallID: c.GetId(), Action: jsontext.Value(action), Status: statusWord(p.GetStatus()), Unknown: unknown}}, nil
+			return []Item{{Type: "computer_call", ID: p.GetItemId(), CallID: wireCallID(c.GetId()), Action: jsontext.Value(action), Status: statusWord(p.GetStatus()), Unknown: unknown}}, nil
 		}
 		args := c.GetArguments()
-		it := Item{Type: "function_call", CallID: c.GetId(), Name: c.GetName(), Namespace: c.GetNamespace(), Arguments: &args, Unknown: unknown}
+		it := Item{Type: "function_call", CallID: wireCallID(c.GetId()), Name: c.GetName(), Namespace: c.GetNamespace(), Arguments: &args, Unknown: unknown}
 		if e.same || strings.HasPrefix(p.GetItemId(), "fc_") {
 			it.ID, it.Status = p.GetItemId(), statusWord(p.GetStatus())
 		}
@@ -414,12 +414,12 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 				}
 				out = raw
 			}
-			it := Item{Type: "computer_call_output", CallID: r.GetCallId(), Output: out, Unknown: unknown}
+			it := Item{Type: "computer_call_output", CallID: wireCallID(r.GetCallId()), Output: out, Unknown: unknown}
 			delete(it.Unknown, "output")
 			e.idStatus(&it, m)
 			return []Item{it}, nil
 		}
-		it := Item{Type: "function_call_output", CallID: r.GetCallId(), Unknown: unknown}
+		it := Item{Type: "function_call_output", CallID: wireCallID(r.GetCallId()), Unknown: unknown}
 		e.idStatus(&it, m)
 		out, err := e.resultOutput(r, field)
 		if err != nil {

@@ -1,6 +1,8 @@
 package responses
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -167,4 +169,20 @@ func hostedOut(p *parleyv1.Part) (Item, bool) {
 		return Item{Type: "file_search_call", ID: id, Status: status, Queries: q, Unknown: itemUnknown(p)}, true
 	}
 	return Item{}, false
+}
+
+// maxCallID is the longest call_id the service takes.
+const maxCallID = 64
+
+// wireCallID is the call_id a call goes upstream with: its own, or, for
+// one of another service longer than the service takes, "call_prly_" and
+// 32 hex digits of its SHA-256, the same for the call and its output so
+// that they still pair. Nothing maps it back: the upstream's reply names
+// calls of its own, and the canonical id stays the original.
+func wireCallID(id string) string {
+	if len(id) <= maxCallID {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "call_prly_" + hex.EncodeToString(sum[:16])
 }
