@@ -462,6 +462,8 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 			}
 			return []Item{it}, nil
 		}
+		// Another dialect's item kept whole for that dialect alone.
+		e.dropped = append(e.dropped, field)
 	}
 	return nil, nil
 }

@@ -127,6 +127,10 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 				return &cp, true, nil
 			}
 		}
+		if !jsonx.Has(p.GetExtensions(), thisDialect, extItem) {
+			// Another dialect's block kept whole for that dialect alone.
+			e.dropped = append(e.dropped, field)
+		}
 	}
 	return nil, false, nil
 }
