@@ -1,6 +1,7 @@
 package cross_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
+	"github.com/parleyhq/parley/translate/internal/sdkcheck"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/responses"
 )
@@ -157,5 +159,68 @@ func TestToolResultMediaMovesToAUserTurn(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(label["text"]), "toolu_1") || image["type"] != "image_url" ||
 		!strings.HasPrefix(fmt.Sprint(image["image_url"].(map[string]any)["url"]), "data:image/png;base64,"+png[:16]) || question["text"] != "What do you see?" {
 		t.Errorf("the turn after the tool message: %v", parts)
+	}
+}
+
+// An image inside a tool result reaches a content-generation upstream,
+// whose function responses hold no media, as a part of its own after the
+// function responses of the turn, labelled with the call it came from,
+// as the service's own clients send one; the function response says
+// where it went (issue 18, item 9; guide §8 item 15).
+func TestToolResultMediaFollowsTheFunctionResponse(t *testing.T) {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(`{"model":"m","max_tokens":100,"messages":[
+		{"role":"user","content":"Take a screenshot."},
+		{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"screenshot","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"}}]},{"type":"text","text":"What do you see?"}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-2.5-pro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkcheck.GenerateContentRequest(t, out.Body)
+	var w struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text             *string `json:"text"`
+				InlineData       *struct{ MimeType, Data string }
+				FunctionResponse *struct {
+					Name     string         `json:"name"`
+					Response map[string]any `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(out.Body, &w); err != nil {
+		t.Fatal(err)
+	}
+	last := w.Contents[len(w.Contents)-1]
+	var kinds []string
+	for _, p := range last.Parts {
+		switch {
+		case p.FunctionResponse != nil:
+			kinds = append(kinds, "response")
+			if s := fmt.Sprint(p.FunctionResponse.Response["output"]); !strings.Contains(s, "done") || !strings.Contains(s, "attached after this response") {
+				t.Errorf("the function response says %q", s)
+			}
+		case p.InlineData != nil:
+			kinds = append(kinds, "image")
+			if p.InlineData.MimeType != "image/png" || p.InlineData.Data != png {
+				t.Errorf("the image went as %+v", p.InlineData)
+			}
+		case p.Text != nil && strings.Contains(*p.Text, "toolu_1"):
+			kinds = append(kinds, "label")
+		case p.Text != nil:
+			kinds = append(kinds, "text")
+		}
+	}
+	if strings.Join(kinds, ",") != "response,text,label,image" && strings.Join(kinds, ",") != "response,label,image,text" {
+		t.Errorf("the turn after the call holds %v", kinds)
+	}
+	if strings.Contains(string(out.Body), "omitted") {
+		t.Errorf("the image was omitted: %s", out.Body)
 	}
 }

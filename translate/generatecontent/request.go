@@ -324,8 +324,12 @@ func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, er
 
 func (e *encoder) parts(ps []*parleyv1.Part, field string, currentModelTurn bool) (PartList, error) {
 	out := make(PartList, 0, len(ps))
+	var moved PartList // media of tool results, after the function responses
 	firstCall := true
 	for j, p := range ps {
+		if tr := p.GetToolResult(); tr != nil && !e.same {
+			moved = append(moved, e.resultMedia(tr, fmt.Sprintf("%s.parts[%d]", field, j))...)
+		}
 		wp, ok, err := e.part(p, fmt.Sprintf("%s.parts[%d]", field, j))
 		if err != nil {
 			return nil, err
@@ -344,7 +348,7 @@ func (e *encoder) parts(ps []*parleyv1.Part, field string, currentModelTurn bool
 		}
 		out = append(out, wp)
 	}
-	return out, nil
+	return append(out, moved...), nil
 }
 
 func (e *encoder) partUnknown(p *parleyv1.Part, prefix string) jsonx.Unknown {

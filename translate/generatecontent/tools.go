@@ -360,9 +360,15 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		case c.GetText() != nil:
 			text.WriteString(c.GetText().GetText())
 		case c.GetMedia() != nil:
-			// Media in tool results has no place in this dialect's
-			// function response; it is described rather than lost silently.
-			fmt.Fprintf(&text, "[%s omitted]", describeMedia(c.GetMedia()))
+			// A function response holds no media: for a client of another
+			// dialect it follows the function responses of the turn
+			// (resultMedia); what cannot is described rather than lost
+			// silently.
+			if _, err := e.movedMedia(c); err == nil && !e.same {
+				fmt.Fprintf(&text, "[%s attached after this response]", describeMedia(c.GetMedia()))
+			} else {
+				fmt.Fprintf(&text, "[%s omitted]", describeMedia(c.GetMedia()))
+			}
 		}
 	}
 	fr := &FunctionResponse{Name: name, Unknown: e.partUnknown(p, "functionResponse")}
@@ -453,4 +459,31 @@ func wireOutcome(o parleyv1.CodeOutcome) string {
 		return "OUTCOME_DEADLINE_EXCEEDED"
 	}
 	return "OUTCOME_UNSPECIFIED"
+}
+
+// resultMedia is the media of a tool result, as parts that follow the
+// function responses of their turn, each after a text naming its call:
+// the service's function response holds no media, and its clients send
+// images after the response the same way (the Gemini CLI does).
+func (e *encoder) resultMedia(tr *parleyv1.ToolResult, field string) PartList {
+	var out PartList
+	for _, c := range tr.GetContent() {
+		if c.GetMedia() == nil {
+			continue
+		}
+		w, err := e.movedMedia(c)
+		if err != nil {
+			continue // described in the response instead
+		}
+		label := "[" + describeMedia(c.GetMedia()) + " from the result of tool call " + tr.GetCallId() + "]"
+		out = append(out, Part{Text: &label}, w)
+	}
+	return out
+}
+
+// movedMedia is a tool result's media as a part of its own.
+func (e *encoder) movedMedia(c *parleyv1.Part) (Part, error) {
+	var w Part
+	err := e.media(&w, c.GetMedia(), c, "tool_result.content")
+	return w, err
 }
