@@ -512,8 +512,16 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
 	var failed *parleyv1.Error
+	// ended is true once the stream's last event has been written: a
+	// client that leaves after reading it (an SDK stops at the end it
+	// knows) cut nothing, whatever reading on then finds.
+	ended, delivered := false, false
 	for ev, err := range x.st.d.Stream(ctx, req, &x.call) {
+		if delivered {
+			break
+		}
 		if err == nil {
+			ended = ended || ev.GetDone() != nil
 			if x.turn != nil {
 				x.turn.Observe(ctx, ev)
 			}
@@ -552,6 +560,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 			// The upstream's burst has been written whole: send it. A
 			// burst goes out as one write rather than one per event.
 			sw.flush()
+			delivered = ended && sw.err == nil
 		}
 	}
 	if x.call.Forwarded && failed == nil {
