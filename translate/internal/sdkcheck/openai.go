@@ -329,6 +329,8 @@ func inputItem(t testing.TB, i int, it map[string]any) {
 		"computer_call_output": &responses.ResponseInputItemComputerCallOutputParam{},
 		"web_search_call":      &responses.ResponseFunctionWebSearchParam{},
 		"file_search_call":     &responses.ResponseFileSearchToolCallParam{},
+		"compaction":           &responses.ResponseCompactionItemParam{},
+		"compaction_trigger":   &responses.ResponseInputItemCompactionTriggerParam{},
 	}[typ], nil)
 }
 
@@ -359,6 +361,7 @@ func responsesTool(t testing.TB, i int, tl map[string]any) {
 		"function": &responses.FunctionToolParam{}, "file_search": &responses.FileSearchToolParam{},
 		"computer_use_preview": &responses.ComputerUsePreviewToolParam{}, "web_search": &responses.WebSearchToolParam{},
 		"web_search_preview": &responses.WebSearchPreviewToolParam{}, "web_search_preview_2025_03_11": &responses.WebSearchPreviewToolParam{},
+		"custom": &responses.CustomToolParam{}, "namespace": &responses.NamespaceToolParam{},
 	}[typ], nil)
 }
 
