@@ -112,12 +112,25 @@ func ExponentialBackoff(base, limit time.Duration) func(int) time.Duration {
 	}
 }
 
-// plan lists the attempts for a model: routes in order, each with its
-// backend.
-func (d *Dispatcher) plan(model string) ([]*route, error) {
-	routes, err := d.router.Resolve(model)
+// plan lists the attempts for a request: its model's routes in order,
+// each with its backend. A conversation whose reasoning a route of the
+// model made goes to that route first (affinity): only that upstream can
+// read the reasoning back, and its prompt cache holds the conversation;
+// the other routes follow as fallbacks, as configured.
+func (d *Dispatcher) plan(req *parleyv1.Request) ([]*route, error) {
+	routes, err := d.router.Resolve(req.GetModel())
 	if err != nil {
 		return nil, err
+	}
+	if len(routes) > 1 {
+		if maker := translate.Maker(req); maker != "" {
+			for i, r := range routes {
+				if r.upstream == maker {
+					out := append([]*route{r}, routes[:i]...)
+					return append(out, routes[i+1:]...), nil
+				}
+			}
+		}
 	}
 	pick := d.Rand
 	if pick == nil {
@@ -177,7 +190,7 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 	if call.Operation == "" {
 		call.Operation = OperationChat
 	}
-	plan, err := d.plan(req.GetModel())
+	plan, err := d.plan(req)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dialects"
@@ -140,4 +142,93 @@ func TestRefusedReasoningIsRetriedOnce(t *testing.T) {
 	if n := len(u.seen()); n != 2 || call.Attempts != 2 {
 		t.Errorf("%d requests, %d attempts; want 2", n, call.Attempts)
 	}
+}
+
+// TestAffinityToTheMakerOfTheReasoning: a model with two routes sends a
+// conversation whose reasoning one of them made to that one first, even
+// when the weights draw the other; without reasoning the weights decide;
+// and when the maker fails, the other route serves the turn, without the
+// reasoning it could not read (issue 23).
+func TestAffinityToTheMakerOfTheReasoning(t *testing.T) {
+	a, b := newCountingUpstream(t, false), newCountingUpstream(t, false)
+	c := &config.Config{
+		Upstreams: []config.Upstream{
+			{Name: "acct-a", Dialect: "messages", BaseURL: a.url, APIKey: "sk-upstream-key-a-0123456789"},
+			{Name: "acct-b", Dialect: "messages", BaseURL: b.url, APIKey: "sk-upstream-key-b-0123456789"},
+		},
+		Models: []config.Model{{Name: "m", Routes: []config.Route{{Upstream: "acct-a", Weight: 1}, {Upstream: "acct-b", Weight: 1}}}},
+	}
+	d, err := FromConfig(c, dialects.All(), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Backoff = func(int) time.Duration { return 0 }
+	d.Rand = func(n int) int { return n - 1 } // the weights draw acct-b
+	made := func(upstream string) *parleyv1.Request {
+		req := thinkingTurn(false)
+		req.GetMessages()[1].GetParts()[0].Signature.Origin.Upstream = upstream
+		return req
+	}
+	call := &Call{}
+	if _, err := d.Generate(context.Background(), made("acct-a"), call); err != nil {
+		t.Fatal(err)
+	}
+	if call.Upstream != "acct-a" || a.n.Load() != 1 || b.n.Load() != 0 {
+		t.Errorf("the reasoning acct-a made went to %s (a %d, b %d)", call.Upstream, a.n.Load(), b.n.Load())
+	}
+	call = &Call{}
+	if _, err := d.Generate(context.Background(), chatRequest(false), call); err != nil {
+		t.Fatal(err)
+	}
+	if call.Upstream != "acct-b" {
+		t.Errorf("without reasoning the request went to %s, not the route the weights drew", call.Upstream)
+	}
+	a.down.Store(true)
+	call = &Call{}
+	if _, err := d.Generate(context.Background(), made("acct-a"), call); err != nil {
+		t.Fatal(err)
+	}
+	if call.Upstream != "acct-b" || strings.Contains(b.last(), "EqQBsignedByAnotherAccount") {
+		t.Errorf("with its maker down the turn went to %s carrying %s", call.Upstream, b.last())
+	}
+}
+
+// countingUpstream is a messages service that counts its requests and
+// answers them, or fails them all with a 500 while down.
+type countingUpstream struct {
+	url  string
+	n    atomic.Int32
+	down atomic.Bool
+	mu   sync.Mutex
+	body string
+}
+
+func newCountingUpstream(t *testing.T, down bool) *countingUpstream {
+	t.Helper()
+	u := &countingUpstream{}
+	u.down.Store(down)
+	reply := readFixture(t, "text", "messages", "response.json")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.body = string(b)
+		u.mu.Unlock()
+		if u.down.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"down"}}`)
+			return
+		}
+		u.n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(reply)
+	}))
+	t.Cleanup(srv.Close)
+	u.url = srv.URL
+	return u
+}
+
+func (u *countingUpstream) last() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.body
 }

@@ -290,3 +290,22 @@ func disown(op *parleyv1.Opaque) {
 		op.Origin = &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_UNSPECIFIED}
 	}
 }
+
+// Maker is the upstream that made the newest opaque value of a request
+// (a signature, encrypted reasoning), or "" when none names one: the
+// upstream that can read the conversation's reasoning back.
+func Maker(req *parleyv1.Request) string {
+	msgs := req.GetMessages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		parts := msgs[i].GetParts()
+		for j := len(parts) - 1; j >= 0; j-- {
+			p := parts[j]
+			for _, op := range []*parleyv1.Opaque{p.GetSignature(), p.GetReasoning().GetEncryptedContent()} {
+				if u := op.GetOrigin().GetUpstream(); u != "" {
+					return u
+				}
+			}
+		}
+	}
+	return ""
+}
