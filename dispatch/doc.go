@@ -10,7 +10,10 @@
 // Routing: a model name resolves to the routes of the first exact model
 // name in the configuration, else of the first glob that matches. With
 // several routes, the first is drawn by weight and the rest follow in
-// configuration order as fallbacks.
+// configuration order as fallbacks; but a conversation whose newest
+// reasoning (a signature, encrypted reasoning) one of the routes made goes
+// to that route first (translate.Maker), the only upstream that can read
+// it back and whose prompt cache holds the conversation.
 //
 // Whether a failure may be retried is decided in one place,
 // translate.Retry, from the facts the upstream's dialect decodes: the
