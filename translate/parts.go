@@ -81,3 +81,17 @@ func RarerSettings(req *parleyv1.Request) []string {
 	add(req.GetCachedContent() != "", "cached_content")
 	return out
 }
+
+// IDChars reports whether s holds only letters, digits, "_" and "-": the
+// characters the messages style and the Converse API take in a tool-use
+// id, where other services' ids may hold more ("functions.Bash:0").
+func IDChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -128,19 +128,13 @@ func (e *encoder) media(m *parleyv1.Media, field string) (ContentBlock, error) {
 	mime := strings.ToLower(strings.TrimSpace(strings.Split(m.GetMimeType(), ";")[0]))
 	switch kind := m.GetKind(); {
 	case kind == parleyv1.MediaKind_MEDIA_KIND_IMAGE || kind == parleyv1.MediaKind_MEDIA_KIND_UNSPECIFIED && strings.HasPrefix(mime, "image/"):
-		f, ok := imageFormats[mime]
-		if !ok {
-			f, ok = formatOfName(m, imageFormats)
-		}
+		f, ok := formatOf(m, mime, imageFormats)
 		if !ok {
 			return ContentBlock{}, translate.Unsupported(thisDialect, field+".mime_type", "the Converse API takes PNG, JPEG, GIF and WebP images, not %s", describe(m))
 		}
 		return ContentBlock{Image: &ImageBlock{Format: f, Source: src}}, nil
 	case kind == parleyv1.MediaKind_MEDIA_KIND_VIDEO || kind == parleyv1.MediaKind_MEDIA_KIND_UNSPECIFIED && strings.HasPrefix(mime, "video/"):
-		f, ok := videoFormats[mime]
-		if !ok {
-			f, ok = formatOfName(m, videoFormats)
-		}
+		f, ok := formatOf(m, mime, videoFormats)
 		if !ok {
 			return ContentBlock{}, translate.Unsupported(thisDialect, field+".mime_type", "the Converse API takes MKV, MOV, MP4, WebM, FLV, MPEG, WMV and 3GP videos, not %s", describe(m))
 		}
@@ -148,10 +142,7 @@ func (e *encoder) media(m *parleyv1.Media, field string) (ContentBlock, error) {
 	case kind == parleyv1.MediaKind_MEDIA_KIND_AUDIO || strings.HasPrefix(mime, "audio/"):
 		return ContentBlock{}, translate.Unsupported(thisDialect, field, "the Converse API takes no audio")
 	}
-	f, ok := documentFormats[mime]
-	if !ok {
-		f, ok = formatOfName(m, documentFormats)
-	}
+	f, ok := formatOf(m, mime, documentFormats)
 	if !ok {
 		return ContentBlock{}, translate.Unsupported(thisDialect, field+".mime_type", "the Converse API takes PDF, CSV, DOC, DOCX, XLS, XLSX, HTML, TXT and MD documents, not %s", describe(m))
 	}
@@ -171,6 +162,15 @@ func mediaSource(m *parleyv1.Media, field string) (*MediaSource, error) {
 		return nil, translate.Unsupported(thisDialect, field+".file_id", "the Converse API has no file store: file %q cannot be sent", s.FileId)
 	}
 	return nil, translate.Invalid(field, "media without data, URI or file id")
+}
+
+// formatOf is the service's word for the media's format: by its MIME
+// type, else by its name (formatOfName).
+func formatOf(m *parleyv1.Media, mime string, formats map[string]string) (string, bool) {
+	if f, ok := formats[mime]; ok {
+		return f, true
+	}
+	return formatOfName(m, formats)
 }
 
 // formatOfName reads a format from the extension of the media's file

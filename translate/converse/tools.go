@@ -223,15 +223,5 @@ func wireID(id string) string {
 }
 
 func validID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		switch c := id[i]; {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
+	return id != "" && len(id) <= 64 && translate.IDChars(id)
 }

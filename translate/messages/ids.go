@@ -3,6 +3,8 @@ package messages
 import (
 	"encoding/base64"
 	"strings"
+
+	"github.com/parleyhq/parley/translate"
 )
 
 // Tool-call ids, both ways. This dialect takes tool_use ids of letters,
@@ -40,13 +42,4 @@ func canonicalID(id string) string {
 	return string(raw)
 }
 
-func validID(id string) bool {
-	for i := 0; i < len(id); i++ {
-		switch c := id[i]; {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func validID(id string) bool { return translate.IDChars(id) }
