@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/chatcompletions"
 	"github.com/parleyhq/parley/translate/generatecontent"
@@ -128,19 +129,29 @@ func TestChatReasoningIsAskedFor(t *testing.T) {
 	}
 }
 
+// screenPNG is the image a screenshot tool returns in screenshotTurn.
+const screenPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+// screenshotTurn is a messages client's turn answering a screenshot
+// call with text and an image, and asking about it.
+func screenshotTurn(t *testing.T) *parleyv1.Request {
+	t.Helper()
+	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(`{"model":"m","max_tokens":100,"messages":[
+		{"role":"user","content":"Take a screenshot."},
+		{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"screenshot","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + screenPNG + `"}}]},{"type":"text","text":"What do you see?"}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
 // An image inside a tool result reaches a chat upstream, whose tool
 // messages hold text alone, in a user message right after the tool
 // messages, labelled with the call it came from; the tool message says
 // where it went (issue 18, item 9; guide §8 item 15).
 func TestToolResultMediaMovesToAUserTurn(t *testing.T) {
-	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(`{"model":"m","max_tokens":100,"messages":[
-		{"role":"user","content":"Take a screenshot."},
-		{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"screenshot","input":{}}]},
-		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"}}]},{"type":"text","text":"What do you see?"}]}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := screenshotTurn(t)
 	c := upstreamBody(t, chatcompletions.Upstream{}, req)
 	msgs := c["messages"].([]any)
 	if len(msgs) != 4 {
@@ -157,7 +168,7 @@ func TestToolResultMediaMovesToAUserTurn(t *testing.T) {
 	}
 	label, image, question := parts[0].(map[string]any), parts[1].(map[string]any), parts[2].(map[string]any)
 	if !strings.Contains(fmt.Sprint(label["text"]), "toolu_1") || image["type"] != "image_url" ||
-		!strings.HasPrefix(fmt.Sprint(image["image_url"].(map[string]any)["url"]), "data:image/png;base64,"+png[:16]) || question["text"] != "What do you see?" {
+		!strings.HasPrefix(fmt.Sprint(image["image_url"].(map[string]any)["url"]), "data:image/png;base64,"+screenPNG[:16]) || question["text"] != "What do you see?" {
 		t.Errorf("the turn after the tool message: %v", parts)
 	}
 }
@@ -168,14 +179,7 @@ func TestToolResultMediaMovesToAUserTurn(t *testing.T) {
 // as the service's own clients send one; the function response says
 // where it went (issue 18, item 9; guide §8 item 15).
 func TestToolResultMediaFollowsTheFunctionResponse(t *testing.T) {
-	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-	req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: []byte(`{"model":"m","max_tokens":100,"messages":[
-		{"role":"user","content":"Take a screenshot."},
-		{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"screenshot","input":{}}]},
-		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"}}]},{"type":"text","text":"What do you see?"}]}]}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := screenshotTurn(t)
 	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-2.5-pro"})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +212,7 @@ func TestToolResultMediaFollowsTheFunctionResponse(t *testing.T) {
 			}
 		case p.InlineData != nil:
 			kinds = append(kinds, "image")
-			if p.InlineData.MimeType != "image/png" || p.InlineData.Data != png {
+			if p.InlineData.MimeType != "image/png" || p.InlineData.Data != screenPNG {
 				t.Errorf("the image went as %+v", p.InlineData)
 			}
 		case p.Text != nil && strings.Contains(*p.Text, "toolu_1"):
