@@ -20,6 +20,9 @@ type route struct {
 	apiKey     string
 	weight     int
 	maxRetries int
+	// shared: other configured upstreams speak this route's dialect
+	// (translate.Target.Shared).
+	shared bool
 }
 
 func (r *route) target(asked string) translate.Target {
@@ -27,7 +30,7 @@ func (r *route) target(asked string) translate.Target {
 	if m == "" {
 		m = asked
 	}
-	return translate.Target{Upstream: r.upstream, Model: m, APIKey: r.apiKey}
+	return translate.Target{Upstream: r.upstream, Model: m, APIKey: r.apiKey, Shared: r.shared}
 }
 
 // modelEntry is one configured model name.
@@ -62,6 +65,12 @@ type UpstreamSpec struct {
 // route names a known upstream.
 func NewRouter(models []config.Model, upstreams map[string]UpstreamSpec) (*Router, error) {
 	r := &Router{}
+	speakers := map[parleyv1.Dialect]int{}
+	for _, u := range upstreams {
+		if u.Dialect != parleyv1.Dialect_DIALECT_CANONICAL {
+			speakers[u.Dialect]++
+		}
+	}
 	for _, m := range models {
 		e := modelEntry{name: m.Name, glob: config.IsGlob(m.Name), window: m.ContextWindow}
 		for _, cr := range m.RoutesOf() {
@@ -71,7 +80,7 @@ func NewRouter(models []config.Model, upstreams map[string]UpstreamSpec) (*Route
 			}
 			e.routes = append(e.routes, &route{
 				upstream: u.Name, dialect: u.Dialect, kind: u.Kind, provider: u.Provider, backend: u.Backend, model: cr.UpstreamModel,
-				apiKey: u.APIKey, weight: max(cr.Weight, 0), maxRetries: u.MaxRetries,
+				apiKey: u.APIKey, weight: max(cr.Weight, 0), maxRetries: u.MaxRetries, shared: speakers[u.Dialect] > 1,
 			})
 		}
 		r.models = append(r.models, e)

@@ -27,7 +27,7 @@ func ext(fields map[string]string) *parleyv1.Extensions {
 }
 
 func opaque(v string) *parleyv1.Opaque {
-	return &parleyv1.Opaque{Value: v, Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude", Model: "claude-sonnet-4-5"}}
+	return &parleyv1.Opaque{Value: v, Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: "claude", Model: "claude-sonnet-4-5", Shared: true}}
 }
 
 func fullAnnotation() *parleyv1.Annotation {

@@ -17,7 +17,11 @@ import (
 //
 // Toward a client of the same dialect as the value's maker, the value goes
 // out unchanged, so that a client may take its history straight to the real
-// service. Toward a client of another dialect, the value is sealed: wrapped,
+// service, unless more upstreams than the maker speak that dialect
+// (Origin.shared): a bare value would then come back without saying which
+// of them made it, and go to the wrong one (another account refuses it),
+// so it is sealed too. Toward a client of another dialect, the value is
+// sealed: wrapped,
 // still as standard base64 (some SDKs decode signatures as base64 bytes),
 // together with its origin. When the client sends the history back, Parley
 // opens the seal and knows where the value may go; a value without a seal
@@ -95,7 +99,7 @@ func SealItem(op *parleyv1.Opaque, client parleyv1.Dialect, kind SealKind, itemI
 		return ""
 	}
 	origin := op.GetOrigin().GetDialect()
-	if kind == SealAsIs && (origin == client || origin == parleyv1.Dialect_DIALECT_UNSPECIFIED) {
+	if kind == SealAsIs && (origin == client && !op.GetOrigin().GetShared() || origin == parleyv1.Dialect_DIALECT_UNSPECIFIED) {
 		return op.GetValue()
 	}
 	var flags byte
@@ -234,7 +238,7 @@ func SendableTo(op *parleyv1.Opaque, d parleyv1.Dialect, upstream string) bool {
 
 // Stamp sets the origin of an opaque value an upstream just made.
 func Stamp(value string, d parleyv1.Dialect, t Target) *parleyv1.Opaque {
-	return &parleyv1.Opaque{Value: value, Origin: &parleyv1.Origin{Dialect: d, Upstream: t.Upstream, Model: t.Model}}
+	return &parleyv1.Opaque{Value: value, Origin: &parleyv1.Origin{Dialect: d, Upstream: t.Upstream, Model: t.Model, Shared: t.Shared}}
 }
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

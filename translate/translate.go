@@ -80,6 +80,11 @@ type Target struct {
 	// APIKey is the upstream credential. Encoders put it where the dialect
 	// expects it and nowhere else.
 	APIKey string
+	// Shared is set when other configured upstreams speak the same
+	// dialect; decoders stamp it into every Origin (Origin.shared), so
+	// that clients of that dialect, too, get the upstream's opaque values
+	// sealed with the name of their maker.
+	Shared bool
 }
 
 // Client is the client-facing side of a dialect.

@@ -19,7 +19,7 @@ import (
 
 // makerStamp is the signature of reasoning the upstream t wrote.
 func makerStamp(t translate.Target) *parleyv1.Opaque {
-	return &parleyv1.Opaque{Origin: &parleyv1.Origin{Dialect: thisDialect, Upstream: t.Upstream, Model: t.Model}}
+	return translate.Stamp("", thisDialect, t)
 }
 
 // madeBy reports whether reasoning part p carries the stamp of upstream t.

@@ -102,7 +102,7 @@ func reasoningOut(p *parleyv1.Part) Item {
 			it.Content = &Content{Parts: []ContentPart{{Type: "reasoning_text", Text: new(r.GetText())}}}
 		}
 		if enc != nil {
-			it.EncryptedContent = new(enc.GetValue())
+			it.EncryptedContent = new(translate.SealOpaque(enc, thisDialect, translate.SealAsIs))
 		}
 	} else {
 		// Reasoning of another service: its text is shown as the

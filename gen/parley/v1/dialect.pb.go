@@ -107,7 +107,11 @@ type Origin struct {
 	// value came from a client and its maker is unknown.
 	Upstream string `protobuf:"bytes,2,opt,name=upstream,proto3" json:"upstream,omitempty"`
 	// Upstream model that produced the value, when known.
-	Model         string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	Model string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	// Set when more than one configured upstream speaks the maker's dialect:
+	// a bare value would then not say which of them made it, so it goes out
+	// sealed (with this origin) even to clients of the maker's own dialect.
+	Shared        bool `protobuf:"varint,4,opt,name=shared,proto3" json:"shared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -161,6 +165,13 @@ func (x *Origin) GetModel() string {
 		return x.Model
 	}
 	return ""
+}
+
+func (x *Origin) GetShared() bool {
+	if x != nil {
+		return x.Shared
+	}
+	return false
 }
 
 // Extensions keep the wire fields of one dialect that have no canonical home,
@@ -225,11 +236,12 @@ var File_parley_v1_dialect_proto protoreflect.FileDescriptor
 
 const file_parley_v1_dialect_proto_rawDesc = "" +
 	"\n" +
-	"\x17parley/v1/dialect.proto\x12\tparley.v1\"h\n" +
+	"\x17parley/v1/dialect.proto\x12\tparley.v1\"\x80\x01\n" +
 	"\x06Origin\x12,\n" +
 	"\adialect\x18\x01 \x01(\x0e2\x12.parley.v1.DialectR\adialect\x12\x1a\n" +
 	"\bupstream\x18\x02 \x01(\tR\bupstream\x12\x14\n" +
-	"\x05model\x18\x03 \x01(\tR\x05model\"\xb0\x01\n" +
+	"\x05model\x18\x03 \x01(\tR\x05model\x12\x16\n" +
+	"\x06shared\x18\x04 \x01(\bR\x06shared\"\xb0\x01\n" +
 	"\n" +
 	"Extensions\x12,\n" +
 	"\adialect\x18\x01 \x01(\x0e2\x12.parley.v1.DialectR\adialect\x129\n" +
