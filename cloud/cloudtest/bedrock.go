@@ -174,6 +174,10 @@ func (b *Bedrock) invoke(w http.ResponseWriter, id string, stream bool, body []b
 		awsError(w, http.StatusBadRequest, "ValidationException", "messages: Invalid `signature` in `thinking` block")
 		return
 	}
+	if unthoughtToolTurn(req) {
+		awsError(w, http.StatusBadRequest, "ValidationException", unthoughtMessage(req))
+		return
+	}
 	req.Stream = stream
 	out, err := render(messages.Client{}, req, Reply("bedrock", id, req), stream)
 	if err != nil {

@@ -30,6 +30,7 @@ package cloudtest
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -130,6 +131,38 @@ func foreignThinking(cloud, model string, req *parleyv1.Request) (string, bool) 
 		}
 	}
 	return "", false
+}
+
+// unthoughtToolTurn reports whether a request that asks for thinking
+// continues a tool-use turn whose assistant message does not start with
+// a thinking block, which a messages-dialect model refuses.
+func unthoughtToolTurn(req *parleyv1.Request) bool {
+	if !thinks(req) {
+		return false
+	}
+	msgs := req.GetMessages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		parts := msgs[i].GetParts()
+		if msgs[i].GetRole() == parleyv1.Role_ROLE_ASSISTANT {
+			calls := false
+			for _, p := range parts {
+				calls = calls || p.GetToolCall() != nil
+			}
+			return calls && (len(parts) == 0 || parts[0].GetReasoning() == nil)
+		}
+		for _, p := range parts {
+			if p.GetToolResult() == nil {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// unthoughtMessage is what the messages-dialect models say to such a
+// request.
+func unthoughtMessage(req *parleyv1.Request) string {
+	return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", len(req.GetMessages())-2)
 }
 
 func text(s string) *parleyv1.Part {

@@ -269,6 +269,10 @@ func (v *Vertex) anthropic(w http.ResponseWriter, model, method string, body []b
 		anthropicError(w, http.StatusBadRequest, "invalid_request_error", "messages: Invalid `signature` in `thinking` block")
 		return
 	}
+	if unthoughtToolTurn(req) {
+		anthropicError(w, http.StatusBadRequest, "invalid_request_error", unthoughtMessage(req))
+		return
+	}
 	out, err := render(messages.Client{}, req, Reply("vertex", model, req), stream)
 	if err != nil {
 		anthropicError(w, http.StatusInternalServerError, "api_error", err.Error())

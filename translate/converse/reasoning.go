@@ -118,3 +118,32 @@ func reasoningPart(rc *ReasoningContent, t translate.Target) *parleyv1.Part {
 	}
 	return p
 }
+
+// midTurnUnthought reports whether msgs end in a tool-use turn in progress
+// (an assistant message calling tools, then only tool results) whose
+// assistant message does not start with reasoning.
+func midTurnUnthought(msgs []Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == "assistant" {
+			calls := false
+			for _, b := range m.Content {
+				calls = calls || b.ToolUse != nil
+			}
+			return calls && (len(m.Content) == 0 || m.Content[0].ReasoningContent == nil)
+		}
+		results := false
+		for _, b := range m.Content {
+			switch {
+			case b.ToolResult != nil:
+				results = true
+			case b.CachePoint == nil:
+				return false
+			}
+		}
+		if !results {
+			return false
+		}
+	}
+	return false
+}

@@ -320,6 +320,27 @@ func TestThinking(t *testing.T) {
 	if f.Thinking.Type != "adaptive" {
 		t.Errorf("adaptive: %+v", f.Thinking)
 	}
+	// A tool-use turn in progress whose reasoning stayed behind (another
+	// upstream made it) goes on without thinking, as the models require.
+	call := &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "tooluse_1", Name: "weather", Arguments: `{}`}}}
+	foreign := &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "look"}}, Signature: &parleyv1.Opaque{Value: "sig", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES}}}
+	midTurn := &parleyv1.Request{
+		Reasoning: &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_HIGH},
+		Tools:     []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "weather", Parameters: `{"type":"object"}`}}}},
+		Messages: []*parleyv1.Message{
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Weather?")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, foreign, call),
+			translate.NewMessage(parleyv1.Role_ROLE_TOOL, &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: "tooluse_1", Name: "weather", Content: []*parleyv1.Part{translate.TextPart("rain")}}}}),
+		},
+	}
+	out, err := converse.Upstream{}.EncodeRequest(midTurn, translate.Target{Model: claude, Upstream: "bedrock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Body, []byte(`"thinking":{"type":"disabled"}`)) || !slices.Contains(out.Dropped, "reasoning") {
+		t.Errorf("mid-turn without its reasoning: dropped %v, body %s", out.Dropped, out.Body)
+	}
+
 	f, _, dropped = encode(t, "amazon.nova-pro-v1:0", &parleyv1.ReasoningConfig{Effort: parleyv1.ReasoningEffort_REASONING_EFFORT_HIGH}, &parleyv1.GenerationConfig{TopK: new(int32(5))})
 	if f.Thinking != nil || f.TopK != nil || !slices.Equal(dropped, []string{"generation.top_k", "reasoning"}) {
 		t.Errorf("another model: %+v, dropped %v", f, dropped)

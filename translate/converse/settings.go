@@ -51,6 +51,14 @@ func (e *encoder) settings(w *Request) error {
 	anthropic := anthropicModel(e.model())
 	if anthropic {
 		th, on := e.thinking(ic)
+		if on && midTurnUnthought(w.Messages) {
+			// As toward the messages dialect (its thinkingOffMidTurn):
+			// the models refuse thinking on a tool-use turn whose
+			// assistant message does not start with reasoning, so the
+			// turn goes on without it.
+			th, on = map[string]any{"type": "disabled"}, false
+			e.drop("reasoning")
+		}
 		if th != nil {
 			fields["thinking"] = th
 		}

@@ -109,6 +109,55 @@ func (e *encoder) reasoning(w *Request, countOnly bool) error {
 	return nil
 }
 
+// thinkingOffMidTurn turns thinking off for a request that continues a
+// tool-use turn whose assistant message does not start with a thinking
+// block: the service refuses thinking then ("a final assistant message
+// must start with a thinking block"), and such a turn is what reaches it
+// when the turn's reasoning could not come along (another upstream made
+// it, a fallback route serves the turn, or the client's dialect kept
+// none). The service keeps one thinking setting per assistant turn, so
+// the turn goes on without thinking rather than failing; the next turn
+// thinks again. Named in Outgoing.Dropped as "reasoning".
+func (e *encoder) thinkingOffMidTurn(w *Request) {
+	if w.Thinking == nil || w.Thinking.Type == "disabled" || !midTurnUnthought(w.Messages) {
+		return
+	}
+	w.Thinking = &Thinking{Type: "disabled"}
+	e.dropped = append(e.dropped, "reasoning")
+}
+
+// midTurnUnthought reports whether msgs end in a tool-use turn in progress
+// (an assistant message calling tools, then only tool results) whose
+// assistant message does not start with a thinking block.
+func midTurnUnthought(msgs []Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == "assistant" {
+			calls := false
+			for _, b := range m.Content.Blocks {
+				calls = calls || b.Type == "tool_use" || b.Type == "server_tool_use"
+			}
+			if !calls {
+				return false
+			}
+			first := ""
+			if len(m.Content.Blocks) > 0 {
+				first = m.Content.Blocks[0].Type
+			}
+			return first != "thinking" && first != "redacted_thinking"
+		}
+		for _, b := range m.Content.Blocks {
+			if b.Type != "tool_result" {
+				return false
+			}
+		}
+		if m.Content.String || len(m.Content.Blocks) == 0 {
+			return false
+		}
+	}
+	return false
+}
+
 // dropSamplingForThinking leaves out the sampling settings the service
 // rejects while thinking is on: temperature, top_k, and top_p below 0.95.
 // Each one the client set is named in Outgoing.Dropped.

@@ -267,6 +267,7 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 	if err := e.reasoning(w, countOnly); err != nil {
 		return nil, err
 	}
+	e.thinkingOffMidTurn(w)
 	if rf := req.GetResponseFormat(); rf.GetKind() == parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA {
 		if w.OutputConfig == nil {
 			w.OutputConfig = &OutputConfig{}

@@ -632,3 +632,54 @@ func TestSamplingDroppedForThinkingIsReported(t *testing.T) {
 		t.Errorf("top_p 0.97: dropped = %v, body %s", out.Dropped, out.Body)
 	}
 }
+
+// TestThinkingOffWhenTheTurnsReasoningStayedBehind: a tool-use turn in
+// progress whose assistant message reaches the service without its
+// thinking block (another upstream made it; a fallback serves the turn;
+// the client's dialect kept none) goes on with thinking off, named in
+// Dropped, since the service refuses thinking on such a turn. A new turn,
+// or one whose thinking came along, thinks as asked (issue 23).
+func TestThinkingOffWhenTheTurnsReasoningStayedBehind(t *testing.T) {
+	call := &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: "toolu_1", Name: "weather", Arguments: `{}`}}}
+	result := translate.NewMessage(parleyv1.Role_ROLE_TOOL, &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: "toolu_1", Name: "weather", Content: []*parleyv1.Part{translate.TextPart("rain")}}}})
+	thought := func(maker string) *parleyv1.Part {
+		return &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{Text: "look it up"}}, Signature: &parleyv1.Opaque{Value: "EqQB", Origin: &parleyv1.Origin{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Upstream: maker}}}
+	}
+	turn := func(assistant ...*parleyv1.Part) *parleyv1.Request {
+		return &parleyv1.Request{
+			Extensions: other,
+			Reasoning:  &parleyv1.ReasoningConfig{Mode: parleyv1.ReasoningMode_REASONING_MODE_ENABLED, BudgetTokens: proto.Int32(2048)},
+			Tools:      []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "weather", Parameters: `{"type":"object"}`}}}},
+			Messages: []*parleyv1.Message{
+				translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Weather?")),
+				translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, assistant...),
+				result,
+			},
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		req   *parleyv1.Request
+		think bool
+	}{
+		{"its own thinking came along", turn(thought("claude"), call), true},
+		{"another upstream's thinking stayed behind", turn(thought("bedrock"), call), false},
+		{"the client kept no thinking", turn(call), false},
+		{"a new turn", &parleyv1.Request{Extensions: other, Reasoning: turn().Reasoning, Messages: []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Hi"))}}, true},
+	} {
+		out, err := messages.Upstream{}.EncodeRequest(tc.req, translate.Target{Model: "claude-x", Upstream: "claude"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			Thinking struct{ Type string } `json:"thinking"`
+		}
+		if err := json.Unmarshal(out.Body, &w); err != nil {
+			t.Fatal(err)
+		}
+		dropped := strings.Join(out.Dropped, ",") == "reasoning"
+		if (w.Thinking.Type == "enabled") != tc.think || dropped == tc.think {
+			t.Errorf("%s: thinking %q, dropped %v", tc.name, w.Thinking.Type, out.Dropped)
+		}
+	}
+}
