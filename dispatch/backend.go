@@ -274,7 +274,11 @@ func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Ca
 			return nil, err
 		}
 		if ok {
-			call.Forwarded = true
+			// The reply is relayed as it comes too, unless other
+			// upstreams speak this one's dialect: its opaque values must
+			// then reach the client sealed with their maker's name
+			// (translate.Target.Shared), so Parley renders it.
+			call.Forwarded = !t.Shared
 			return fwd, b.prepare(cloud.OpGenerate, fwd, t)
 		}
 	}

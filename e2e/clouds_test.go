@@ -77,6 +77,11 @@ models:
       # Bedrock first but for one request in a million; Vertex when it throttles.
       - {upstream: bedrock, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0", weight: 1000000}
       - {upstream: vertex-claude, upstream_model: "claude-sonnet-4-5@20250929", weight: 1}
+  - name: claude-split
+    routes:
+      # Two upstreams of the messages dialect, drawn evenly.
+      - {upstream: bedrock, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0", weight: 1}
+      - {upstream: vertex-claude, upstream_model: "claude-sonnet-4-5@20250929", weight: 1}
   - {name: claude-converse, upstream: bedrock-converse, upstream_model: "anthropic.claude-sonnet-4-5-20250929-v1:0"}
   - {name: nova-converse, upstream: bedrock-converse, upstream_model: "amazon.nova-pro-v1:0"}
   - name: claude-converse-anywhere
