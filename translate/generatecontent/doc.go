@@ -122,9 +122,11 @@
 //     place in the list. Citations are read under citationSources and
 //     under the Vertex AI spelling citations, and written as
 //     citationSources, which is what the SDKs read from this dialect.
-//   - Not carried. Vertex AI's streamed function-call arguments
-//     (functionCall.partialArgs with willContinue, asked for with
-//     streamFunctionCallArguments) are not part of this dialect's service
-//     and are not assembled; members of usageMetadata a stream adds beyond
-//     the counts are kept only in whole replies.
+//   - Streamed call arguments. Vertex AI's function calls whose arguments
+//     come in pieces (functionCall.partialArgs by JSON path, with
+//     willContinue; asked for with streamFunctionCallArguments) are
+//     assembled and given to every client as whole calls
+//     (partial_args.go).
+//   - Not carried. Members of usageMetadata a stream adds beyond the
+//     counts are kept only in whole replies.
 package generatecontent

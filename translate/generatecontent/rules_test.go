@@ -460,3 +460,32 @@ func TestCandidateRoleOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedArgumentPiecesThatCannotBeRead: a piece whose JSON path
+// cannot be read, would build a huge array or goes into a string, or a
+// nameless piece with no call in progress, is the upstream's protocol
+// error, not a call with arguments made up (issue 23).
+func TestStreamedArgumentPiecesThatCannotBeRead(t *testing.T) {
+	start := `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","willContinue":true}}]},"index":0}]}` + "\n\n"
+	piece := func(path string) string {
+		return `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"` + path + `","stringValue":"x"}],"willContinue":true}}]},"index":0}]}` + "\n\n"
+	}
+	for name, stream := range map[string]string{
+		"no $":               start + piece("location"),
+		"a huge index":       start + piece("$.a[99999999]"),
+		"an open quote":      start + piece("$['a"),
+		"member of a string": start + piece("$.a") + piece("$.a.b"),
+		"no call":            piece("$.a"),
+	} {
+		var err error
+		for _, err = range translate.DecodeStream(parleyv1.Dialect_DIALECT_GENERATE_CONTENT, strings.NewReader(stream), generatecontent.Upstream{}.NewStreamDecoder(translate.Target{}), translate.StreamLimits{}) {
+			if err != nil {
+				break
+			}
+		}
+		var up *translate.UpstreamError
+		if !errors.As(err, &up) || !strings.Contains(err.Error(), "functionCall") && !strings.Contains(err.Error(), "jsonPath") {
+			t.Errorf("%s: %v, want the upstream's protocol error naming the piece", name, err)
+		}
+	}
+}

@@ -36,6 +36,7 @@ type candStream struct {
 	openKind string // "text" or "thought" for a part that deltas extend
 	toolUse  bool
 	finished bool
+	call     *streamingCall // a call whose arguments come in pieces
 }
 
 func (d *streamDecoder) cand(i int) (*candStream, error) {
@@ -106,7 +107,15 @@ func (d *streamDecoder) candidate(dst []*parleyv1.StreamEvent, w *Candidate, pos
 	rd := responseDecoder{t: d.t, id: d.id}
 	if w.Content != nil {
 		for j := range w.Content.Parts {
-			p, err := rd.part(&w.Content.Parts[j], ci, cs.next)
+			wp := &w.Content.Parts[j]
+			if continuesCall(wp) || startsStreamingCall(wp) {
+				if dst, err = cs.streamedCall(dst, rd, wp, int32(ci)); err != nil {
+					return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("candidate %d part: %w", ci, err))
+				}
+				continue
+			}
+			dst = cs.finishCall(dst, int32(ci))
+			p, err := rd.part(wp, ci, cs.next)
 			if err != nil {
 				return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("candidate %d part: %w", ci, err))
 			}
@@ -122,6 +131,7 @@ func (d *streamDecoder) candidate(dst []*parleyv1.StreamEvent, w *Candidate, pos
 		}}})
 	}
 	if w.FinishReason != "" {
+		dst = cs.finishCall(dst, int32(ci))
 		dst = cs.close(dst, int32(ci))
 		cs.finished = true
 		reason := translate.ToolUseFinish(finishReason(w.FinishReason, c), cs.toolUse)

@@ -71,10 +71,14 @@ type FileData struct {
 
 // FunctionCall is a call the model asks the client to make.
 type FunctionCall struct {
-	ID      string         `json:"id,omitzero"`
-	Name    string         `json:"name"`
-	Args    jsontext.Value `json:"args,omitzero"`
-	Unknown jsonx.Unknown  `json:",embed" jsonschema:"-"`
+	ID   string         `json:"id,omitzero"`
+	Name string         `json:"name"`
+	Args jsontext.Value `json:"args,omitzero"`
+	// PartialArgs and WillContinue come only in streams whose request
+	// asked for streamFunctionCallArguments (partial_args.go).
+	PartialArgs  []PartialArg  `json:"partialArgs,omitzero,case:ignore" jsonschema:"-"`
+	WillContinue *bool         `json:"willContinue,omitzero,case:ignore" jsonschema:"-"`
+	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
 // FunctionResponse is the client's answer to a call.

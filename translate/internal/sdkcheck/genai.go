@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/genai"
@@ -106,6 +110,9 @@ type Reassembled struct {
 // Reassemble joins the chunks of a stream (or one whole reply).
 func Reassemble(chunks ...*genai.GenerateContentResponse) Reassembled {
 	r := Reassembled{Text: map[int32]string{}, Thoughts: map[int32]string{}, Calls: map[int32][]string{}, Signatures: map[int32][]string{}, Finish: map[int32]genai.FinishReason{}}
+	// Calls whose arguments come in pieces (Vertex AI's
+	// streamFunctionCallArguments), by candidate, until they end.
+	pending := map[int32]*genai.FunctionCall{}
 	for _, ch := range chunks {
 		for pos, c := range ch.Candidates {
 			if c.Index == 0 && pos > 0 {
@@ -116,7 +123,25 @@ func Reassemble(chunks ...*genai.GenerateContentResponse) Reassembled {
 			}
 			if c.Content != nil {
 				for _, p := range c.Content.Parts {
+					fc := p.FunctionCall
 					switch {
+					case fc != nil && fc.Name != "" && fc.WillContinue != nil && *fc.WillContinue:
+						call := &genai.FunctionCall{Name: fc.Name, Args: map[string]any{}}
+						maps.Copy(call.Args, fc.Args)
+						pending[c.Index] = call
+					case fc != nil && fc.Name == "":
+						call := pending[c.Index]
+						if call == nil {
+							break
+						}
+						for _, pa := range fc.PartialArgs {
+							setPartialArg(call.Args, pa)
+						}
+						if fc.WillContinue == nil || !*fc.WillContinue {
+							args, _ := json.Marshal(call.Args)
+							r.Calls[c.Index] = append(r.Calls[c.Index], call.Name+string(args))
+							delete(pending, c.Index)
+						}
 					case p.FunctionCall != nil:
 						args, _ := json.Marshal(p.FunctionCall.Args)
 						r.Calls[c.Index] = append(r.Calls[c.Index], p.FunctionCall.Name+string(args))
@@ -142,6 +167,66 @@ func Reassemble(chunks ...*genai.GenerateContentResponse) Reassembled {
 		}
 	}
 	return r
+}
+
+var pathStep = regexp.MustCompile(`\.([^.\[]+)|\['([^']*)'\]|\["([^"]*)"\]|\[(\d+)\]`)
+
+// setPartialArg writes one streamed piece of a call's arguments into
+// args: a string piece after one that said willContinue extends it.
+func setPartialArg(args map[string]any, pa *genai.PartialArg) {
+	var cur any = args
+	steps := pathStep.FindAllStringSubmatch(strings.TrimPrefix(pa.JsonPath, "$"), -1)
+	for i, st := range steps {
+		last := i == len(steps)-1
+		var value any
+		switch {
+		case pa.StringValue != "" || pa.NumberValue == nil && pa.BoolValue == nil && pa.NULLValue == "":
+			value = pa.StringValue
+		case pa.NumberValue != nil:
+			value = *pa.NumberValue
+		case pa.BoolValue != nil:
+			value = *pa.BoolValue
+		}
+		if st[4] != "" {
+			n, _ := strconv.Atoi(st[4])
+			arr, _ := cur.(*[]any)
+			for len(*arr) <= n {
+				*arr = append(*arr, nil)
+			}
+			if last {
+				if s, ok := (*arr)[n].(string); ok && pa.StringValue != "" {
+					value = s + pa.StringValue
+				}
+				(*arr)[n] = value
+				return
+			}
+			if (*arr)[n] == nil {
+				(*arr)[n] = nextContainer(steps[i+1])
+			}
+			cur = (*arr)[n]
+			continue
+		}
+		name := st[1] + st[2] + st[3]
+		m, _ := cur.(map[string]any)
+		if last {
+			if s, ok := m[name].(string); ok && pa.StringValue != "" {
+				value = s + pa.StringValue
+			}
+			m[name] = value
+			return
+		}
+		if m[name] == nil {
+			m[name] = nextContainer(steps[i+1])
+		}
+		cur = m[name]
+	}
+}
+
+func nextContainer(step []string) any {
+	if step[4] != "" {
+		return &[]any{}
+	}
+	return map[string]any{}
 }
 
 // GenerateContentStream reads a stream through the SDK's stream reader and
