@@ -116,7 +116,10 @@ func ExponentialBackoff(base, limit time.Duration) func(int) time.Duration {
 // each with its backend. A conversation whose reasoning a route of the
 // model made goes to that route first (affinity): only that upstream can
 // read the reasoning back, and its prompt cache holds the conversation;
-// the other routes follow as fallbacks, as configured.
+// the other routes follow as fallbacks, as configured. Without such
+// reasoning, a request that names its conversation (a prompt cache key,
+// else an end-user id) goes first to the route its key draws
+// (byKey), so that the conversation's turns meet its prompt cache.
 func (d *Dispatcher) plan(req *parleyv1.Request) ([]*route, error) {
 	routes, err := d.router.Resolve(req.GetModel())
 	if err != nil {
@@ -130,6 +133,15 @@ func (d *Dispatcher) plan(req *parleyv1.Request) ([]*route, error) {
 					return append(out, routes[i+1:]...), nil
 				}
 			}
+		}
+	}
+	if len(routes) > 1 {
+		key := req.GetPromptCacheKey()
+		if key == "" {
+			key = req.GetEndUserId()
+		}
+		if key != "" {
+			return byKey(routes, key), nil
 		}
 	}
 	pick := d.Rand

@@ -13,7 +13,19 @@
 // configuration order as fallbacks; but a conversation whose newest
 // reasoning (a signature, encrypted reasoning) one of the routes made goes
 // to that route first (translate.Maker), the only upstream that can read
-// it back and whose prompt cache holds the conversation.
+// it back and whose prompt cache holds the conversation. A request without
+// such reasoning that names its conversation (the OpenAI dialects'
+// prompt_cache_key, else the end user's id: user, metadata.user_id, which
+// Claude Code fills with its session) goes first to the route its key
+// draws by weighted rendezvous hashing: the same route for every turn, on
+// every replica, and over many keys each route in proportion to its
+// weight. The key is not sent to services whose dialect has no such
+// member; routing is its use there.
+//
+// With several upstreams of one dialect configured, their opaque values
+// reach clients of that dialect sealed (translate.Target.Shared), so that
+// they come back naming their maker; the request may still go on as the
+// client sent it, but the reply is then rendered, not relayed.
 //
 // Whether a failure may be retried is decided in one place,
 // translate.Retry, from the facts the upstream's dialect decodes: the

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -231,4 +232,76 @@ func (u *countingUpstream) last() string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.body
+}
+
+// TestAffinityByConversationKey: without reasoning to follow, a request
+// that names its conversation (prompt_cache_key, else the end user) goes
+// first to the route its key draws, whatever the random draw, so that its
+// turns meet their prompt cache; over many keys the routes share them by
+// weight; the maker of the reasoning still comes first; and a drawn route
+// that fails falls back as configured.
+func TestAffinityByConversationKey(t *testing.T) {
+	a, b := newCountingUpstream(t, false), newCountingUpstream(t, false)
+	c := &config.Config{
+		Upstreams: []config.Upstream{
+			{Name: "acct-a", Dialect: "messages", BaseURL: a.url, APIKey: "sk-upstream-key-a-0123456789"},
+			{Name: "acct-b", Dialect: "messages", BaseURL: b.url, APIKey: "sk-upstream-key-b-0123456789"},
+		},
+		Models: []config.Model{{Name: "m", Routes: []config.Route{{Upstream: "acct-a", Weight: 3}, {Upstream: "acct-b", Weight: 1}}}},
+	}
+	d, err := FromConfig(c, dialects.All(), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Backoff = func(int) time.Duration { return 0 }
+	first := func(req *parleyv1.Request) string {
+		plan, err := d.plan(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plan[0].upstream
+	}
+	keyed := func(key, user string) *parleyv1.Request {
+		req := chatRequest(false)
+		req.PromptCacheKey, req.EndUserId = key, user
+		return req
+	}
+	wins := map[string]int{}
+	for i := range 4000 {
+		key := fmt.Sprintf("conv-%d", i)
+		got := first(keyed(key, ""))
+		for draw := range 3 {
+			d.Rand = func(n int) int { return (draw * 7) % n }
+			if again := first(keyed(key, "")); again != got {
+				t.Fatalf("key %s drew %s, then %s", key, got, again)
+			}
+		}
+		wins[got]++
+	}
+	if share := float64(wins["acct-a"]) / 4000; share < 0.72 || share > 0.78 {
+		t.Errorf("acct-a (weight 3 of 4) drew %.3f of the keys", share)
+	}
+	// The end user is the key when there is no prompt cache key.
+	if first(keyed("", "user_1_session_2")) != first(keyed("user_1_session_2", "")) {
+		t.Error("the end user's id does not draw as the key")
+	}
+	// The maker of the reasoning comes before the key's draw.
+	var key string
+	for i := 0; key == ""; i++ {
+		if k := fmt.Sprintf("conv-%d", i); first(keyed(k, "")) == "acct-a" {
+			key = k
+		}
+	}
+	made := thinkingTurn(false)
+	made.GetMessages()[1].GetParts()[0].Signature.Origin.Upstream = "acct-b"
+	made.PromptCacheKey = key
+	if got := first(made); got != "acct-b" {
+		t.Errorf("the maker's turn went first to %s", got)
+	}
+	// The drawn route down: the other serves.
+	a.down.Store(true)
+	call := &Call{}
+	if _, err := d.Generate(context.Background(), keyed(key, ""), call); err != nil || call.Upstream != "acct-b" {
+		t.Errorf("with the drawn route down: %v, served by %s", err, call.Upstream)
+	}
 }

@@ -2,6 +2,8 @@ package dispatch
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math"
 	"slices"
 
 	"github.com/parleyhq/parley/config"
@@ -193,4 +195,41 @@ func ordered(routes []*route, pick func(int) int) []*route {
 		}
 	}
 	return out
+}
+
+// byKey orders routes for a conversation key: first the route the key
+// draws, by weighted rendezvous hashing (each route scores the key, the
+// best score wins, and over many keys each route wins in proportion to
+// its weight), then the others in configuration order. The same key
+// draws the same route on every replica and after every reload, and
+// changing one route's weight moves only the keys that route wins or
+// loses.
+func byKey(routes []*route, key string) []*route {
+	first, best := -1, math.Inf(1)
+	for i, r := range routes {
+		if r.weight <= 0 {
+			continue
+		}
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(key))
+		_, _ = h.Write([]byte{0})
+		_, _ = h.Write([]byte(r.upstream))
+		_, _ = h.Write([]byte{0})
+		_, _ = h.Write([]byte(r.model))
+		x := h.Sum64() // FNV's high bits mix poorly: finish as splitmix64 does
+		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+		x = (x ^ x>>27) * 0x94d049bb133111eb
+		x ^= x >> 31
+		u := (float64(x>>11) + 0.5) / (1 << 53) // in (0, 1)
+		if score := -math.Log(u) / float64(r.weight); score < best {
+			first, best = i, score
+		}
+	}
+	if first <= 0 {
+		return routes
+	}
+	out := make([]*route, 0, len(routes))
+	out = append(out, routes[first])
+	out = append(out, routes[:first]...)
+	return append(out, routes[first+1:]...)
 }

@@ -127,7 +127,8 @@ func fullRequest() *parleyv1.Request {
 		PreviousResponseId: "resp_1",
 		CachedContent:      "cachedContents/abc",
 		Include:            []parleyv1.OutputInclusion{parleyv1.OutputInclusion_OUTPUT_INCLUSION_REASONING_ENCRYPTED_CONTENT},
-		Extensions:         &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_RESPONSES, Fields: map[string]string{"prompt_cache_key": `"k"`}},
+		Extensions:         &parleyv1.Extensions{Dialect: parleyv1.Dialect_DIALECT_RESPONSES, Fields: map[string]string{"safety_identifier": `"k"`}},
+		PromptCacheKey:     "conversation-7f3a",
 	}
 }
 

@@ -121,6 +121,9 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 	if w.User != nil {
 		req.EndUserId = *w.User
 	}
+	if w.PromptCacheKey != nil {
+		req.PromptCacheKey = *w.PromptCacheKey
+	}
 	if err := openai.Metadata("metadata", w.Metadata); err != nil {
 		return err
 	}
@@ -283,6 +286,9 @@ func (e *encoder) settings(w *Request) {
 	if req.GetEndUserId() != "" {
 		u := req.GetEndUserId()
 		w.User = &u
+	}
+	if k := req.GetPromptCacheKey(); k != "" {
+		w.PromptCacheKey = &k
 	}
 	if len(req.GetMetadata()) > 0 {
 		w.Metadata = req.GetMetadata()

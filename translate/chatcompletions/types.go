@@ -37,6 +37,7 @@ type Request struct {
 	Stream              *bool              `json:"stream,omitzero"`
 	StreamOptions       *StreamOptions     `json:"stream_options,omitzero"`
 	User                *string            `json:"user,omitzero"`
+	PromptCacheKey      *string            `json:"prompt_cache_key,omitzero"`
 	Metadata            map[string]string  `json:"metadata,omitzero"`
 	ServiceTier         string             `json:"service_tier,omitzero"`
 	Store               *bool              `json:"store,omitzero"`

@@ -298,3 +298,32 @@ func TestCodexToolsDeclaredInTheInput(t *testing.T) {
 		t.Errorf("the additional_tools item did not stay first: %v", first["type"])
 	}
 }
+
+// TestCodexPromptCacheKeyTravels: the key Codex gives each conversation
+// (prompt_cache_key) is canonical, so that Parley can route a
+// conversation's turns to one route (package dispatch), and it reaches
+// the services that read it, chat-completions ones included; the others
+// have no such member and do not get it.
+func TestCodexPromptCacheKeyTravels(t *testing.T) {
+	req := readAgentRequest(t, "codex/request.json", "responses")
+	const key = "01a212bf-e88e-7223-9dd9-4cec26d7168a"
+	if req.GetPromptCacheKey() != key {
+		t.Fatalf("prompt cache key %q", req.GetPromptCacheKey())
+	}
+	for _, up := range []translate.Upstream{dialecttest.Responses.Upstream, dialecttest.ChatCompletions.Upstream} {
+		out, err := up.EncodeRequest(req, translate.Target{Model: "gpt-5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out.Body, []byte(`"prompt_cache_key":"`+key+`"`)) || bytes.Count(out.Body, []byte(`"prompt_cache_key"`)) != 1 {
+			t.Errorf("%s: the key went as %s", translate.DialectName(up.Dialect()), out.Body)
+		}
+	}
+	out, err := messages.Upstream{}.EncodeRequest(req, translate.Target{Model: "claude-sonnet-4-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out.Body, []byte(key)) {
+		t.Error("the key went to a messages service")
+	}
+}

@@ -38,7 +38,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 		return nil, err
 	}
 	// Members the count endpoint does not take.
-	w.Stream, w.Store, w.Include, w.Metadata, w.ServiceTier, w.User, w.TopLogprobs = nil, nil, nil, nil, nil, nil, nil
+	w.Stream, w.Store, w.Include, w.Metadata, w.ServiceTier, w.User, w.TopLogprobs, w.PromptCacheKey = nil, nil, nil, nil, nil, nil, nil, nil
 	w.MaxOutputTokens, w.Temperature, w.TopP = nil, nil, nil
 	return e.outgoing(w, CountPath, false)
 }

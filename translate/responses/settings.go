@@ -128,6 +128,9 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 	if w.User != nil {
 		req.EndUserId = *w.User
 	}
+	if w.PromptCacheKey != nil {
+		req.PromptCacheKey = *w.PromptCacheKey
+	}
 	return nil
 }
 
@@ -276,6 +279,9 @@ func (e *encoder) settings(w *Request) error {
 	}
 	if req.GetEndUserId() != "" {
 		w.User = new(req.GetEndUserId())
+	}
+	if req.GetPromptCacheKey() != "" {
+		w.PromptCacheKey = new(req.GetPromptCacheKey())
 	}
 	switch req.GetTruncation() {
 	case parleyv1.Truncation_TRUNCATION_AUTO:

@@ -33,6 +33,7 @@ type Request struct {
 	TopLogprobs        *int64            `json:"top_logprobs,omitzero" jsonschema:"nullable"`
 	Truncation         *string           `json:"truncation,omitzero" jsonschema:"nullable"`
 	User               *string           `json:"user,omitzero"`
+	PromptCacheKey     *string           `json:"prompt_cache_key,omitzero" jsonschema:"nullable"`
 	Unknown            jsonx.Unknown     `json:",embed" jsonschema:"-"`
 }
 

@@ -635,9 +635,14 @@ type Request struct {
 	Include []OutputInclusion `protobuf:"varint,19,rep,packed,name=include,proto3,enum=parley.v1.OutputInclusion" json:"include,omitempty"`
 	// Members of the client's request that have no canonical field. A dialect
 	// decoder always sets it, so that its dialect names the client's dialect.
-	Extensions    *Extensions `protobuf:"bytes,20,opt,name=extensions,proto3" json:"extensions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Extensions *Extensions `protobuf:"bytes,20,opt,name=extensions,proto3" json:"extensions,omitempty"`
+	// Key grouping requests that share a long prompt prefix (a conversation,
+	// an agent session), for the upstream's prompt cache: the OpenAI
+	// dialects' prompt_cache_key. Parley also routes the requests of one key
+	// to one route of a weighted model (package dispatch).
+	PromptCacheKey string `protobuf:"bytes,21,opt,name=prompt_cache_key,json=promptCacheKey,proto3" json:"prompt_cache_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Request) Reset() {
@@ -808,6 +813,13 @@ func (x *Request) GetExtensions() *Extensions {
 		return x.Extensions
 	}
 	return nil
+}
+
+func (x *Request) GetPromptCacheKey() string {
+	if x != nil {
+		return x.PromptCacheKey
+	}
+	return ""
 }
 
 // GenerationConfig holds the sampling and output settings.
@@ -1275,7 +1287,7 @@ var File_parley_v1_request_proto protoreflect.FileDescriptor
 
 const file_parley_v1_request_proto_rawDesc = "" +
 	"\n" +
-	"\x17parley/v1/request.proto\x12\tparley.v1\x1a\x17parley/v1/content.proto\x1a\x17parley/v1/dialect.proto\x1a\x16parley/v1/safety.proto\x1a\x14parley/v1/tool.proto\"\xaa\b\n" +
+	"\x17parley/v1/request.proto\x12\tparley.v1\x1a\x17parley/v1/content.proto\x1a\x17parley/v1/dialect.proto\x1a\x16parley/v1/safety.proto\x1a\x14parley/v1/tool.proto\"\xd4\b\n" +
 	"\aRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x123\n" +
 	"\finstructions\x18\x02 \x03(\v2\x0f.parley.v1.PartR\finstructions\x12.\n" +
@@ -1304,7 +1316,8 @@ const file_parley_v1_request_proto_rawDesc = "" +
 	"\ainclude\x18\x13 \x03(\x0e2\x1a.parley.v1.OutputInclusionR\ainclude\x125\n" +
 	"\n" +
 	"extensions\x18\x14 \x01(\v2\x15.parley.v1.ExtensionsR\n" +
-	"extensions\x1a;\n" +
+	"extensions\x12(\n" +
+	"\x10prompt_cache_key\x18\x15 \x01(\tR\x0epromptCacheKey\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0f\n" +
