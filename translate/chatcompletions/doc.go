@@ -42,7 +42,9 @@
 //     the turn), each labelled with its call, and the tool message says
 //     so; what that message cannot hold either (video, an image by file
 //     id) is described in the tool message. An error result is prefixed
-//     "Error: ".
+//     "Error: ". Consecutive assistant turns of a client of another
+//     dialect (the responses dialect's reasoning, message and call items)
+//     become one assistant message, its reasoning beside its calls.
 //   - Finish reasons. stop, length, tool_calls (and the legacy
 //     function_call), content_filter map to STOP, MAX_TOKENS, TOOL_USE and
 //     SAFETY. Toward a client: a turn ending in tool calls is tool_calls

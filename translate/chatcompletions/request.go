@@ -140,7 +140,7 @@ func (e *encoder) request() (*Request, error) {
 	}
 	msgs := req.GetMessages()
 	if !e.same {
-		msgs = dropEmptyText(msgs)
+		msgs = joinAssistantRuns(dropEmptyText(msgs))
 	}
 	for i, m := range msgs {
 		out, err := e.message(m, "messages["+strconv.Itoa(i)+"]")

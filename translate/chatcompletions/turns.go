@@ -145,6 +145,24 @@ func dropEmptyText(msgs []*parleyv1.Message) []*parleyv1.Message {
 	return out
 }
 
+// joinAssistantRuns makes one turn of consecutive assistant turns of a
+// client of another dialect: the responses dialect, say, gives a
+// reasoning item, a message and a function call as items of their own,
+// while a service of this dialect reads one assistant message per turn,
+// with the turn's reasoning beside its tool calls.
+func joinAssistantRuns(msgs []*parleyv1.Message) []*parleyv1.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if n := len(out); n > 0 && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT && out[n-1].GetRole() == parleyv1.Role_ROLE_ASSISTANT && m.GetName() == out[n-1].GetName() {
+			prev := out[n-1]
+			out[n-1] = &parleyv1.Message{Role: prev.GetRole(), Name: prev.GetName(), Extensions: prev.GetExtensions(), Parts: append(prev.GetParts()[:len(prev.GetParts()):len(prev.GetParts())], m.GetParts()...)}
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 var roleWords = map[parleyv1.Role]string{
 	parleyv1.Role_ROLE_SYSTEM:    "system",
 	parleyv1.Role_ROLE_DEVELOPER: "developer",

@@ -54,7 +54,11 @@
 //   - Reasoning. A thought (text with thought: true) is a reasoning part;
 //     a thoughtSignature on any part is that part's signature. Thoughts in a
 //     row in a client's history (a stream replayed part by part) are joined
-//     into one reasoning part signed by the signature that ends the run.
+//     into one reasoning part signed by the signature that ends the run
+//     (or that starts it, on a part of its own). The SDKs send a streamed
+//     empty text part back without its text: a part with only a signature
+//     (and thought flag) is that empty text, signed; an empty model part
+//     ({}) carries nothing and is passed over.
 //     Toward an upstream, signatures and thoughts go only when this
 //     dialect's service made them (the same upstream when known); the first
 //     function call of each step of the current turn that has no such

@@ -126,7 +126,7 @@ func attribution(w *GroundingAttribution) *parleyv1.GroundingAttribution {
 	}
 	if w.Content != nil {
 		dec := decoder{}
-		parts, _ := dec.parts(w.Content.Parts, "")
+		parts, _ := dec.parts(w.Content.Parts, "", false)
 		a.Content = parts
 	}
 	return a

@@ -21,6 +21,13 @@ import (
 // kind; the rules of each kind are in reasoning.go, tools.go and media.go.
 
 func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) {
+	if w.Text == nil && w.ThoughtSignature != "" && onlySigned(w) {
+		// A signature on an empty (thought) text part, as the service
+		// sends one, comes back from the SDKs without its empty text.
+		signed := *w
+		signed.Text = new("")
+		w = &signed
+	}
 	p := &parleyv1.Part{}
 	kinds := 0
 	for _, set := range []bool{w.Text != nil, w.InlineData != nil, w.FileData != nil, w.FunctionCall != nil, w.FunctionResponse != nil, w.ExecutableCode != nil, w.CodeExecutionResult != nil} {

@@ -22,18 +22,32 @@ import (
 
 // mergeThoughts joins thoughts in a row, as a client that replays a stream
 // part by part sends them, into one reasoning part signed by the signature
-// that ended the run: a service that checks a signature against its
-// thought text needs the whole text in one piece.
+// that ended the run (or, when the signature came first, on a part of its
+// own before the text, by that one): a service that checks a signature
+// against its thought text needs the whole text in one piece. The sealed
+// item id of encrypted reasoning comes along with it.
 func mergeThoughts(parts []*parleyv1.Part) []*parleyv1.Part {
 	out := parts[:0]
 	for _, p := range parts {
 		if n := len(out); n > 0 {
 			prev := out[n-1]
-			if r, pr := p.GetReasoning(), prev.GetReasoning(); r != nil && pr != nil && prev.GetSignature() == nil && pr.GetEncryptedContent() == nil && len(prev.GetExtensions().GetFields()) == 0 && len(p.GetExtensions().GetFields()) == 0 {
-				pr.Text += r.GetText()
-				prev.Signature = p.GetSignature()
-				pr.EncryptedContent = r.GetEncryptedContent()
-				continue
+			r, pr := p.GetReasoning(), prev.GetReasoning()
+			if r != nil && pr != nil && len(prev.GetExtensions().GetFields()) == 0 && len(p.GetExtensions().GetFields()) == 0 {
+				prevSigned := prev.GetSignature() != nil || pr.GetEncryptedContent() != nil
+				signed := p.GetSignature() != nil || r.GetEncryptedContent() != nil
+				switch {
+				case !prevSigned:
+					pr.Text += r.GetText()
+					prev.Signature = p.GetSignature()
+					pr.EncryptedContent = r.GetEncryptedContent()
+					if prev.ItemId == "" {
+						prev.ItemId = p.GetItemId()
+					}
+					continue
+				case !signed && pr.GetText() == "":
+					pr.Text = r.GetText()
+					continue
+				}
 			}
 		}
 		out = append(out, p)

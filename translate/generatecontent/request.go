@@ -97,7 +97,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	}
 	d.nameResults(req.Messages)
 	if si := w.SystemInstruction; si != nil {
-		parts, err := d.parts(si.Parts, "systemInstruction.parts")
+		parts, err := d.parts(si.Parts, "systemInstruction.parts", false)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
 	if c.Parts == nil {
 		return nil, translate.Invalid(path+".parts", "required field parts is missing")
 	}
-	parts, err := d.parts(c.Parts, path+".parts")
+	parts, err := d.parts(c.Parts, path+".parts", c.Role == "model")
 	if err != nil {
 		return nil, err
 	}
@@ -170,10 +170,16 @@ func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
 	return m, nil
 }
 
-// parts decodes the parts of a turn.
-func (d *decoder) parts(ps PartList, path string) ([]*parleyv1.Part, error) {
+// parts decodes the parts of a turn. An empty part in a model turn ({},
+// or {"thought": true} alone) is passed over: the service ends streams
+// with an empty text part, which the SDKs keep in the history they send
+// back without its empty text, carrying nothing.
+func (d *decoder) parts(ps PartList, path string, model bool) ([]*parleyv1.Part, error) {
 	out := make([]*parleyv1.Part, 0, len(ps))
 	for i := range ps {
+		if model && emptyPart(&ps[i]) {
+			continue
+		}
 		p, err := d.part(&ps[i], fmt.Sprintf("%s[%d]", path, i), i)
 		if err != nil {
 			return nil, err
@@ -181,6 +187,18 @@ func (d *decoder) parts(ps PartList, path string) ([]*parleyv1.Part, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// onlySigned reports whether a part holds no data of any kind, whatever
+// its signature and thought flag.
+func onlySigned(w *Part) bool {
+	return w.InlineData == nil && w.FileData == nil && w.FunctionCall == nil && w.FunctionResponse == nil &&
+		w.ExecutableCode == nil && w.CodeExecutionResult == nil && len(w.Unknown) == 0
+}
+
+// emptyPart reports whether a part holds nothing at all.
+func emptyPart(w *Part) bool {
+	return w.Text == nil && w.ThoughtSignature == "" && onlySigned(w)
 }
 
 // Upstream is the content-generation dialect as upstream services speak it.
