@@ -58,7 +58,8 @@ type Pace struct{ More bool }
 // whole are read and decoded ahead (never waiting for the upstream), so
 // that the last event of a burst is known as such. Nothing is read ahead
 // while frames are relayed, since a relayed frame must follow the events
-// it decoded to.
+// it decoded to; the pace then still says whether the next frame is
+// already buffered whole, so that a relayed burst is flushed once too.
 func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits, frame func(sse.Event), pace *Pace) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return DecodeFramed(d, body, nil, dec, lim, frame, pace)
 }
@@ -136,7 +137,7 @@ func DecodeFramed(d parleyv1.Dialect, body io.Reader, open OpenFrames, dec Strea
 			}
 			for i, e := range buf {
 				if pace != nil {
-					pace.More = i < len(buf)-1 || ahead && !ended && r.Ready()
+					pace.More = i < len(buf)-1 || !ended && r.Ready()
 				}
 				if !yield(e, nil) {
 					return

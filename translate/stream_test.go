@@ -3,6 +3,7 @@ package translate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -373,19 +374,31 @@ func TestDecodeStreamPace(t *testing.T) {
 	if want := "start+ a+ b+ c d+ done"; strings.Join(got, " ") != want {
 		t.Errorf("events and pace: %s, want %s", strings.Join(got, " "), want)
 	}
-	// Relaying frames, nothing is read ahead: every event ends its burst.
-	body = &burstReader{bursts: []string{burst1 + burst2}}
+	// Relaying frames, nothing is read ahead (an event is yielded while
+	// its frame is the last one handed over, so that the frame can be
+	// relayed in order), but the pace still marks a frame already at hand:
+	// a relayed burst is flushed once too.
+	body = &burstReader{bursts: []string{burst1, burst2}}
 	got = got[:0]
-	for ev, err := range translate.DecodeStreamFrames(parleyv1.Dialect_DIALECT_MESSAGES, body, &lineDecoder{}, translate.StreamLimits{}, func(sse.Event) {}, &pace) {
+	frames := 0
+	for ev, err := range translate.DecodeStreamFrames(parleyv1.Dialect_DIALECT_MESSAGES, body, &lineDecoder{}, translate.StreamLimits{}, func(sse.Event) { frames++ }, &pace) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pace.More && ev.GetStart() == nil {
-			got = append(got, "read ahead")
+		name := "start"
+		switch {
+		case ev.GetPartDelta() != nil:
+			name = ev.GetPartDelta().GetText()
+		case ev.GetDone() != nil:
+			name = "done"
 		}
+		if pace.More {
+			name += "+"
+		}
+		got = append(got, fmt.Sprintf("%s@%d", name, frames))
 	}
-	if len(got) > 0 {
-		t.Errorf("while relaying frames, %d events were marked as having more at hand", len(got))
+	if want := "start+@1 a+@1 b+@2 c@3 d+@4 done@5"; strings.Join(got, " ") != want {
+		t.Errorf("relayed events, pace and frames handed over: %s, want %s", strings.Join(got, " "), want)
 	}
 }
 
