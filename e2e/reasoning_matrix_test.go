@@ -1,18 +1,12 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -20,7 +14,6 @@ import (
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -28,7 +21,6 @@ import (
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/messages"
 	presponses "github.com/parleyhq/parley/translate/responses"
-	"github.com/parleyhq/parley/translate/sse"
 )
 
 // The reasoning matrix: every client dialect, through its official SDK,
@@ -42,24 +34,14 @@ import (
 // signature), so its second turn carries none and must still succeed.
 
 // reasoner is an upstream service of one dialect that reasons before it
-// calls the weather tool, then answers from the tool's result. It speaks
-// its dialect as the service does (through Parley's client side of the
-// dialect, whose output the SDK tests pin) and marks its reasoning with
-// its name.
-type reasoner struct {
-	name   string
-	client translate.Client
-	url    string
-	mu     sync.Mutex
-	bodies []string
-}
+// calls the weather tool, then answers from the tool's result, marking its
+// reasoning with its name.
+type reasoner struct{ *scripted }
 
 func newReasoner(t *testing.T, name string, c translate.Client) *reasoner {
 	t.Helper()
-	r := &reasoner{name: name, client: c}
-	srv := httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(srv.Close)
-	r.url = srv.URL
+	r := &reasoner{}
+	r.scripted = newScripted(t, name, c, func(req *parleyv1.Request) *parleyv1.Response { return r.reply(req) })
 	return r
 }
 
@@ -84,57 +66,6 @@ func (r *reasoner) marks() []string {
 		return []string{`"thoughtSignature":"` + r.thought() + `"`}
 	}
 	return []string{`"reasoning_content":"` + r.thinking() + `"`}
-}
-
-func (r *reasoner) last() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.bodies) == 0 {
-		return ""
-	}
-	return r.bodies[len(r.bodies)-1]
-}
-
-func (r *reasoner) serve(w http.ResponseWriter, hr *http.Request) {
-	body, _ := io.ReadAll(hr.Body)
-	r.mu.Lock()
-	r.bodies = append(r.bodies, string(body))
-	r.mu.Unlock()
-	in := &translate.Incoming{Header: hr.Header, Query: hr.URL.Query(), Body: body}
-	if rest, ok := strings.CutPrefix(hr.URL.Path, "/v1beta/models/"); ok {
-		model, method, _ := strings.Cut(rest, ":")
-		in.Model, in.Stream = model, method == "streamGenerateContent"
-	}
-	req, err := r.client.DecodeRequest(in)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	resp := r.reply(req)
-	var out []byte
-	if req.GetStream() {
-		var buf bytes.Buffer
-		sw := sse.NewWriter(&buf)
-		enc := r.client.NewStreamEncoder(req)
-		for _, ev := range translate.ReplayResponse(resp) {
-			if err = enc.Encode(sw, ev); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			err = sw.Close()
-		}
-		out = buf.Bytes()
-		w.Header().Set("Content-Type", "text/event-stream")
-	} else {
-		out, err = r.client.EncodeResponse(req, resp)
-		w.Header().Set("Content-Type", "application/json")
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	_, _ = w.Write(out)
 }
 
 // reply reasons and calls the tool, or answers from the tool's result.
@@ -163,13 +94,7 @@ func (r *reasoner) reply(req *parleyv1.Request) *parleyv1.Response {
 		}
 		parts = []*parleyv1.Part{think, call}
 	}
-	in, out := int64(20), int64(9)
-	return &parleyv1.Response{
-		Id: "resp_" + strings.ReplaceAll(r.name, "-", ""), Model: req.GetModel(), CreatedAt: timestamppb.New(time.Unix(1764000000, 0)),
-		Status:     parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED,
-		Candidates: []*parleyv1.Candidate{{Parts: parts, FinishReason: finish}},
-		Usage:      &parleyv1.Usage{InputTokens: &in, OutputTokens: &out, TotalTokens: new(in + out)},
-	}
+	return answer(req, parts, finish)
 }
 
 // toolResultText is the text of the request's last tool result, or "".
@@ -393,7 +318,7 @@ func TestReasoningComesBackToItsMaker(t *testing.T) {
 	cfg := "upstreams:\n"
 	models := "models:\n"
 	for _, u := range ups {
-		cfg += fmt.Sprintf("  - {name: %s, dialect: %s, base_url: %s, api_key: sk-%s-0123456789, max_retries: 0}\n", u.name, translate.DialectName(u.client.Dialect()), u.url, u.name)
+		cfg += u.configLine()
 		models += fmt.Sprintf("  - {name: m-%s, upstream: %s}\n", u.name, u.name)
 	}
 	dir := t.TempDir()
