@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +16,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
+	"github.com/openai/openai-go/v3"
+	ooption "github.com/openai/openai-go/v3/option"
 )
 
 // slowChat is a chat-completions upstream that streams n words, one every
@@ -302,4 +308,74 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
+}
+
+// Codex on a WebSocket when the gateway drains: the response in flight on
+// one connection finishes whole, then the connection closes with 1001
+// (going away) so that Codex reconnects to another replica; an idle
+// connection closes at once; and the process waits for both before it
+// exits 0. The HTTP server's shutdown forgets upgraded connections, so
+// without this the response was cut when the process exited.
+func TestDrainLetsWebSocketResponsesFinish(t *testing.T) {
+	up, started := slowChat(t, 10, 150*time.Millisecond)
+	r := start(t, writeConfig(t, drainConfig(up.URL, "30s")), t.TempDir())
+	r.waitReady(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := openai.NewClient(ooption.WithBaseURL(r.url+"/v1"), ooption.WithAPIKey(clientKey), ooption.WithMaxRetries(0))
+	busy, err := client.Beta.Responses.Connect(ctx, openai.BetaResponseConnectionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	idle, err := client.Beta.Responses.Connect(ctx, openai.BetaResponseConnectionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = idle.Close() }()
+	if err := busy.SendRaw(ctx, json.RawMessage(`{"type":"response.create","model":"m","input":"hi"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the response reached the upstream", func() bool { return started.Load() == 1 })
+	signalled := time.Now()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The idle connection is closed at once, going away.
+	if _, err := idle.RecvRaw(ctx); websocketStatus(err) != 1001 {
+		t.Errorf("the idle connection ended with %v, want a close with 1001", err)
+	}
+	var text strings.Builder
+	completed := false
+	for {
+		raw, err := busy.RecvRaw(ctx)
+		if err != nil {
+			if !completed || websocketStatus(err) != 1001 {
+				t.Errorf("the busy connection ended with %v (completed: %v), want its response whole, then a close with 1001", err, completed)
+			}
+			break
+		}
+		var ev struct {
+			Type, Delta string
+		}
+		_ = json.Unmarshal(raw, &ev)
+		text.WriteString(ev.Delta)
+		completed = completed || ev.Type == "response.completed"
+	}
+	if !strings.Contains(text.String(), "word9") {
+		t.Errorf("the response in flight was cut: %q", text.String())
+	}
+	if since := time.Since(signalled); since < time.Second {
+		t.Errorf("the response ended %s after the signal: sooner than the upstream sent it", since)
+	}
+	<-r.done
+	if r.exit != nil || !strings.Contains(r.logs.String(), "drained") {
+		t.Errorf("parley exited with %v:\n%s", r.exit, r.logs.String())
+	}
+}
+
+// websocketStatus is the close code an error from a WebSocket read
+// carries, or -1.
+func websocketStatus(err error) int {
+	return int(websocket.CloseStatus(err))
 }

@@ -35,6 +35,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -100,8 +101,15 @@ type Server struct {
 	// stateful is the first stateful client dialect, whose errors the
 	// Connect Response service uses; nil when there is none.
 	stateful *clientDialect
-	// draining is set when the gateway has begun shutting down.
-	draining atomic.Bool
+	// draining is set when the gateway has begun shutting down; drained
+	// is closed then, for the WebSocket connections to close themselves.
+	draining  atomic.Bool
+	drainOnce sync.Once
+	drained   chan struct{}
+	// sockets counts the WebSocket connections open: the HTTP server
+	// forgets a connection once it is upgraded, so the shutdown waits for
+	// them here (WaitSockets).
+	sockets sync.WaitGroup
 	// bodies bounds the request bodies held at once.
 	bodies bodyBudget
 	// Governance: managed keys, limits and the ledger, and the admin API.
@@ -133,6 +141,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{
 		mux:       http.NewServeMux(),
+		drained:   make(chan struct{}),
 		log:       log,
 		metrics:   newMetrics(reg),
 		tasks:     o.Tasks,
@@ -202,7 +211,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Drain marks the gateway as shutting down: from now on readiness
 // answers 503, so that load balancers send new requests elsewhere, while
 // the requests in flight go on.
-func (s *Server) Drain() { s.draining.Store(true) }
+//
+// Every WebSocket connection finishes the response it is serving and
+// then closes with 1001 (going away), so that its client reconnects to
+// another replica; an idle one closes at once.
+func (s *Server) Drain() {
+	s.draining.Store(true)
+	s.drainOnce.Do(func() { close(s.drained) })
+}
+
+// WaitSockets waits until every WebSocket connection has closed, or ctx
+// ends. The HTTP server's shutdown does not wait for them.
+func (s *Server) WaitSockets(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.sockets.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // ready answers /readyz and /healthz: 200 while the gateway takes new
 // requests, 503 once it drains.

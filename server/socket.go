@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/coder/websocket"
 
@@ -19,19 +20,35 @@ import (
 // stream goes back one event a message. A message that is no request,
 // and an error before the first event, is answered with the dialect's
 // error message; the connection stays open for the next request.
+//
+// When the gateway drains, a connection finishes the response it is
+// serving and closes with 1001 (going away), an idle one at once, so that
+// the client reconnects to another replica and no response is cut; the
+// shutdown waits for them (WaitSockets).
 func (s *Server) socket(c *clientDialect) http.Handler {
 	sock := c.d.Socket
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			http.Error(w, "the gateway is shutting down", http.StatusServiceUnavailable)
+			return
+		}
 		conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 		if err != nil {
 			return // Accept answered the failed upgrade
 		}
+		s.sockets.Add(1)
+		defer s.sockets.Done()
 		defer func() { _ = conn.CloseNow() }()
 		conn.SetReadLimit(s.state().maxBody)
 		ctx := r.Context()
+		idle := s.closeOnDrain(conn)
+		defer idle.stop()
 		for {
+			if !idle.wait() {
+				return
+			}
 			_, msg, err := conn.Read(ctx)
-			if err != nil {
+			if err != nil || !idle.busy() {
 				return
 			}
 			out := &socketWriter{ctx: ctx, conn: conn, sock: sock, header: http.Header{}}
@@ -57,6 +74,75 @@ func (s *Server) socket(c *clientDialect) http.Handler {
 	})
 }
 
+// goingAway is the close a draining gateway gives a connection.
+const goingAway = "the gateway is restarting; reconnect"
+
+// drainWatch closes a connection when the gateway drains while the
+// connection waits for its next request; a connection serving one closes
+// when it is done (wait).
+type drainWatch struct {
+	mu      sync.Mutex
+	serving bool
+	closed  bool
+	conn    *websocket.Conn
+	drained <-chan struct{}
+	done    chan struct{}
+}
+
+func (s *Server) closeOnDrain(conn *websocket.Conn) *drainWatch {
+	d := &drainWatch{conn: conn, drained: s.drained, done: make(chan struct{})}
+	go func() {
+		select {
+		case <-d.drained:
+			d.mu.Lock()
+			idle := !d.serving && !d.closed
+			d.closed = d.closed || idle
+			d.mu.Unlock()
+			if idle {
+				// The handler is waiting in Read, which ends when the
+				// close handshake does.
+				_ = conn.Close(websocket.StatusGoingAway, goingAway)
+			}
+		case <-d.done:
+		}
+	}()
+	return d
+}
+
+// wait is called before reading the next request: false when the
+// connection has closed, or has closed now because the gateway drains.
+func (d *drainWatch) wait() bool {
+	d.mu.Lock()
+	d.serving = false
+	if d.closed {
+		d.mu.Unlock()
+		return false
+	}
+	select {
+	case <-d.drained:
+		d.closed = true
+		d.mu.Unlock()
+		_ = d.conn.Close(websocket.StatusGoingAway, goingAway)
+		return false
+	default:
+		d.mu.Unlock()
+		return true
+	}
+}
+
+// busy marks the connection as serving the request just read; false when
+// the drain closed it meanwhile.
+func (d *drainWatch) busy() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return false
+	}
+	d.serving = true
+	return true
+}
+
+func (d *drainWatch) stop() { close(d.done) }
 // socketWriter is the response of one request on a WebSocket: a stream's
 // server-sent events go out one message each as they are flushed; any
 // other reply (an error) goes out as the dialect's error message at the

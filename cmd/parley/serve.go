@@ -195,7 +195,8 @@ const drainNotice = time.Second
 // drain shuts the gateway down without cutting what is in flight:
 // readiness answers 503 at once, the listener stops accepting, the task
 // service stops claiming work (giving up the claims it holds), and
-// requests and streams run to their end; when grace runs out first, those
+// requests and streams run to their end (WebSocket connections close
+// after their current response); when grace runs out first, those
 // left are ended with the shutdown error, each in its dialect. A second
 // signal ends everything at once.
 func drain(log *slog.Logger, handler *server.Server, srv *http.Server, ln net.Listener, conns *connStates, stopWork func(),
@@ -216,6 +217,11 @@ func drain(log *slog.Logger, handler *server.Server, srv *http.Server, ln net.Li
 		err := srv.Shutdown(graceCtx)
 		if errors.Is(err, net.ErrClosed) {
 			err = nil // the listener, closed above
+		}
+		if err == nil {
+			// WebSocket connections, which the HTTP server no longer
+			// tracks, finish their responses and close themselves.
+			err = handler.WaitSockets(graceCtx)
 		}
 		done <- err
 	}()
@@ -244,6 +250,7 @@ func drain(log *slog.Logger, handler *server.Server, srv *http.Server, ln net.Li
 	if err := srv.Shutdown(last); err != nil {
 		_ = srv.Close()
 	}
+	_ = handler.WaitSockets(last)
 	return nil
 }
 
