@@ -143,6 +143,7 @@ func (d *drainWatch) busy() bool {
 }
 
 func (d *drainWatch) stop() { close(d.done) }
+
 // socketWriter is the response of one request on a WebSocket: a stream's
 // server-sent events go out one message each as they are flushed; any
 // other reply (an error) goes out as the dialect's error message at the
