@@ -1,0 +1,214 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// The streamed reply: events relayed or rendered as they come, flushed
+// once per burst of what the upstream has sent (dispatch.Call.Pace).
+
+// endedBy is the error a request ended with: the shutdown, when the
+// gateway's grace period ran out under it (its context's cause), rather
+// than the cancellation the shutdown caused.
+func endedBy(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), translate.ErrShuttingDown) {
+		return translate.ErrShuttingDown
+	}
+	return err
+}
+
+// streamWriter sends the reply's headers with its first byte, so that an
+// error before it can still be a status and a JSON body.
+type streamWriter struct {
+	x       *clientRequest
+	rc      *http.ResponseController
+	ctype   string
+	started bool
+	err     error
+}
+
+func (sw *streamWriter) Write(p []byte) (int, error) {
+	if sw.err != nil {
+		return 0, sw.err
+	}
+	if !sw.started {
+		sw.started = true
+		h := sw.x.w.Header()
+		h.Set("Content-Type", sw.ctype)
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		sw.x.setDropped()
+		sw.x.w.WriteHeader(http.StatusOK)
+		sw.x.status = http.StatusOK
+	}
+	n, err := sw.x.w.Write(p)
+	if err != nil {
+		sw.err = err
+	}
+	return n, err
+}
+
+func (sw *streamWriter) flush() {
+	if sw.started && sw.err == nil {
+		if err := sw.rc.Flush(); err != nil {
+			sw.err = err
+		}
+	}
+}
+
+// stream relays a stream event by event, framed as the dialect says,
+// flushing whenever nothing more is at hand (dispatch.Call.Pace).
+func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing) {
+	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
+	out := sse.NewWriter(sw)
+	if framing == translate.FramingJSONArray {
+		sw.ctype = "application/json"
+		out = sse.NewJSONArrayWriter(sw)
+	}
+	enc := x.c.NewStreamEncoder(req)
+	ctx, cancel := context.WithCancel(x.r.Context())
+	defer cancel()
+	var failed *parleyv1.Error
+	// ended is true once the stream's last event has been written: a
+	// client that leaves after reading it (an SDK stops at the end it
+	// knows) cut nothing, whatever reading on then finds.
+	ended, delivered := false, false
+	for ev, err := range x.st.d.Stream(ctx, req, &x.call) {
+		if delivered {
+			break
+		}
+		if err == nil {
+			ended = ended || ev.GetDone() != nil
+			if x.turn != nil {
+				x.turn.Observe(ctx, ev)
+			}
+			x.note(ev)
+			if x.call.Forwarded && ev.GetError() == nil {
+				err = x.relay(out)
+			} else {
+				// An error is rendered from its canonical form, never
+				// relayed: what reaches the client is Parley's to vet.
+				x.call.TakeFrames()
+				err = enc.Encode(out, ev)
+				if err != nil && sw.err == nil {
+					// The upstream's stream broke the canonical order.
+					err = translate.UpstreamProtocol(x.call.Dialect, err)
+				}
+			}
+		}
+		if sw.err != nil {
+			// The client went away: stop reading the upstream.
+			failed = translate.ToProto(context.Canceled)
+			break
+		}
+		if err != nil {
+			failed = translate.ToProto(endedBy(ctx, err))
+			if failed.GetRequestId() == "" {
+				failed.RequestId = x.id
+			}
+			if !sw.started {
+				x.fail(err)
+				return
+			}
+			_ = enc.Fail(out, failed)
+			break
+		}
+		if !x.call.Pace.More {
+			// The upstream's burst has been written whole: send it. A
+			// burst goes out as one write rather than one per event.
+			sw.flush()
+			delivered = ended && sw.err == nil
+		}
+	}
+	if x.call.Forwarded && failed == nil {
+		// Upstream events after the last canonical one ([DONE], say).
+		_ = x.relay(out)
+	}
+	if !sw.started && failed == nil {
+		// A stream with no events at all: still a valid (empty) reply.
+		sw.ctype = "text/event-stream"
+	}
+	_ = out.Close()
+	sw.flush()
+	if failed != nil && failed.GetCode() == parleyv1.Code_CODE_CANCELED {
+		x.status = 499
+	}
+	x.done(failed)
+}
+
+// relay writes the upstream's own events read so far, for a stream whose
+// request was forwarded: client and upstream speak one dialect, so what
+// the upstream sent is what the client's encoder would have written, and
+// the canonical events were decoded only to be observed.
+func (x *clientRequest) relay(out *sse.Writer) error {
+	for _, f := range x.call.TakeFrames() {
+		if err := out.Event(f.Type, f.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// note keeps what the metrics need of an event: time to first token and
+// the latest usage. A start without a response id gets the request's.
+func (x *meter) note(ev *parleyv1.StreamEvent) {
+	switch e := ev.GetEvent().(type) {
+	case *parleyv1.StreamEvent_Start:
+		r := e.Start.GetResponse()
+		if r.GetId() == "" && r != nil {
+			r.Id = x.id
+		}
+		if u := r.GetUsage(); u != nil {
+			x.usage = mergeUsage(x.usage, u)
+		}
+		if x.span != nil {
+			x.model = r.GetModel()
+		}
+	case *parleyv1.StreamEvent_PartDelta:
+		if x.ttft == 0 {
+			x.ttft = time.Since(x.start)
+		}
+		d := e.PartDelta
+		x.outBytes += int64(len(d.GetText()) + len(d.GetArguments()) + len(d.GetReasoningText()) + len(d.GetRefusal()) + len(d.GetReasoningSummary().GetText()))
+	case *parleyv1.StreamEvent_PartStart:
+		if x.ttft == 0 {
+			x.ttft = time.Since(x.start)
+		}
+	case *parleyv1.StreamEvent_Usage:
+		x.usage = mergeUsage(x.usage, e.Usage)
+	case *parleyv1.StreamEvent_Finish:
+		if x.span != nil {
+			x.finishes = append(x.finishes, finishName(e.Finish.GetReason()))
+		}
+	}
+}
+
+// mergeUsage applies a usage update: set fields replace, unset keep.
+func mergeUsage(old, u *parleyv1.Usage) *parleyv1.Usage {
+	if old == nil {
+		old = &parleyv1.Usage{}
+	}
+	if u.InputTokens != nil {
+		old.InputTokens = u.InputTokens
+	}
+	if u.OutputTokens != nil {
+		old.OutputTokens = u.OutputTokens
+	}
+	if u.CacheReadTokens != nil {
+		old.CacheReadTokens = u.CacheReadTokens
+	}
+	if u.CacheCreationTokens != nil {
+		old.CacheCreationTokens = u.CacheCreationTokens
+	}
+	if u.ReasoningTokens != nil {
+		old.ReasoningTokens = u.ReasoningTokens
+	}
+	return old
+}
