@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
+)
+
+// TestMain lets the test binary serve as the reverse proxy: the harness
+// starts its baseline by running its own executable with -serve-proxy,
+// which under go test is this binary.
+func TestMain(m *testing.M) {
+	if os.Getenv(proxyRoleEnv) == "proxy" {
+		if err := mainErr(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSmoke runs the whole harness in a tiny mode, one round of a few
+// dozen requests per scenario and twenty held streams, on both targets,
+// and checks that the report holds what it must. It asserts nothing about
+// timings: those are the benchmark's to report, not a test's to judge.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Parley and starts several processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the benchmark reads /proc")
+	}
+	opts := options{
+		rounds: 1, requests: 40, concs: []int{1, 32}, routes: defaultRoutes, filter: regexp.MustCompile(""),
+		streams: 20, settle: 50 * time.Millisecond, openTimeout: 3 * time.Second,
+	}
+	var progress strings.Builder
+	res, err := run(context.Background(), opts, &progress)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	res.summarize()
+	if want := len(defaultRoutes) * 2 * len(opts.concs); len(res.Scenarios) != want {
+		t.Errorf("%d scenarios measured, want %d", len(res.Scenarios), want)
+	}
+	for _, s := range res.Scenarios {
+		for _, kind := range []targetKind{direct, proxy, parley} {
+			checkTarget(t, s, kind)
+		}
+	}
+	if len(res.Held) != len(defaultRoutes) {
+		t.Errorf("%d held-stream routes measured, want %d", len(res.Held), len(defaultRoutes))
+	}
+	for _, h := range res.Held {
+		checkHeld(t, h)
+	}
+	var report strings.Builder
+	printReport(&report, res)
+	for _, want := range []string{"Measured", "Parley / ReverseProxy", "Memory per held stream", "Goals"} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("the report has no %q section:\n%s", want, report.String())
+		}
+	}
+	if t.Failed() {
+		t.Logf("progress:\n%s\nreport:\n%s", progress.String(), report.String())
+	}
+}
+
+// checkTarget checks that kind was measured on s, with replies, none
+// failed, and (but for the direct call) the target's CPU read.
+func checkTarget(t *testing.T, s *scenarioResult, kind targetKind) {
+	t.Helper()
+	runs := s.Runs[kind]
+	if len(runs) != 1 {
+		t.Errorf("%s on %s: %d runs, want 1", s.Name, kind, len(runs))
+		return
+	}
+	r := runs[0]
+	if r.RPS <= 0 || r.Requests == 0 {
+		t.Errorf("%s on %s: no throughput (%d requests)", s.Name, kind, r.Requests)
+	}
+	if r.Errors > 0 {
+		t.Errorf("%s on %s: %d requests failed, first: %s", s.Name, kind, r.Errors, r.FirstError)
+	}
+	if (r.CPUPerReqUS != nil) != (kind != direct) {
+		t.Errorf("%s on %s: CPU per request measured: %v", s.Name, kind, r.CPUPerReqUS != nil)
+	}
+}
+
+// checkHeld checks that the held streams of a route were measured on both
+// targets, and that the proxy's opened: they show the harness works.
+// Parley's failing to send a held stream's first events is a finding the
+// report shows, logged here rather than failed.
+func checkHeld(t *testing.T, h *heldResult) {
+	t.Helper()
+	for _, kind := range []targetKind{proxy, parley} {
+		if len(h.Runs[kind]) != 1 {
+			t.Errorf("%s on %s: %d measurements, want 1", h.Name, kind, len(h.Runs[kind]))
+		}
+	}
+	for _, m := range h.Runs[proxy] {
+		if m.KBPerStream == nil {
+			t.Errorf("%s on the proxy: no measurement: %s", h.Name, m.FirstError)
+		}
+	}
+	for _, m := range h.Runs[parley] {
+		if m.KBPerStream == nil {
+			t.Logf("%s on parley: no measurement: %s", h.Name, m.FirstError)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The mock upstreams: one loopback HTTP server per dialect, in the
+// benchmark's own process, answering at once with a fixed reply. A fast
+// upstream is what makes the gateway in front of it the thing measured,
+// so a stream goes out in one write, the way a burst of buffered events
+// leaves a real service's socket.
+
+// mock is the upstream of one dialect.
+type mock struct {
+	dialect dialect
+	url     string
+	// whole is the JSON reply; stream the whole event stream, which a
+	// held stream sends as head, then tail once released.
+	whole, stream, head, tail []byte
+	gate                      *gate
+	srv                       *http.Server
+}
+
+// mocks holds the upstream of every dialect, and the gate their held
+// streams wait on.
+type mocks struct {
+	byDialect map[dialect]*mock
+	gate      *gate
+}
+
+// startMocks starts the four mock upstreams on free loopback ports.
+func startMocks() (*mocks, error) {
+	ms := &mocks{byDialect: map[dialect]*mock{}, gate: newGate()}
+	for _, d := range []dialect{messages, chat, responses, generate} {
+		m, err := startMock(d, ms.gate)
+		if err != nil {
+			ms.close()
+			return nil, err
+		}
+		ms.byDialect[d] = m
+	}
+	return ms, nil
+}
+
+// close stops every mock, ending the streams still held.
+func (ms *mocks) close() {
+	ms.gate.release()
+	for _, m := range ms.byDialect {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := m.srv.Shutdown(ctx); err != nil {
+			_ = m.srv.Close()
+		}
+		cancel()
+	}
+}
+
+func startMock(d dialect, g *gate) (*mock, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	rep := replyFor(d)
+	m := &mock{
+		dialect: d, url: "http://" + ln.Addr().String(), gate: g,
+		whole: rep.whole, stream: bytes.Join(rep.events, nil),
+		head: bytes.Join(rep.events[:rep.head], nil), tail: bytes.Join(rep.events[rep.head:], nil),
+	}
+	mux := http.NewServeMux()
+	switch d {
+	case messages:
+		mux.HandleFunc("POST /v1/messages", m.serve)
+	case chat:
+		mux.HandleFunc("POST /v1/chat/completions", m.serve)
+	case responses:
+		mux.HandleFunc("POST /v1/responses", m.serve)
+	case generate:
+		mux.HandleFunc("POST /v1beta/models/{call}", m.serve)
+	}
+	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = m.srv.Serve(ln) }()
+	return m, nil
+}
+
+// serve answers one request: whole, streamed, or streamed and held.
+func (m *mock) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	stream, err := m.wantsStream(r, body)
+	if err != nil {
+		http.Error(w, "decoding the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(m.whole)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	if !bytes.Contains(body, []byte(holdSuffix)) && !strings.Contains(r.URL.Path, holdSuffix) {
+		_, _ = w.Write(m.stream)
+		return
+	}
+	m.hold(w, r)
+}
+
+// wantsStream reads whether the request asks for a stream: the
+// content-generation dialect says so in its path, the others in the body.
+func (m *mock) wantsStream(r *http.Request, body []byte) (bool, error) {
+	if m.dialect == generate {
+		return strings.HasSuffix(r.PathValue("call"), ":streamGenerateContent"), nil
+	}
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	err := json.Unmarshal(body, &req)
+	return req.Stream, err
+}
+
+// hold sends the first events of the stream, then waits for the gate (or
+// the client leaving) before it sends the rest: a stream held open, as a
+// model that thinks for a long time holds it.
+func (m *mock) hold(w http.ResponseWriter, r *http.Request) {
+	released := m.gate.wait()
+	_, _ = w.Write(m.head)
+	if err := http.NewResponseController(w).Flush(); err != nil {
+		return
+	}
+	select {
+	case <-released:
+		_, _ = w.Write(m.tail)
+	case <-r.Context().Done():
+	}
+}
+
+// gate holds streams until it is released; after a release it holds the
+// next ones again.
+type gate struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+// wait returns the channel the streams arriving now wait on.
+func (g *gate) wait() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ch
+}
+
+// release lets every stream held so far finish.
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	close(g.ch)
+	g.ch = make(chan struct{})
+}
+
+// url returns the base URL of the mock of d.
+func (ms *mocks) url(d dialect) string { return ms.byDialect[d].url }
