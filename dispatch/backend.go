@@ -285,6 +285,7 @@ func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Ca
 	if out, err = b.up.EncodeRequest(req, t); err != nil {
 		return nil, err
 	}
+	out.Dropped = append(out.Dropped, translate.ForeignSettings(req, b.up.Dialect())...)
 	return out, b.prepare(cloud.OpGenerate, out, t)
 }
 

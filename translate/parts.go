@@ -2,6 +2,8 @@ package translate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
@@ -94,4 +96,27 @@ func IDChars(s string) bool {
 		}
 	}
 	return true
+}
+
+// ForeignSettings lists the members of a client's request that have no
+// canonical field (kept in its extension bag, a nested member as a.b),
+// when the request goes to an upstream of another dialect: only an
+// upstream of the client's dialect gets them back, so toward any other
+// they are lost, and Outgoing.Dropped names them (the messages style's
+// top-level cache_control and context_management, the responses style's
+// context_management, say). Parley's own markers (@...) are not members.
+func ForeignSettings(req *parleyv1.Request, upstream parleyv1.Dialect) []string {
+	ext := req.GetExtensions()
+	d := ext.GetDialect()
+	if len(ext.GetFields()) == 0 || d == upstream || d == parleyv1.Dialect_DIALECT_UNSPECIFIED || d == parleyv1.Dialect_DIALECT_CANONICAL {
+		return nil
+	}
+	var out []string
+	for k := range ext.GetFields() {
+		if k != "" && k[0] != '@' {
+			out = append(out, strings.ReplaceAll(k, "/", "."))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
