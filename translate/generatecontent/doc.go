@@ -38,8 +38,11 @@
 //     function response without an id the id of the first unanswered call
 //     of the same name in the model turn before it, else the first
 //     unanswered call. Made-up ids are never shown to a client of this
-//     dialect, and no id is sent to an upstream of this dialect unless a
-//     client of this dialect gave it.
+//     dialect, nor sent to an upstream of it; every other id is, on the
+//     call and on its response, whatever dialect the client spoke: Gemini
+//     3 models give every call an id and match each response to its call
+//     by it (a response whose id matches no call is refused), and earlier
+//     models ignore ids.
 //   - Tool results. A function response's response object is the result's
 //     text, as JSON. Toward an upstream, a result that is one JSON object is
 //     sent as the response; any other result is {"output": text}, or

@@ -191,7 +191,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 			return Part{}, false, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", tc.GetId())
 		}
 		fc := &FunctionCall{Name: translate.CallName(tc), Args: jsontext.Value(args), Unknown: e.partUnknown(p, "functionCall")}
-		if e.same && !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
+		if !synthetic(p, tc.GetId()) {
 			fc.ID = tc.GetId()
 		}
 		w.FunctionCall = fc

@@ -61,14 +61,16 @@ func TestSystemTurnsAndToolResults(t *testing.T) {
 		t.Fatalf("contents = %s", jsonOf(contents))
 	}
 	calls := jsonOf(contents[1])
-	if strings.Contains(calls, `"id"`) || !strings.Contains(calls, "skip_thought_signature_validator") == strings.Contains(calls, base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator"))) {
+	// The calls keep their ids, and their responses the same ones: Gemini
+	// 3 models match each response to its call by id.
+	if !strings.Contains(calls, `"id":"toolu_1"`) || !strings.Contains(calls, `"id":"toolu_2"`) || !strings.Contains(calls, "skip_thought_signature_validator") == strings.Contains(calls, base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator"))) {
 		t.Errorf("calls of another service: %s", calls)
 	}
 	resp := contents[2].(map[string]any)["parts"].([]any)
-	if got := jsonOf(resp[0]); got != `{"functionResponse":{"name":"weather","response":{"temp":3}}}` {
+	if got := jsonOf(resp[0]); got != `{"functionResponse":{"id":"toolu_1","name":"weather","response":{"temp":3}}}` {
 		t.Errorf("object result = %s", got)
 	}
-	if got := jsonOf(resp[1]); got != `{"functionResponse":{"name":"weather","response":{"error":"service down"}}}` {
+	if got := jsonOf(resp[1]); got != `{"functionResponse":{"id":"toolu_2","name":"weather","response":{"error":"service down"}}}` {
 		t.Errorf("error result = %s", got)
 	}
 	if got := jsonOf(resp[2]); got != "{\"text\":\"<system-reminder>\\nAnswer in Italian.\\n</system-reminder>\"}" {

@@ -2,6 +2,7 @@ package generatecontent
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -372,7 +373,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		}
 	}
 	fr := &FunctionResponse{Name: name, Unknown: e.partUnknown(p, "functionResponse")}
-	if e.same && !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
+	if !synthetic(p, tr.GetCallId()) {
 		fr.ID = tr.GetCallId()
 	}
 	s := strings.TrimSpace(text.String())
@@ -406,6 +407,19 @@ func (e *encoder) callName(id string) string {
 
 // syntheticID names a call the service gave no id: stable for the same
 // reply, distinct across replies (whose ids differ).
+// synthetic reports whether a call id is one Parley made for a call the
+// service gave none (syntheticID), which the service is not sent: marked
+// so by a client of this dialect, or of that form from any client. Any
+// other id goes to the service on the call and on its response: Gemini 3
+// models match each response to its call by id, and answer nothing when
+// they cannot (earlier models ignore ids).
+func synthetic(p *parleyv1.Part, id string) bool {
+	return id == "" || jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) || syntheticForm.MatchString(id)
+}
+
+// syntheticForm is the form of syntheticID's ids.
+var syntheticForm = regexp.MustCompile(`^call_(?:[A-Za-z0-9_-]*_)?\d+_\d+$`)
+
 func syntheticID(respID string, cand, part int) string {
 	if respID == "" {
 		return fmt.Sprintf("call_%d_%d", cand, part)
