@@ -228,3 +228,66 @@ func TestToolResultMediaFollowsTheFunctionResponse(t *testing.T) {
 		t.Errorf("the image was omitted: %s", out.Body)
 	}
 }
+
+// Toward a Gemini 3 model, which reads media inside a function response,
+// the image goes there (functionResponse.parts, named by a display name
+// the response text points at), and nowhere else; and a Gemini client's
+// function response with media inside reaches another dialect's upstream
+// with the media in the tool result (issue 18, item 9).
+func TestToolResultMediaInsideTheFunctionResponse(t *testing.T) {
+	req := screenshotTurn(t)
+	out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: "gemini-3-pro-preview"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkcheck.GenerateContentRequest(t, out.Body)
+	var w struct {
+		Contents []struct {
+			Parts []struct {
+				InlineData       *struct{ MimeType, Data string }
+				FunctionResponse *struct {
+					ID       string         `json:"id"`
+					Response map[string]any `json:"response"`
+					Parts    []struct {
+						InlineData *struct{ MimeType, Data, DisplayName string }
+					} `json:"parts"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(out.Body, &w); err != nil {
+		t.Fatal(err)
+	}
+	last := w.Contents[len(w.Contents)-1]
+	var fr = last.Parts[0].FunctionResponse
+	if fr == nil || len(fr.Parts) != 1 || fr.Parts[0].InlineData == nil {
+		t.Fatalf("the function response: %s", out.Body)
+	}
+	img := fr.Parts[0].InlineData
+	if img.MimeType != "image/png" || img.Data != screenPNG || img.DisplayName != "toolu_1-0.png" || fr.ID != "toolu_1" {
+		t.Errorf("the image inside the response: %+v, id %q", img, fr.ID)
+	}
+	if s := fmt.Sprint(fr.Response["output"]); !strings.Contains(s, "done") || !strings.Contains(s, "toolu_1-0.png") {
+		t.Errorf("the function response says %q", s)
+	}
+	for _, p := range last.Parts {
+		if p.InlineData != nil {
+			t.Errorf("the image went beside the function response too: %s", out.Body)
+		}
+	}
+
+	// The Gemini CLI's function response with an image inside, toward a
+	// messages upstream: the tool result holds the image.
+	gc, err := generatecontent.Client{}.DecodeRequest(&translate.Incoming{Model: "gemini-3-pro-preview", Body: []byte(`{"contents":[
+		{"role":"user","parts":[{"text":"Read the chart."}]},
+		{"role":"model","parts":[{"functionCall":{"id":"fc1","name":"read_file","args":{"path":"chart.png"}}}]},
+		{"role":"user","parts":[{"functionResponse":{"id":"fc1","name":"read_file","response":{"output":"the chart"},"parts":[{"inlineData":{"mimeType":"image/png","data":"` + screenPNG + `","displayName":"chart.png"}}]}}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := upstreamBody(t, messages.Upstream{}, gc)
+	result := fmt.Sprint(m["messages"].([]any)[2])
+	if !strings.Contains(result, "tool_result") || !strings.Contains(result, screenPNG[:24]) {
+		t.Errorf("the tool result toward a messages upstream: %s", result)
+	}
+}

@@ -47,12 +47,16 @@
 //     text, as JSON. Toward an upstream, a result that is one JSON object is
 //     sent as the response; any other result is {"output": text}, or
 //     {"error": text} for a failed call (the keys the service's SDKs use).
-//     The function name comes from the call, else from the result. A
-//     function response holds no media: a client of another dialect's
+//     The function name comes from the call, else from the result. Media
+//     in a function response (its parts, which Gemini 3 models read) are
+//     the result's media. Toward a Gemini 3 model (or later), a result's
+//     images, PDFs and plain text go inside its function response, each
+//     named by a display name the response's text gives. Toward earlier
+//     models, which read no media there, a client of another dialect's
 //     images and documents in a result follow the turn's function
 //     responses as parts of their own, each after a text naming its call,
 //     as the service's own clients send them (the Gemini CLI does), and
-//     the response says where they went; media that cannot go inline is
+//     the response says where they went; media that can go neither way is
 //     described in the response instead.
 //   - Reasoning. A thought (text with thought: true) is a reasoning part;
 //     a thoughtSignature on any part is that part's signature. Thoughts in a

@@ -9,6 +9,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
 // Media: inline data (inlineData) and URIs and files (fileData). The media
@@ -106,4 +107,28 @@ func describeMedia(m *parleyv1.Media) string {
 		return m.GetMimeType()
 	}
 	return strings.ToLower(strings.TrimPrefix(m.GetKind().String(), "MEDIA_KIND_"))
+}
+
+// responseMedia is a piece of media of a function response, as the
+// canonical result's content.
+func responseMedia(fp *FunctionResponsePart, path string) (*parleyv1.Part, error) {
+	p := &parleyv1.Part{}
+	switch {
+	case fp.InlineData != nil:
+		m, err := inlineMedia(fp.InlineData, path+".inlineData")
+		if err != nil {
+			return nil, err
+		}
+		p.Kind = &parleyv1.Part_Media{Media: m}
+		jsonx.Keep(&p.Extensions, thisDialect, "inlineData", fp.InlineData.Unknown)
+	case fp.FileData != nil:
+		if fp.FileData.FileURI == "" {
+			return nil, translate.Invalid(path+".fileData.fileUri", "required field fileUri is missing")
+		}
+		p.Kind = &parleyv1.Part_Media{Media: &parleyv1.Media{Kind: kindOf(fp.FileData.MimeType), MimeType: fp.FileData.MimeType, Source: &parleyv1.Media_Uri{Uri: fp.FileData.FileURI}}}
+		jsonx.Keep(&p.Extensions, thisDialect, "fileData", fp.FileData.Unknown)
+	default:
+		return nil, translate.Invalid(path, "a function response part holds inlineData or fileData")
+	}
+	return p, nil
 }

@@ -93,6 +93,13 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			response = string(compact)
 		}
 		tr := &parleyv1.ToolResult{CallId: fr.ID, Name: fr.Name, Content: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: response}}}}}
+		for j := range fr.Parts {
+			mp, err := responseMedia(&fr.Parts[j], fmt.Sprintf("%s.functionResponse.parts[%d]", path, j))
+			if err != nil {
+				return nil, err
+			}
+			tr.Content = append(tr.Content, mp)
+		}
 		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}
 		if fr.ID == "" {
 			jsonx.KeepValue(&p.Extensions, thisDialect, extSyntheticID, jsontext.Value("true"))

@@ -3,6 +3,7 @@ package generatecontent
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -356,23 +357,31 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		return nil, translate.Unsupported(thisDialect, field+".tool_result.name", "the result of tool call %q names no function, and no call with that id is in the conversation", tr.GetCallId())
 	}
 	var text strings.Builder
+	var nested []FunctionResponsePart
 	for _, c := range tr.GetContent() {
 		switch {
 		case c.GetText() != nil:
 			text.WriteString(c.GetText().GetText())
 		case c.GetMedia() != nil:
-			// A function response holds no media: for a client of another
-			// dialect it follows the function responses of the turn
-			// (resultMedia); what cannot is described rather than lost
-			// silently.
-			if _, err := e.movedMedia(c); err == nil && !e.same {
+			// Gemini 3 models read media inside the function response;
+			// for earlier ones it follows the function responses of the
+			// turn (resultMedia), for a client of another dialect; what
+			// neither can hold is described rather than lost silently.
+			if w, ok := e.nestedMedia(c); ok {
+				name := fmt.Sprintf("%s-%d%s", sanitizeID(tr.GetCallId()), len(nested), mediaExt(c.GetMedia()))
+				if w.InlineData != nil {
+					w.InlineData.Unknown = jsonx.Unknown{"displayName": quoteValue(name)}
+				}
+				nested = append(nested, FunctionResponsePart{InlineData: w.InlineData, FileData: w.FileData})
+				fmt.Fprintf(&text, "[%s attached to this response: %s]", describeMedia(c.GetMedia()), name)
+			} else if _, err := e.movedMedia(c); err == nil && !e.same {
 				fmt.Fprintf(&text, "[%s attached after this response]", describeMedia(c.GetMedia()))
 			} else {
 				fmt.Fprintf(&text, "[%s omitted]", describeMedia(c.GetMedia()))
 			}
 		}
 	}
-	fr := &FunctionResponse{Name: name, Unknown: e.partUnknown(p, "functionResponse")}
+	fr := &FunctionResponse{Name: name, Parts: nested, Unknown: e.partUnknown(p, "functionResponse")}
 	if !synthetic(p, tr.GetCallId()) {
 		fr.ID = tr.GetCallId()
 	}
@@ -485,6 +494,9 @@ func (e *encoder) resultMedia(tr *parleyv1.ToolResult, field string) PartList {
 		if c.GetMedia() == nil {
 			continue
 		}
+		if _, nested := e.nestedMedia(c); nested {
+			continue // inside the function response
+		}
 		w, err := e.movedMedia(c)
 		if err != nil {
 			continue // described in the response instead
@@ -500,4 +512,71 @@ func (e *encoder) movedMedia(c *parleyv1.Part) (Part, error) {
 	var w Part
 	err := e.media(&w, c.GetMedia(), c, "tool_result.content")
 	return w, err
+}
+
+// nestsResultMedia reports whether the upstream's model reads media inside
+// a function response (functionResponse.parts): Gemini 3 models and later
+// do, earlier ones do not.
+func (e *encoder) nestsResultMedia() bool {
+	model := e.t.Model
+	if model == "" {
+		model = e.req.GetModel()
+	}
+	model = model[strings.LastIndexByte(model, '/')+1:]
+	m := geminiMajor.FindStringSubmatch(model)
+	if m == nil {
+		return false
+	}
+	major, err := strconv.Atoi(m[1])
+	return err == nil && major >= 3
+}
+
+var geminiMajor = regexp.MustCompile(`^gemini-(\d+)`)
+
+// nestedMedia is a tool result's media as a part of a function response,
+// when the model reads it there and takes its type (images, PDFs and
+// plain text).
+func (e *encoder) nestedMedia(c *parleyv1.Part) (Part, bool) {
+	if !e.nestsResultMedia() {
+		return Part{}, false
+	}
+	w, err := e.movedMedia(c)
+	if err != nil {
+		return Part{}, false
+	}
+	mt := ""
+	switch {
+	case w.InlineData != nil:
+		mt = w.InlineData.MimeType
+	case w.FileData != nil:
+		mt = w.FileData.MimeType
+	}
+	switch mt {
+	case "image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain":
+		return w, true
+	}
+	return Part{}, false
+}
+
+// mediaExt is the file extension of a media's type, for the name a model
+// sees it by.
+func mediaExt(m *parleyv1.Media) string {
+	switch m.GetMimeType() {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/webp":
+		return ".webp"
+	case "application/pdf":
+		return ".pdf"
+	case "text/plain":
+		return ".txt"
+	}
+	return ""
+}
+
+func quoteValue(s string) jsontext.Value {
+	b, _ := jsontext.AppendQuote(nil, s)
+	return b
 }

@@ -86,7 +86,17 @@ type FunctionResponse struct {
 	ID       string         `json:"id,omitzero"`
 	Name     string         `json:"name"`
 	Response jsontext.Value `json:"response,omitzero"`
-	Unknown  jsonx.Unknown  `json:",embed" jsonschema:"-"`
+	// Parts are media that go with the response, which Gemini 3 models
+	// read (tools.go, nestsResultMedia).
+	Parts   []FunctionResponsePart `json:"parts,omitzero"`
+	Unknown jsonx.Unknown          `json:",embed" jsonschema:"-"`
+}
+
+// FunctionResponsePart is one piece of media of a function response.
+type FunctionResponsePart struct {
+	InlineData *Blob         `json:"inlineData,omitzero,case:ignore"`
+	FileData   *FileData     `json:"fileData,omitzero,case:ignore"`
+	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
 // ExecutableCode is code the model wrote for the service to run.
