@@ -20,10 +20,6 @@ const usageColumns = `request_id, time, day, key, model, upstream, dialect, oper
 // usageWidth is the number of usageColumns.
 const usageWidth = 17
 
-// usagePerInsert bounds the records of one INSERT, well under SQLite's
-// limit of bound variables.
-const usagePerInsert = 200
-
 // usageDay is the UTC day of a record's time, the text its day column
 // holds.
 func usageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
@@ -34,29 +30,34 @@ func usageArgs(args []any, r *store.UsageRecord) []any {
 		r.CostNanos, int64(r.Duration), int64(r.TTFT))
 }
 
-// RecordUsage implements store.Ledger. The records go in a few INSERTs of
-// many rows each, in one write; a request id already stored, by an earlier
-// call or earlier in this one, is skipped.
+// RecordUsage implements store.Ledger. The records go in one write, a
+// prepared single-row INSERT executed for each: the driver binds a
+// statement's variables in time quadratic in their number, so many rows
+// to one statement cost far more than a statement per row. A request id
+// already stored, by an earlier call or earlier in this one, is skipped.
 func (s *SQLite) RecordUsage(ctx context.Context, rs []store.UsageRecord) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	args := make([]any, 0, usageWidth*len(rs))
-	for i := range rs {
-		args = usageArgs(args, &rs[i])
-	}
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", usageWidth), ", ") + ")"
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		for lo := 0; lo < len(rs); lo += usagePerInsert {
-			hi := min(lo+usagePerInsert, len(rs))
-			if _, err := tx.ExecContext(ctx, `INSERT INTO usage_records(`+usageColumns+`) VALUES `+rows(hi-lo, row)+
-				` ON CONFLICT(request_id) DO NOTHING`, args[usageWidth*lo:usageWidth*hi]...); err != nil {
+		stmt, err := tx.PrepareContext(ctx, insertUsage)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = stmt.Close() }()
+		args := make([]any, 0, usageWidth)
+		for i := range rs {
+			if _, err := stmt.ExecContext(ctx, usageArgs(args[:0], &rs[i])...); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 }
+
+// insertUsage stores one usage record.
+var insertUsage = `INSERT INTO usage_records(` + usageColumns + `) VALUES (` +
+	strings.TrimSuffix(strings.Repeat("?, ", usageWidth), ", ") + `) ON CONFLICT(request_id) DO NOTHING`
 
 // usageSums are the sums of a group, in the order of store.UsageSums.
 const usageSums = `count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),

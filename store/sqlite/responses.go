@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -103,19 +102,27 @@ func (s *SQLite) SaveResponse(ctx context.Context, r *parleyv1.StoredResponse) e
 			}
 			return err
 		}
-		// Many rows to a statement: a statement costs more than a row.
-		for lo := from; lo < len(turns); lo += rowsPerInsert {
-			hi := min(lo+rowsPerInsert, len(turns))
-			turnArgs := make([]any, 0, 2*(hi-lo))
-			refArgs := make([]any, 0, 3*(hi-lo))
-			for i := lo; i < hi; i++ {
-				turnArgs = append(turnArgs, hashes[i], bodies[i])
-				refArgs = append(refArgs, r.GetId(), i, hashes[i])
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO turns(hash, body) VALUES `+rows(hi-lo, "(?, ?)")+` ON CONFLICT(hash) DO NOTHING`, turnArgs...); err != nil {
+		if from == len(turns) {
+			return nil
+		}
+		// A prepared statement a row: the driver binds a statement's
+		// variables in time quadratic in their number, so many rows to a
+		// statement cost more than a statement each.
+		turn, err := tx.PrepareContext(ctx, `INSERT INTO turns(hash, body) VALUES (?, ?) ON CONFLICT(hash) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = turn.Close() }()
+		ref, err := tx.PrepareContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = ref.Close() }()
+		for i := from; i < len(turns); i++ {
+			if _, err := turn.ExecContext(ctx, hashes[i], bodies[i]); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO response_turns(response_id, position, hash) VALUES `+rows(hi-lo, "(?, ?, ?)"), refArgs...); err != nil {
+			if _, err := ref.ExecContext(ctx, r.GetId(), i, hashes[i]); err != nil {
 				return err
 			}
 		}
@@ -159,15 +166,6 @@ func (s *SQLite) leads(ctx context.Context, tx *sql.Tx, prev string, hashes [][]
 		return 0, err
 	}
 	return n, nil
-}
-
-// rowsPerInsert bounds the rows of one INSERT, well under SQLite's limit
-// of bound variables.
-const rowsPerInsert = 500
-
-// rows is n copies of a row's placeholders, comma-separated.
-func rows(n int, row string) string {
-	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 // Response implements store.Responses.
