@@ -51,3 +51,9 @@ func BenchmarkAgentToolsToContentGeneration(b *testing.B) {
 		}
 	}
 }
+
+// A chat-completions client of a messages upstream: the load benchmark's
+// stream chat>messages route.
+func BenchmarkStream500MessagesToChatCompletions(b *testing.B) {
+	dialecttest.BenchmarkStream500(b, dialecttest.ChatCompletions, dialecttest.Messages)
+}
