@@ -1,9 +1,13 @@
 package messages
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -43,8 +47,10 @@ type streamDecoder struct {
 
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
 	var w Event
-	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
-		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
+	if !quickDelta(ev.Data, &w) {
+		if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
+			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
+		}
 	}
 	if w.Type == "" {
 		w.Type = ev.Type
@@ -239,4 +245,92 @@ func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
 	}
 	return dst, nil
+}
+
+// Most events of a stream are deltas of text, thinking or tool arguments,
+// which the service writes in one form, member for member. quickDelta
+// reads an event of exactly that form without reflection, into w as
+// jsonx.Unmarshal would (TestQuickDeltaIsTheUnmarshalledEvent); any other
+// event, or anything in that one it cannot read, goes the general way.
+var quickDeltaPrefix = []byte(`{"type":"content_block_delta","index":`)
+
+// quickDeltaForms are the delta forms quickDelta reads: what follows the
+// index up to the text's string, and where the text goes.
+var quickDeltaForms = []struct {
+	form []byte
+	typ  string
+	set  func(*Delta, *string)
+}{
+	{[]byte(`,"delta":{"type":"text_delta","text":`), "text_delta", func(d *Delta, s *string) { d.Text = s }},
+	{[]byte(`,"delta":{"type":"input_json_delta","partial_json":`), "input_json_delta", func(d *Delta, s *string) { d.PartialJSON = s }},
+	{[]byte(`,"delta":{"type":"thinking_delta","thinking":`), "thinking_delta", func(d *Delta, s *string) { d.Thinking = s }},
+}
+
+func quickDelta(b []byte, w *Event) bool {
+	if !bytes.HasPrefix(b, quickDeltaPrefix) {
+		return false
+	}
+	b = b[len(quickDeltaPrefix):]
+	var index int64
+	n := 0
+	for ; n < len(b) && n < 9 && b[n] >= '0' && b[n] <= '9'; n++ {
+		index = index*10 + int64(b[n]-'0')
+	}
+	if n == 0 || n == 9 || n > 1 && b[0] == '0' {
+		return false
+	}
+	b = b[n:]
+	for _, f := range quickDeltaForms {
+		if !bytes.HasPrefix(b, f.form) {
+			continue
+		}
+		str := b[len(f.form):]
+		end := stringEnd(str)
+		if end < 0 || string(str[end:]) != "}}" {
+			return false
+		}
+		s, ok := unquote(str[:end])
+		if !ok {
+			return false
+		}
+		*w = Event{Type: "content_block_delta", Index: &index, Delta: &Delta{Type: f.typ}}
+		f.set(w.Delta, &s)
+		return true
+	}
+	return false
+}
+
+// stringEnd is the length of the JSON string token b starts with, or -1.
+func stringEnd(b []byte) int {
+	if len(b) == 0 || b[0] != '"' {
+		return -1
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// unquote is the text of a JSON string token: the bytes between its
+// quotes when nothing in them needs reading (no escape, no control
+// character, valid UTF-8), else as jsontext unquotes it.
+func unquote(tok []byte) (string, bool) {
+	inner := tok[1 : len(tok)-1]
+	plain := utf8.Valid(inner)
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(inner), true
+	}
+	text, err := jsontext.AppendUnquote(nil, tok)
+	return string(text), err == nil
 }

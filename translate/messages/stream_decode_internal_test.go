@@ -1,0 +1,67 @@
+package messages
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// TestQuickDeltaIsTheUnmarshalledEvent: every delta event quickDelta
+// reads, in the recorded streams and in awkward forms, is the event
+// jsonx.Unmarshal reads; what it declines, the general way reads.
+func TestQuickDeltaIsTheUnmarshalledEvent(t *testing.T) {
+	var datas [][]byte
+	files, _ := filepath.Glob("../../testdata/messages/*/stream.sse")
+	more, _ := filepath.Glob("../../testdata/cross_table/*/messages/stream.sse")
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sse.NewReader(bytes.NewReader(b), 0)
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			datas = append(datas, append([]byte(nil), ev.Data...))
+		}
+	}
+	for _, s := range []string{
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>"}}`,
+		`{"type":"content_block_delta","index":12,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":""}}`,
+		// Declined: the general way reads these.
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}`,
+		`{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"x"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"bad \x"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}} `,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}`,
+	} {
+		datas = append(datas, []byte(s))
+	}
+	quick := 0
+	for _, data := range datas {
+		var fast Event
+		if !quickDelta(data, &fast) {
+			continue
+		}
+		quick++
+		var slow Event
+		if err := jsonx.Unmarshal(data, &slow); err != nil {
+			t.Errorf("quickDelta read %s, which does not unmarshal: %v", data, err)
+			continue
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s:\nquick %+v %+v\nslow  %+v %+v", data, fast, *fast.Delta, slow, *slow.Delta)
+		}
+	}
+	if quick < 20 {
+		t.Errorf("quickDelta read only %d of %d events", quick, len(datas))
+	}
+}
