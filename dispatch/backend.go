@@ -96,6 +96,10 @@ func NewTransport(connect, header time.Duration) *http.Transport {
 	// Ask for bodies as they are: a compressed event stream would be
 	// held back by the decompressor.
 	tr.DisableCompression = true
+	// A request's head fits in 1 KiB, and a bigger body is written
+	// through the buffer rather than copied into it: the default 4 KiB
+	// would be held by every connection, a held stream's included.
+	tr.WriteBufferSize = 1 << 10
 	return tr
 }
 
