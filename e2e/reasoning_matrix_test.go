@@ -76,7 +76,7 @@ func (r *reasoner) reply(req *parleyv1.Request) *parleyv1.Response {
 	}
 	var parts []*parleyv1.Part
 	finish := parleyv1.FinishReason_FINISH_REASON_TOOL_USE
-	if result := toolResultText(req); result != "" {
+	if result, ok := resultOf(req); ok {
 		parts = []*parleyv1.Part{translate.TextPart(r.name + ": the tool said " + result)}
 		finish = parleyv1.FinishReason_FINISH_REASON_STOP
 	} else {
@@ -95,23 +95,6 @@ func (r *reasoner) reply(req *parleyv1.Request) *parleyv1.Response {
 		parts = []*parleyv1.Part{think, call}
 	}
 	return answer(req, parts, finish)
-}
-
-// toolResultText is the text of the request's last tool result, or "".
-func toolResultText(req *parleyv1.Request) string {
-	msgs := req.GetMessages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		for _, p := range msgs[i].GetParts() {
-			if tr := p.GetToolResult(); tr != nil {
-				var b strings.Builder
-				for _, c := range tr.GetContent() {
-					b.WriteString(c.GetText().GetText())
-				}
-				return b.String()
-			}
-		}
-	}
-	return ""
 }
 
 // reasoningClient is one client dialect's two turns.

@@ -190,25 +190,12 @@ func (x *meter) note(ev *parleyv1.StreamEvent) {
 	}
 }
 
-// mergeUsage applies a usage update: set fields replace, unset keep.
+// mergeUsage applies a usage update to the stream's own counts: set
+// fields replace, unset keep.
 func mergeUsage(old, u *parleyv1.Usage) *parleyv1.Usage {
 	if old == nil {
 		old = &parleyv1.Usage{}
 	}
-	if u.InputTokens != nil {
-		old.InputTokens = u.InputTokens
-	}
-	if u.OutputTokens != nil {
-		old.OutputTokens = u.OutputTokens
-	}
-	if u.CacheReadTokens != nil {
-		old.CacheReadTokens = u.CacheReadTokens
-	}
-	if u.CacheCreationTokens != nil {
-		old.CacheCreationTokens = u.CacheCreationTokens
-	}
-	if u.ReasoningTokens != nil {
-		old.ReasoningTokens = u.ReasoningTokens
-	}
+	translate.MergeUsageInto(old, u)
 	return old
 }
