@@ -65,3 +65,36 @@ func TestQuickDeltaIsTheUnmarshalledEvent(t *testing.T) {
 		t.Errorf("quickDelta read only %d of %d events", quick, len(datas))
 	}
 }
+
+// TestDeltaBytesIsTheMarshalledEvent: the delta events deltaBytes writes
+// without reflection are, byte for byte, the ones jsonx.Marshal writes.
+func TestDeltaBytesIsTheMarshalledEvent(t *testing.T) {
+	s := &streamEncoder{}
+	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<script>&amp;</script>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	for _, wi := range []int{0, 7, 123} {
+		s.openWire = wi
+		for _, text := range texts {
+			for _, d := range []wireDelta{
+				{Type: "text_delta", Text: &text},
+				{Type: "input_json_delta", PartialJSON: &text},
+				{Type: "thinking_delta", Thinking: &text},
+			} {
+				got, ok := s.deltaBytes(d)
+				if !ok {
+					t.Fatalf("no quick delta for %+v", d)
+				}
+				want, err := jsonx.Marshal(blockDeltaEvent{Type: "content_block_delta", Index: wi, Delta: d})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("\n got %s\nwant %s", got, want)
+				}
+			}
+		}
+	}
+	sig := "EqQB"
+	if _, ok := s.deltaBytes(wireDelta{Type: "signature_delta", Signature: &sig}); ok {
+		t.Error("a signature delta was written the quick way")
+	}
+}

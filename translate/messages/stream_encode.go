@@ -3,6 +3,9 @@ package messages
 import (
 	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -36,6 +39,9 @@ type streamEncoder struct {
 	lateSig   *parleyv1.Opaque // a signature that arrived after its part began
 	sentArgs  bool             // argument text of the open block has gone out
 	toolUse   bool
+
+	// buf is reused by deltaBytes for the events it writes.
+	buf []byte
 
 	usage        *parleyv1.Usage
 	stopReason   string
@@ -278,7 +284,45 @@ func (s *streamEncoder) wholeBlock(w *sse.Writer, b Block) error {
 }
 
 func (s *streamEncoder) delta(w *sse.Writer, d wireDelta) error {
+	if b, ok := s.deltaBytes(d); ok {
+		return w.Event("content_block_delta", b)
+	}
 	return s.write(w, "content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: s.openWire, Delta: d})
+}
+
+// deltaBytes writes a delta of text, thinking or tool arguments, the
+// events a stream is mostly made of, without reflection: the same bytes
+// jsonx.Marshal writes (TestDeltaBytesIsTheMarshalledEvent). ok is false
+// for any other delta.
+func (s *streamEncoder) deltaBytes(d wireDelta) (b []byte, ok bool) {
+	var field string
+	var text *string
+	switch {
+	case d.Signature != nil || d.Citation != nil:
+		return nil, false
+	case d.Text != nil && d.PartialJSON == nil && d.Thinking == nil:
+		field, text = `","text":`, d.Text
+	case d.PartialJSON != nil && d.Text == nil && d.Thinking == nil:
+		field, text = `","partial_json":`, d.PartialJSON
+	case d.Thinking != nil && d.Text == nil && d.PartialJSON == nil:
+		field, text = `","thinking":`, d.Thinking
+	default:
+		return nil, false
+	}
+	b = append(s.buf[:0], `{"type":"content_block_delta","index":`...)
+	b = strconv.AppendInt(b, int64(s.openWire), 10)
+	b = append(b, `,"delta":{"type":`...)
+	b, err := jsontext.AppendQuote(b, d.Type)
+	if err != nil {
+		return nil, false
+	}
+	b = append(b[:len(b)-1], field...)
+	if b, err = jsontext.AppendQuote(b, *text); err != nil {
+		return nil, false
+	}
+	b = append(b, "}}"...)
+	s.buf = b
+	return b, true
 }
 
 func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
