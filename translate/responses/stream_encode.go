@@ -26,10 +26,13 @@ type streamEncoder struct {
 	names *callNames
 	// phase only moves forward: before the start, streaming, ended.
 	phase translate.Phase
-	seq   int64
-	resp  *parleyv1.Response // the start's response, for snapshots
-	items []Item             // output items so far
-	msg   int                // index in items of the open message item, -1 when none
+	// pending holds the open part's text deltas not yet joined to it
+	// (join).
+	pending []byte
+	seq     int64
+	resp    *parleyv1.Response // the start's response, for snapshots
+	items   []Item             // output items so far
+	msg     int                // index in items of the open message item, -1 when none
 	// the open part, accumulated
 	open    *parleyv1.Part
 	openIdx int32
@@ -310,6 +313,7 @@ func summaryText(p *parleyv1.Part, i int) string {
 }
 
 func (s *streamEncoder) closeSummary(w *sse.Writer, i int, p *parleyv1.Part) error {
+	s.join()
 	id := s.items[s.out].ID
 	text := summaryText(p, i)
 	if err := s.emit(w, &Event{Type: "response.reasoning_summary_text.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Text: new(text)}); err != nil {
@@ -329,7 +333,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if p.GetText() == nil {
 			return fmt.Errorf("responses: text delta for a part that is not text")
 		}
-		p.GetText().Text += d.Text
+		s.pending = append(s.pending, d.Text...)
 		if d.Text == "" {
 			return nil
 		}
@@ -338,7 +342,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if p.GetRefusal() == nil {
 			return fmt.Errorf("responses: refusal delta for a part that is not a refusal")
 		}
-		p.GetRefusal().Text += d.Refusal
+		s.pending = append(s.pending, d.Refusal...)
 		return s.emit(w, &Event{Type: "response.refusal.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Refusal)})
 	case *parleyv1.PartDelta_Annotation:
 		if p.GetText() == nil {
@@ -353,7 +357,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if c == nil {
 			return fmt.Errorf("responses: argument delta for a part that is not a call")
 		}
-		c.Arguments += d.Arguments
+		s.pending = append(s.pending, d.Arguments...)
 		if _, _, custom := s.names.of(c); d.Arguments == "" || custom {
 			return nil
 		}
@@ -363,7 +367,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if r == nil {
 			return fmt.Errorf("responses: reasoning delta for a part that is not reasoning")
 		}
-		r.Text += d.ReasoningText
+		s.pending = append(s.pending, d.ReasoningText...)
 		if len(r.GetSummary()) > 0 {
 			return nil // its summaries are what this dialect shows
 		}
@@ -378,7 +382,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 			r.Summary = append(r.Summary, "")
 		}
 		r.Summary[i] += d.ReasoningSummary.GetText()
-		if r.GetText() != "" {
+		if r.GetText() != "" || len(s.pending) > 0 {
 			return nil
 		}
 		return s.summaryDelta(w, i, d.ReasoningSummary.GetText())
@@ -397,6 +401,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 	if p == nil || st.GetIndex() != s.openIdx {
 		return fmt.Errorf("responses: stop for part %d, which is not open", st.GetIndex())
 	}
+	s.join()
 	s.open = nil
 	if st.GetStatus() != parleyv1.ItemStatus_ITEM_STATUS_UNSPECIFIED {
 		p.Status = st.GetStatus()
@@ -497,4 +502,26 @@ func cloneResponse(r *parleyv1.Response) *parleyv1.Response {
 		return &parleyv1.Response{}
 	}
 	return proto.Clone(r).(*parleyv1.Response)
+}
+
+// join adds the text deltas of the open part gathered in pending to the
+// part. A part's text grows by its deltas; adding each to the part's
+// string would copy the whole text at every delta, quadratic in a long
+// answer's length, so they are gathered and joined when the text is read.
+func (s *streamEncoder) join() {
+	if len(s.pending) == 0 || s.open == nil {
+		return
+	}
+	add := string(s.pending)
+	switch k := s.open.GetKind().(type) {
+	case *parleyv1.Part_Text:
+		k.Text.Text += add
+	case *parleyv1.Part_Refusal:
+		k.Refusal.Text += add
+	case *parleyv1.Part_ToolCall:
+		k.ToolCall.Arguments += add
+	case *parleyv1.Part_Reasoning:
+		k.Reasoning.Text += add
+	}
+	s.pending = s.pending[:0]
 }
