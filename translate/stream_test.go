@@ -358,16 +358,7 @@ func TestDecodeStreamPace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := "start"
-		switch {
-		case ev.GetPartDelta() != nil:
-			name = ev.GetPartDelta().GetText()
-		case ev.GetDone() != nil:
-			name = "done"
-		}
-		if pace.More {
-			name += "+"
-		}
+		name := paced(ev, pace)
 		got = append(got, name)
 	}
 	// Start, a, b and c came in one read; d and the end in the next.
@@ -385,21 +376,28 @@ func TestDecodeStreamPace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := "start"
-		switch {
-		case ev.GetPartDelta() != nil:
-			name = ev.GetPartDelta().GetText()
-		case ev.GetDone() != nil:
-			name = "done"
-		}
-		if pace.More {
-			name += "+"
-		}
+		name := paced(ev, pace)
 		got = append(got, fmt.Sprintf("%s@%d", name, frames))
 	}
 	if want := "start+@1 a+@1 b+@2 c@3 d+@4 done@5"; strings.Join(got, " ") != want {
 		t.Errorf("relayed events, pace and frames handed over: %s, want %s", strings.Join(got, " "), want)
 	}
+}
+
+// paced names a lineDecoder event, with "+" when the pace says more is
+// at hand.
+func paced(ev *parleyv1.StreamEvent, pace translate.Pace) string {
+	name := "start"
+	switch {
+	case ev.GetPartDelta() != nil:
+		name = ev.GetPartDelta().GetText()
+	case ev.GetDone() != nil:
+		name = "done"
+	}
+	if pace.More {
+		name += "+"
+	}
+	return name
 }
 
 // burstReader hands out one burst per read.
