@@ -9,23 +9,23 @@ import (
 
 // Log-probabilities of a choice, both ways.
 
-func canonicalLogprobs(l *Logprobs) *parleyv1.Logprobs {
+func canonicalLogprobs(l *logprobs) *parleyv1.Logprobs {
 	out := &parleyv1.Logprobs{}
 	for _, tl := range l.Content {
-		out.Chosen = append(out.Chosen, tokenLogprob(tl))
+		out.Chosen = append(out.Chosen, readTokenLogprob(tl))
 		top := &parleyv1.TopLogprobs{}
 		for _, alt := range tl.TopLogprobs {
-			top.Candidates = append(top.Candidates, tokenLogprob(alt))
+			top.Candidates = append(top.Candidates, readTokenLogprob(alt))
 		}
 		out.Top = append(out.Top, top)
 	}
 	for _, tl := range l.Refusal {
-		out.Refusal = append(out.Refusal, tokenLogprob(tl))
+		out.Refusal = append(out.Refusal, readTokenLogprob(tl))
 	}
 	return out
 }
 
-func tokenLogprob(tl TokenLogprob) *parleyv1.TokenLogprob {
+func readTokenLogprob(tl tokenLogprob) *parleyv1.TokenLogprob {
 	t := &parleyv1.TokenLogprob{Token: tl.Token, Logprob: tl.Logprob}
 	var bs []int
 	if len(tl.Bytes) > 0 && jsonx.Unmarshal(tl.Bytes, &bs) == nil {
@@ -37,15 +37,15 @@ func tokenLogprob(tl TokenLogprob) *parleyv1.TokenLogprob {
 	return t
 }
 
-func wireLogprobs(l *parleyv1.Logprobs) *Logprobs {
+func wireLogprobs(l *parleyv1.Logprobs) *logprobs {
 	if l == nil {
 		return nil
 	}
-	out := &Logprobs{}
+	out := &logprobs{}
 	for i, c := range l.GetChosen() {
 		tl := wireToken(c)
 		if i < len(l.GetTop()) {
-			tl.TopLogprobs = []TokenLogprob{}
+			tl.TopLogprobs = []tokenLogprob{}
 			for _, alt := range l.GetTop()[i].GetCandidates() {
 				tl.TopLogprobs = append(tl.TopLogprobs, wireToken(alt))
 			}
@@ -58,8 +58,8 @@ func wireLogprobs(l *parleyv1.Logprobs) *Logprobs {
 	return out
 }
 
-func wireToken(t *parleyv1.TokenLogprob) TokenLogprob {
-	tl := TokenLogprob{Token: t.GetToken(), Logprob: t.GetLogprob(), Bytes: jsontext.Value("null")}
+func wireToken(t *parleyv1.TokenLogprob) tokenLogprob {
+	tl := tokenLogprob{Token: t.GetToken(), Logprob: t.GetLogprob(), Bytes: jsontext.Value("null")}
 	if t.GetBytes() != nil {
 		bs := make([]int, len(t.GetBytes()))
 		for i, b := range t.GetBytes() {

@@ -101,7 +101,7 @@ func (e *encoder) media(m *parleyv1.Media, p *parleyv1.Part, field string) (Cont
 		if u == "" {
 			return ContentPart{}, translate.Unsupported(thisDialect, field+".media", "an image needs inline data or a URL")
 		}
-		return ContentPart{Type: "image_url", ImageURL: &ImageURL{URL: u, Detail: openai.DetailWord(m.GetDetail()), Unknown: e.take(p.GetExtensions(), "image_url")}, Unknown: unknown}, nil
+		return ContentPart{Type: "image_url", ImageURL: &imageURL{URL: u, Detail: openai.DetailWord(m.GetDetail()), Unknown: e.take(p.GetExtensions(), "image_url")}, Unknown: unknown}, nil
 	case parleyv1.MediaKind_MEDIA_KIND_AUDIO:
 		data, ok := m.GetSource().(*parleyv1.Media_Data)
 		if !ok {
@@ -117,11 +117,11 @@ func (e *encoder) media(m *parleyv1.Media, p *parleyv1.Part, field string) (Cont
 		if format != "wav" && format != "mp3" {
 			return ContentPart{}, translate.Unsupported(thisDialect, field+".media.mime_type", "audio input must be wav or mp3, not %q", m.GetMimeType())
 		}
-		return ContentPart{Type: "input_audio", InputAudio: &InputAudio{Data: base64.StdEncoding.EncodeToString(data.Data), Format: format, Unknown: e.take(p.GetExtensions(), "input_audio")}, Unknown: unknown}, nil
+		return ContentPart{Type: "input_audio", InputAudio: &inputAudio{Data: base64.StdEncoding.EncodeToString(data.Data), Format: format, Unknown: e.take(p.GetExtensions(), "input_audio")}, Unknown: unknown}, nil
 	case parleyv1.MediaKind_MEDIA_KIND_VIDEO:
 		return ContentPart{}, translate.Unsupported(thisDialect, field+".media", "the chat-completions style takes no video")
 	}
-	f := &File{Filename: m.GetFilename(), Unknown: e.take(p.GetExtensions(), "file")}
+	f := &file{Filename: m.GetFilename(), Unknown: e.take(p.GetExtensions(), "file")}
 	switch s := m.GetSource().(type) {
 	case *parleyv1.Media_FileId:
 		f.FileID = s.FileId

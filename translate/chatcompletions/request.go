@@ -48,7 +48,7 @@ func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	req := &parleyv1.Request{}
 	names := map[string]string{}
-	w := requestIn{Messages: jsonx.Each[Message]{
+	w := requestIn{Messages: jsonx.Each[message]{
 		Reset: func() {
 			// Room for every message at once, rather than growing the
 			// list step by step: each message has a role, so the count
@@ -56,7 +56,7 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 			req.Messages = make([]*parleyv1.Message, 0, min(bytes.Count(in.Body, roleName), len(in.Body)/len(`{"role":""}`)))
 			clear(names)
 		},
-		Fn: func(i int, wm *Message) error {
+		Fn: func(i int, wm *message) error {
 			m, err := decodeMessage(wm, i, names)
 			if err == nil {
 				req.Messages = append(req.Messages, m)
@@ -77,7 +77,7 @@ var roleName = []byte(`"role"`)
 // held twice over, once in its wire form and once in the canonical one.
 type requestIn struct {
 	Request
-	Messages jsonx.Each[Message] `json:"messages"`
+	Messages jsonx.Each[message] `json:"messages"`
 }
 
 func decodeRequest(req *parleyv1.Request, w *requestIn) (*parleyv1.Request, error) {
@@ -136,7 +136,7 @@ func (e *encoder) request() (*Request, error) {
 		w.Model = req.GetModel()
 	}
 	if len(req.GetInstructions()) > 0 {
-		w.Messages = append(w.Messages, Message{Role: "system", Content: &Content{String: true, Text: joinText(req.GetInstructions())}})
+		w.Messages = append(w.Messages, message{Role: "system", Content: &Content{String: true, Text: joinText(req.GetInstructions())}})
 	}
 	msgs := req.GetMessages()
 	if !e.same {

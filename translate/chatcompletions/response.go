@@ -57,7 +57,7 @@ func header(resp *parleyv1.Response, object string, created int64, tier, fingerp
 	_ = object
 }
 
-func decodeChoice(c *Choice, t translate.Target) *parleyv1.Candidate {
+func decodeChoice(c *choice, t translate.Target) *parleyv1.Candidate {
 	cand := &parleyv1.Candidate{Index: int32(c.Index)}
 	m := &c.Message
 	if m.ReasoningContent != nil && *m.ReasoningContent != "" {
@@ -110,7 +110,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	ext := resp.GetExtensions()
 	w := Response{
 		ID: responseID(resp), Object: "chat.completion", Created: created(resp), Model: model(req, resp),
-		Choices: []Choice{}, Usage: wireUsage(resp.GetUsage(), ext), Unknown: jsonx.Take(ext, thisDialect, ""),
+		Choices: []choice{}, Usage: wireUsage(resp.GetUsage(), ext), Unknown: jsonx.Take(ext, thisDialect, ""),
 	}
 	w.ServiceTier, w.SystemFingerprint = tierAndFingerprint(resp)
 	for _, c := range resp.GetCandidates() {
@@ -119,7 +119,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	if len(w.Choices) == 0 && resp.GetPromptFeedback() != nil {
 		// A prompt the upstream blocked: an empty filtered answer.
 		word := "content_filter"
-		w.Choices = append(w.Choices, Choice{Message: Message{Role: "assistant", Content: &Content{Null: true}, Annotations: []Annotation{}}, FinishReason: &word})
+		w.Choices = append(w.Choices, choice{Message: message{Role: "assistant", Content: &Content{Null: true}, Annotations: []annotation{}}, FinishReason: &word})
 	}
 	return jsonx.Marshal(w)
 }
@@ -155,9 +155,9 @@ func tierAndFingerprint(resp *parleyv1.Response) (tier, fingerprint *string) {
 	return tier, fingerprint
 }
 
-func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
+func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) choice {
 	ext := c.GetExtensions()
-	m := Message{Role: "assistant", Unknown: jsonx.Take(ext, thisDialect, "message")}
+	m := message{Role: "assistant", Unknown: jsonx.Take(ext, thisDialect, "message")}
 	var text, reasoning, refusal strings.Builder
 	hasText, hasReasoning, hasRefusal := false, false, false
 	calls := false
@@ -183,7 +183,7 @@ func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
 			refusal.WriteString(k.Refusal.GetText())
 		case *parleyv1.Part_ToolCall:
 			calls = true
-			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
+			tc := toolCall{ID: k.ToolCall.GetId(), Type: "function", Function: function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
 				Unknown: jsonx.Take(p.GetExtensions(), thisDialect, "")}
 			tc.Function.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "function")
 			if tc.ID == "" {
@@ -217,10 +217,10 @@ func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) Choice {
 		m.Refusal = &s
 	}
 	if m.Annotations == nil && !jsonx.Has(ext, thisDialect, extNoAnnotations) {
-		m.Annotations = []Annotation{}
+		m.Annotations = []annotation{}
 	}
 	word := finishWord(c.GetFinishReason(), c.GetFinishMessage(), calls, resp.GetExtensions().GetDialect())
-	ch := Choice{Index: int64(c.GetIndex()), Message: m, FinishReason: &word, Logprobs: wireLogprobs(c.GetLogprobs()), Unknown: jsonx.Take(ext, thisDialect, "")}
+	ch := choice{Index: int64(c.GetIndex()), Message: m, FinishReason: &word, Logprobs: wireLogprobs(c.GetLogprobs()), Unknown: jsonx.Take(ext, thisDialect, "")}
 	return ch
 }
 
@@ -233,10 +233,10 @@ func reasoningText(r *parleyv1.Reasoning) string {
 	return strings.Join(r.GetSummary(), "\n\n")
 }
 
-func wireAnnotation(a *parleyv1.Annotation, offset int64) (Annotation, bool) {
+func wireAnnotation(a *parleyv1.Annotation, offset int64) (annotation, bool) {
 	if a.GetKind() != parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION || a.GetUrl() == "" {
-		return Annotation{}, false
+		return annotation{}, false
 	}
-	u := &URLCitation{URL: a.GetUrl(), Title: a.GetTitle(), StartIndex: a.GetStartIndex() + offset, EndIndex: a.GetEndIndex() + offset}
-	return Annotation{Type: "url_citation", URLCitation: u}, true
+	u := &urlCitation{URL: a.GetUrl(), Title: a.GetTitle(), StartIndex: a.GetStartIndex() + offset, EndIndex: a.GetEndIndex() + offset}
+	return annotation{Type: "url_citation", URLCitation: u}, true
 }

@@ -138,7 +138,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 	return nil
 }
 
-func decodeFormat(f *ResponseFormat) (*parleyv1.ResponseFormat, error) {
+func decodeFormat(f *responseFormat) (*parleyv1.ResponseFormat, error) {
 	switch f.Type {
 	case "text":
 		return &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT}, nil
@@ -201,7 +201,7 @@ func (e *encoder) settings(w *Request) {
 	}
 	if s := g.GetSpeech(); s != nil {
 		if s.GetVoice() != "" {
-			w.Audio = &AudioParam{Voice: s.GetVoice(), Format: s.GetAudioFormat(), Unknown: e.take(ext, "audio")}
+			w.Audio = &audioParam{Voice: s.GetVoice(), Format: s.GetAudioFormat(), Unknown: e.take(ext, "audio")}
 			if w.Audio.Format == "" {
 				w.Audio.Format = "wav"
 			}
@@ -247,7 +247,7 @@ func (e *encoder) settings(w *Request) {
 		}
 	}
 	if rf := req.GetResponseFormat(); rf != nil {
-		f := &ResponseFormat{Unknown: e.take(ext, "response_format")}
+		f := &responseFormat{Unknown: e.take(ext, "response_format")}
 		switch rf.GetKind() {
 		case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT:
 			f.Type = "text"
@@ -259,7 +259,7 @@ func (e *encoder) settings(w *Request) {
 			if name == "" {
 				name = "response"
 			}
-			f.JSONSchema = &JSONSchema{Name: name, Strict: rf.Strict, Unknown: e.take(ext, "response_format/json_schema")}
+			f.JSONSchema = &jsonSchema{Name: name, Strict: rf.Strict, Unknown: e.take(ext, "response_format/json_schema")}
 			if rf.GetDescription() != "" {
 				d := rf.GetDescription()
 				f.JSONSchema.Description = &d
@@ -279,9 +279,9 @@ func (e *encoder) settings(w *Request) {
 		// the client wanted, and the client encoder leaves the usage chunk
 		// out when the client did not ask for it.
 		yes := true
-		w.StreamOptions = &StreamOptions{IncludeUsage: &yes, Unknown: e.take(ext, "stream_options")}
+		w.StreamOptions = &streamOptions{IncludeUsage: &yes, Unknown: e.take(ext, "stream_options")}
 	} else if e.same && jsonx.Has(ext, thisDialect, extUsageRequired) {
-		w.StreamOptions = &StreamOptions{IncludeUsage: req.StreamUsage, Unknown: e.take(ext, "stream_options")}
+		w.StreamOptions = &streamOptions{IncludeUsage: req.StreamUsage, Unknown: e.take(ext, "stream_options")}
 	}
 	if req.GetEndUserId() != "" {
 		u := req.GetEndUserId()

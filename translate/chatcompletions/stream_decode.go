@@ -82,7 +82,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	if d.done {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("a chunk after [DONE]"))
 	}
-	var w Chunk
+	var w chunk
 	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
 		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("chunk: %w", err))
 	}
@@ -151,7 +151,7 @@ func (cs *choiceState) closePart(dst []*parleyv1.StreamEvent, ci int32) []*parle
 	return dst
 }
 
-func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *ChunkChoice) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*parleyv1.StreamEvent, error) {
 	cs := d.state(c.Index)
 	ci := int32(c.Index)
 	if cs.finished {

@@ -37,7 +37,7 @@ type streamEncoder struct {
 	wantUsage bool
 	// phase only moves forward: before the start, streaming, ended.
 	phase translate.Phase
-	head  Chunk
+	head  chunk
 	// text is the form of a chunk that only adds text (textChunk), made
 	// from head once.
 	text   *textForm
@@ -55,7 +55,7 @@ func (s *streamEncoder) cand(i int32) *candOut {
 	return c
 }
 
-func (s *streamEncoder) write(w *sse.Writer, choices []ChunkChoice, usage *Usage) error {
+func (s *streamEncoder) write(w *sse.Writer, choices []chunkChoice, usage *usage) error {
 	if usage == nil && len(choices) == 1 {
 		if b, ok := s.textChunk(&choices[0]); ok {
 			return w.Event("", b)
@@ -64,7 +64,7 @@ func (s *streamEncoder) write(w *sse.Writer, choices []ChunkChoice, usage *Usage
 	ch := s.head
 	ch.Choices = choices
 	if ch.Choices == nil {
-		ch.Choices = []ChunkChoice{}
+		ch.Choices = []chunkChoice{}
 	}
 	ch.Usage = usage
 	b, err := jsonx.Marshal(ch)
@@ -75,13 +75,13 @@ func (s *streamEncoder) write(w *sse.Writer, choices []ChunkChoice, usage *Usage
 }
 
 // delta writes one chunk for candidate ci, sending the role on its first.
-func (s *streamEncoder) delta(w *sse.Writer, ci int32, d Delta) error {
+func (s *streamEncoder) delta(w *sse.Writer, ci int32, d delta) error {
 	c := s.cand(ci)
 	if !c.roleSent {
 		c.roleSent = true
 		d.Role = "assistant"
 	}
-	return s.write(w, []ChunkChoice{{Index: int64(ci), Delta: d}}, nil)
+	return s.write(w, []chunkChoice{{Index: int64(ci), Delta: d}}, nil)
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
@@ -109,11 +109,11 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		s.phase = translate.PhaseStreaming
 		resp := e.Start.GetResponse()
 		s.origin = resp.GetExtensions().GetDialect()
-		s.head = Chunk{ID: responseID(resp), Object: "chat.completion.chunk", Created: created(resp), Model: model(s.req, resp)}
+		s.head = chunk{ID: responseID(resp), Object: "chat.completion.chunk", Created: created(resp), Model: model(s.req, resp)}
 		s.head.ServiceTier, s.head.SystemFingerprint = tierAndFingerprint(resp)
 		s.usage = translate.MergeUsage(nil, resp.GetUsage())
 		empty := ""
-		return s.delta(w, 0, Delta{Content: &empty})
+		return s.delta(w, 0, delta{Content: &empty})
 	case *parleyv1.StreamEvent_PartStart:
 		ps := e.PartStart
 		c := s.cand(ps.GetCandidateIndex())
@@ -129,28 +129,28 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 				id = translate.NewID("call_")
 			}
 			args := k.ToolCall.GetArguments()
-			d := Delta{ToolCalls: []DeltaToolCall{{Index: c.calls, ID: id, Type: "function", Function: &DeltaFunction{Name: translate.CallName(k.ToolCall), Arguments: &args}}}}
+			d := delta{ToolCalls: []deltaToolCall{{Index: c.calls, ID: id, Type: "function", Function: &deltaFunction{Name: translate.CallName(k.ToolCall), Arguments: &args}}}}
 			c.calls++
 			return s.delta(w, ps.GetCandidateIndex(), d)
 		case *parleyv1.Part_Text:
 			if k.Text.GetText() != "" {
 				t := k.Text.GetText()
-				return s.delta(w, ps.GetCandidateIndex(), Delta{Content: &t})
+				return s.delta(w, ps.GetCandidateIndex(), delta{Content: &t})
 			}
 		case *parleyv1.Part_Reasoning:
 			if t := reasoningText(k.Reasoning); t != "" {
-				return s.delta(w, ps.GetCandidateIndex(), Delta{ReasoningContent: &t})
+				return s.delta(w, ps.GetCandidateIndex(), delta{ReasoningContent: &t})
 			}
 		case *parleyv1.Part_Refusal:
 			if t := k.Refusal.GetText(); t != "" {
-				return s.delta(w, ps.GetCandidateIndex(), Delta{Refusal: &t})
+				return s.delta(w, ps.GetCandidateIndex(), delta{Refusal: &t})
 			}
 		case *parleyv1.Part_ExecutableCode:
 			t := "\n```python\n" + k.ExecutableCode.GetCode() + "\n```\n"
-			return s.delta(w, ps.GetCandidateIndex(), Delta{Content: &t})
+			return s.delta(w, ps.GetCandidateIndex(), delta{Content: &t})
 		case *parleyv1.Part_CodeExecutionResult:
 			t := "\n```\n" + k.CodeExecutionResult.GetOutput() + "\n```\n"
-			return s.delta(w, ps.GetCandidateIndex(), Delta{Content: &t})
+			return s.delta(w, ps.GetCandidateIndex(), delta{Content: &t})
 		}
 		return nil
 	case *parleyv1.StreamEvent_PartDelta:
@@ -164,28 +164,28 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 			if d.Text == "" {
 				return nil
 			}
-			return s.delta(w, pd.GetCandidateIndex(), Delta{Content: &d.Text})
+			return s.delta(w, pd.GetCandidateIndex(), delta{Content: &d.Text})
 		case *parleyv1.PartDelta_ReasoningText:
 			if d.ReasoningText == "" {
 				return nil
 			}
-			return s.delta(w, pd.GetCandidateIndex(), Delta{ReasoningContent: &d.ReasoningText})
+			return s.delta(w, pd.GetCandidateIndex(), delta{ReasoningContent: &d.ReasoningText})
 		case *parleyv1.PartDelta_ReasoningSummary:
 			if d.ReasoningSummary.GetText() == "" {
 				return nil
 			}
 			t := d.ReasoningSummary.GetText()
-			return s.delta(w, pd.GetCandidateIndex(), Delta{ReasoningContent: &t})
+			return s.delta(w, pd.GetCandidateIndex(), delta{ReasoningContent: &t})
 		case *parleyv1.PartDelta_Refusal:
-			return s.delta(w, pd.GetCandidateIndex(), Delta{Refusal: &d.Refusal})
+			return s.delta(w, pd.GetCandidateIndex(), delta{Refusal: &d.Refusal})
 		case *parleyv1.PartDelta_Arguments:
 			if d.Arguments == "" {
 				return nil
 			}
-			return s.delta(w, pd.GetCandidateIndex(), Delta{ToolCalls: []DeltaToolCall{{Index: c.calls - 1, Function: &DeltaFunction{Arguments: &d.Arguments}}}})
+			return s.delta(w, pd.GetCandidateIndex(), delta{ToolCalls: []deltaToolCall{{Index: c.calls - 1, Function: &deltaFunction{Arguments: &d.Arguments}}}})
 		case *parleyv1.PartDelta_Annotation:
 			if a, ok := wireAnnotation(d.Annotation, 0); ok {
-				return s.delta(w, pd.GetCandidateIndex(), Delta{Annotations: []Annotation{a}})
+				return s.delta(w, pd.GetCandidateIndex(), delta{Annotations: []annotation{a}})
 			}
 		}
 		return nil
@@ -199,7 +199,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 	case *parleyv1.StreamEvent_Metadata:
 		m := e.Metadata
 		if lp := wireLogprobs(m.GetLogprobs()); lp != nil {
-			return s.write(w, []ChunkChoice{{Index: int64(m.GetCandidateIndex()), Logprobs: lp}}, nil)
+			return s.write(w, []chunkChoice{{Index: int64(m.GetCandidateIndex()), Logprobs: lp}}, nil)
 		}
 		return nil
 	case *parleyv1.StreamEvent_Usage:
@@ -215,9 +215,9 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		word := finishWord(f.GetReason(), f.GetFinishMessage(), c.hasCalls, s.origin)
 		if !c.roleSent {
 			c.roleSent = true
-			return s.write(w, []ChunkChoice{{Index: int64(f.GetCandidateIndex()), Delta: Delta{Role: "assistant"}, FinishReason: &word}}, nil)
+			return s.write(w, []chunkChoice{{Index: int64(f.GetCandidateIndex()), Delta: delta{Role: "assistant"}, FinishReason: &word}}, nil)
 		}
-		return s.write(w, []ChunkChoice{{Index: int64(f.GetCandidateIndex()), FinishReason: &word}}, nil)
+		return s.write(w, []chunkChoice{{Index: int64(f.GetCandidateIndex()), FinishReason: &word}}, nil)
 	case *parleyv1.StreamEvent_KeepAlive:
 		return nil
 	case *parleyv1.StreamEvent_Error:
@@ -227,7 +227,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		if s.wantUsage {
 			u := wireUsage(s.usage, nil)
 			if u == nil {
-				u = &Usage{}
+				u = &usage{}
 			}
 			if err := s.write(w, nil, u); err != nil {
 				return err
@@ -261,7 +261,7 @@ type textForm struct {
 // text), the chunk most streams are made of, without reflection: the
 // same bytes jsonx.Marshal writes (TestTextChunkIsTheMarshalledChunk), at
 // a fraction of the cost. ok is false for any other chunk.
-func (s *streamEncoder) textChunk(c *ChunkChoice) (b []byte, ok bool) {
+func (s *streamEncoder) textChunk(c *chunkChoice) (b []byte, ok bool) {
 	d := &c.Delta
 	if c.FinishReason != nil || c.Logprobs != nil || len(c.Unknown) > 0 || d.Role != "" || d.Refusal != nil || d.Reasoning != nil ||
 		d.ToolCalls != nil || d.Annotations != nil || len(d.Unknown) > 0 || (d.Content == nil) == (d.ReasoningContent == nil) {
@@ -269,7 +269,7 @@ func (s *streamEncoder) textChunk(c *ChunkChoice) (b []byte, ok bool) {
 	}
 	if s.text == nil {
 		head := s.head
-		head.Choices = []ChunkChoice{}
+		head.Choices = []chunkChoice{}
 		whole, err := jsonx.Marshal(head)
 		i := bytes.Index(whole, []byte(`"choices":[]`))
 		if err != nil || i < 0 || bytes.Count(whole, []byte(`"choices":[]`)) != 1 {

@@ -13,7 +13,7 @@ import (
 // stream's head (service tier and fingerprint after the choices).
 func TestTextChunkIsTheMarshalledChunk(t *testing.T) {
 	tier, fp := "default", "fp_7e2b"
-	heads := []Chunk{
+	heads := []chunk{
 		{ID: "chatcmpl-1", Object: "chat.completion.chunk", Created: 1764000000, Model: "m"},
 		{ID: `id"with\quotes`, Object: "chat.completion.chunk", Created: 0, Model: "<m&m>", ServiceTier: &tier, SystemFingerprint: &fp},
 	}
@@ -22,16 +22,16 @@ func TestTextChunkIsTheMarshalledChunk(t *testing.T) {
 		s := &streamEncoder{head: h}
 		for _, text := range texts {
 			for _, reasoning := range []bool{false, true} {
-				c := ChunkChoice{Index: 2, Delta: Delta{Content: &text}}
+				c := chunkChoice{Index: 2, Delta: delta{Content: &text}}
 				if reasoning {
-					c.Delta = Delta{ReasoningContent: &text}
+					c.Delta = delta{ReasoningContent: &text}
 				}
 				got, ok := s.textChunk(&c)
 				if !ok {
 					t.Fatalf("no text chunk for %q", text)
 				}
 				want := h
-				want.Choices = []ChunkChoice{c}
+				want.Choices = []chunkChoice{c}
 				wantBytes, err := jsonx.Marshal(want)
 				if err != nil {
 					t.Fatal(err)
@@ -42,9 +42,9 @@ func TestTextChunkIsTheMarshalledChunk(t *testing.T) {
 			}
 		}
 		// Any other chunk is not a text chunk.
-		role := Delta{Role: "assistant", Content: new("x")}
+		role := delta{Role: "assistant", Content: new("x")}
 		finish := "stop"
-		for _, c := range []ChunkChoice{{Delta: role}, {Delta: Delta{Content: new("x")}, FinishReason: &finish}, {Delta: Delta{}}} {
+		for _, c := range []chunkChoice{{Delta: role}, {Delta: delta{Content: new("x")}, FinishReason: &finish}, {Delta: delta{}}} {
 			if _, ok := s.textChunk(&c); ok {
 				t.Errorf("%+v was written as a text chunk", c)
 			}

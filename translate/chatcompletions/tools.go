@@ -123,7 +123,7 @@ func (e *encoder) tools(w *Request) error {
 		switch k := t.GetKind().(type) {
 		case *parleyv1.Tool_Function:
 			f := k.Function
-			fd := &FunctionDef{Name: translate.FunctionName(f), Strict: f.Strict, Unknown: e.take(t.GetExtensions(), "function")}
+			fd := &functionDef{Name: translate.FunctionName(f), Strict: f.Strict, Unknown: e.take(t.GetExtensions(), "function")}
 			if f.GetDescription() != "" || e.has(t.GetExtensions(), "function/description") {
 				d := f.GetDescription()
 				fd.Description = &d
@@ -134,9 +134,9 @@ func (e *encoder) tools(w *Request) error {
 			} else if !e.same {
 				fd.Parameters = jsontext.Value(`{"type":"object","properties":{}}`)
 			}
-			w.Tools = append(w.Tools, Tool{Type: "function", Function: fd, Unknown: e.take(t.GetExtensions(), "")})
+			w.Tools = append(w.Tools, tool{Type: "function", Function: fd, Unknown: e.take(t.GetExtensions(), "")})
 		case *parleyv1.Tool_WebSearch:
-			ws := &WebSearchOptions{Unknown: e.take(t.GetExtensions(), "")}
+			ws := &webSearchOptions{Unknown: e.take(t.GetExtensions(), "")}
 			switch k.WebSearch.GetContextSize() {
 			case parleyv1.SearchContextSize_SEARCH_CONTEXT_SIZE_LOW:
 				ws.SearchContextSize = "low"
@@ -153,8 +153,8 @@ func (e *encoder) tools(w *Request) error {
 				}
 			}
 			if l := k.WebSearch.GetUserLocation(); l != nil {
-				ws.UserLocation = &WebSearchLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location"),
-					Approximate: &Approximate{City: l.GetCity(), Country: l.GetCountry(), Region: l.GetRegion(), Timezone: l.GetTimezone(), Unknown: e.take(t.GetExtensions(), "user_location/approximate")}}
+				ws.UserLocation = &webSearchLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location"),
+					Approximate: &approximate{City: l.GetCity(), Country: l.GetCountry(), Region: l.GetRegion(), Timezone: l.GetTimezone(), Unknown: e.take(t.GetExtensions(), "user_location/approximate")}}
 			}
 			if len(k.WebSearch.GetAllowedDomains()) > 0 || len(k.WebSearch.GetBlockedDomains()) > 0 {
 				e.dropped = append(e.dropped, field+".web_search.allowed_domains")
@@ -168,7 +168,7 @@ func (e *encoder) tools(w *Request) error {
 				e.dropped = append(e.dropped, field)
 				continue
 			}
-			var raw Tool
+			var raw tool
 			if err := jsonx.Unmarshal(v, &raw); err != nil {
 				return err
 			}
@@ -196,21 +196,21 @@ func (e *encoder) tools(w *Request) error {
 		if tc.GetName() == "" {
 			return translate.Unsupported(thisDialect, "tool_choice.kind", "the chat-completions style can force a function only")
 		}
-		w.ToolChoice = &ToolChoice{Type: "function", Function: &NamedFunc{Name: tc.GetName()}}
+		w.ToolChoice = &ToolChoice{Type: "function", Function: &namedFunc{Name: tc.GetName()}}
 		return nil
 	default:
 		return nil
 	}
 	switch names := tc.GetAllowedNames(); {
 	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), extAllowedMode):
-		w.ToolChoice = &ToolChoice{Type: "function", Function: &NamedFunc{Name: names[0]}}
+		w.ToolChoice = &ToolChoice{Type: "function", Function: &namedFunc{Name: names[0]}}
 	case len(names) > 0:
-		at := &AllowedTools{Mode: mode}
+		at := &allowedTools{Mode: mode}
 		if mode == "none" {
 			at.Mode = "auto"
 		}
 		for _, n := range names {
-			at.Tools = append(at.Tools, Tool{Type: "function", Function: &FunctionDef{Name: n}})
+			at.Tools = append(at.Tools, tool{Type: "function", Function: &functionDef{Name: n}})
 		}
 		w.ToolChoice = &ToolChoice{Type: "allowed_tools", AllowedTools: at}
 	default:
@@ -231,8 +231,8 @@ func (e *encoder) tools(w *Request) error {
 // in moved, for a user message after the tool messages. What this dialect
 // cannot carry even there (video, an image by file id) is described in
 // the tool message instead.
-func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool, moved *[]ContentPart) (Message, error) {
-	tm := Message{Role: "tool", ToolCallID: r.GetCallId()}
+func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool, moved *[]ContentPart) (message, error) {
+	tm := message{Role: "tool", ToolCallID: r.GetCallId()}
 	var parts []ContentPart
 	for j, p := range r.GetContent() {
 		switch k := p.GetKind().(type) {

@@ -35,7 +35,7 @@ func (p place) at(sub string) string {
 	return s + sub
 }
 
-func decodeMessage(wm *Message, i int, names map[string]string) (*parleyv1.Message, error) {
+func decodeMessage(wm *message, i int, names map[string]string) (*parleyv1.Message, error) {
 	field := place{msg: i, part: -1}
 	role, ok := roles[wm.Role]
 	if !ok {
@@ -174,13 +174,13 @@ var roleWords = map[parleyv1.Role]string{
 // message renders one canonical turn as one or more chat messages: tool
 // results become tool messages (placed first, right after the assistant
 // turn that called), the rest of the turn one message.
-func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) {
+func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) {
 	role, ok := roleWords[m.GetRole()]
 	if !ok {
 		role = "user"
 	}
-	var out []Message
-	main := Message{Role: role, Name: m.GetName(), Unknown: e.take(m.GetExtensions(), "")}
+	var out []message
+	main := message{Role: role, Name: m.GetName(), Unknown: e.take(m.GetExtensions(), "")}
 	var parts, moved []ContentPart
 	var reasoning, replay, refusal strings.Builder
 	hasReasoning, hasReplay, hasRefusal := false, false, false
@@ -196,7 +196,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 			}
 			parts = append(parts, cp)
 		case *parleyv1.Part_ToolCall:
-			tc := ToolCall{ID: k.ToolCall.GetId(), Type: "function", Function: Function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
+			tc := toolCall{ID: k.ToolCall.GetId(), Type: "function", Function: function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
 				Unknown: e.take(p.GetExtensions(), "")}
 			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
 			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extCallType); ok && e.same {
@@ -257,7 +257,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]Message, error) 
 	}
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
 		if len(moved) > 0 {
-			out = append(out, Message{Role: "user", Content: &Content{Parts: moved}})
+			out = append(out, message{Role: "user", Content: &Content{Parts: moved}})
 		}
 		return out, nil
 	}

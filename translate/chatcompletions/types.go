@@ -13,11 +13,11 @@ import (
 // Request is the body of POST /v1/chat/completions.
 type Request struct {
 	Model               string             `json:"model"`
-	Messages            []Message          `json:"messages"`
-	Tools               []Tool             `json:"tools,omitzero"`
+	Messages            []message          `json:"messages"`
+	Tools               []tool             `json:"tools,omitzero"`
 	ToolChoice          *ToolChoice        `json:"tool_choice,omitzero"`
 	ParallelToolCalls   *bool              `json:"parallel_tool_calls,omitzero"`
-	ResponseFormat      *ResponseFormat    `json:"response_format,omitzero"`
+	ResponseFormat      *responseFormat    `json:"response_format,omitzero"`
 	MaxTokens           *int64             `json:"max_tokens,omitzero"`
 	MaxCompletionTokens *int64             `json:"max_completion_tokens,omitzero"`
 	N                   *int64             `json:"n,omitzero"`
@@ -33,15 +33,15 @@ type Request struct {
 	ReasoningEffort     string             `json:"reasoning_effort,omitzero"`
 	Verbosity           string             `json:"verbosity,omitzero"`
 	Modalities          []string           `json:"modalities,omitzero"`
-	Audio               *AudioParam        `json:"audio,omitzero"`
+	Audio               *audioParam        `json:"audio,omitzero"`
 	Stream              *bool              `json:"stream,omitzero"`
-	StreamOptions       *StreamOptions     `json:"stream_options,omitzero"`
+	StreamOptions       *streamOptions     `json:"stream_options,omitzero"`
 	User                *string            `json:"user,omitzero"`
 	PromptCacheKey      *string            `json:"prompt_cache_key,omitzero"`
 	Metadata            map[string]string  `json:"metadata,omitzero"`
 	ServiceTier         string             `json:"service_tier,omitzero"`
 	Store               *bool              `json:"store,omitzero"`
-	WebSearchOptions    *WebSearchOptions  `json:"web_search_options,omitzero"`
+	WebSearchOptions    *webSearchOptions  `json:"web_search_options,omitzero"`
 	Unknown             jsonx.Unknown      `json:",embed" jsonschema:"-"`
 }
 
@@ -51,35 +51,35 @@ type Stop struct {
 	Values []string
 }
 
-// AudioParam asks for spoken output.
-type AudioParam struct {
+// audioParam asks for spoken output.
+type audioParam struct {
 	Voice   string        `json:"voice"`
 	Format  string        `json:"format"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// StreamOptions are the options of a streamed request.
-type StreamOptions struct {
+// streamOptions are the options of a streamed request.
+type streamOptions struct {
 	IncludeUsage *bool         `json:"include_usage,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// WebSearchOptions turn on the search models' web search.
-type WebSearchOptions struct {
+// webSearchOptions turn on the search models' web search.
+type webSearchOptions struct {
 	SearchContextSize string             `json:"search_context_size,omitzero"`
-	UserLocation      *WebSearchLocation `json:"user_location,omitzero"`
+	UserLocation      *webSearchLocation `json:"user_location,omitzero"`
 	Unknown           jsonx.Unknown      `json:",embed" jsonschema:"-"`
 }
 
-// WebSearchLocation is {"type": "approximate", "approximate": {...}}.
-type WebSearchLocation struct {
+// webSearchLocation is {"type": "approximate", "approximate": {...}}.
+type webSearchLocation struct {
 	Type        string        `json:"type"`
-	Approximate *Approximate  `json:"approximate,omitzero"`
+	Approximate *approximate  `json:"approximate,omitzero"`
 	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Approximate is an approximate user location.
-type Approximate struct {
+// approximate is an approximate user location.
+type approximate struct {
 	City     string        `json:"city,omitzero"`
 	Country  string        `json:"country,omitzero"`
 	Region   string        `json:"region,omitzero"`
@@ -87,17 +87,17 @@ type Approximate struct {
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Message is one message of the conversation, in a request or a reply.
-type Message struct {
+// message is one message of the conversation, in a request or a reply.
+type message struct {
 	Role       string     `json:"role" jsonschema:"enum=system,enum=developer,enum=user,enum=assistant,enum=tool,enum=function"`
 	Content    *Content   `json:"content,omitzero"`
 	Name       string     `json:"name,omitzero"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitzero"`
+	ToolCalls  []toolCall `json:"tool_calls,omitzero"`
 	ToolCallID string     `json:"tool_call_id,omitzero"`
 	Refusal    *string    `json:"refusal,omitzero" jsonschema:"nullable"`
 	// Reasoning text, as many compatible servers send it.
 	ReasoningContent *string       `json:"reasoning_content,omitzero" jsonschema:"nullable"`
-	Annotations      []Annotation  `json:"annotations,omitzero"`
+	Annotations      []annotation  `json:"annotations,omitzero"`
 	Unknown          jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
@@ -114,59 +114,59 @@ type Content struct {
 type ContentPart struct {
 	Type       string        `json:"type" jsonschema:"enum=text,enum=image_url,enum=input_audio,enum=file,enum=refusal"`
 	Text       *string       `json:"text,omitzero"`
-	ImageURL   *ImageURL     `json:"image_url,omitzero"`
-	InputAudio *InputAudio   `json:"input_audio,omitzero"`
-	File       *File         `json:"file,omitzero"`
+	ImageURL   *imageURL     `json:"image_url,omitzero"`
+	InputAudio *inputAudio   `json:"input_audio,omitzero"`
+	File       *file         `json:"file,omitzero"`
 	Refusal    *string       `json:"refusal,omitzero"`
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ImageURL is an image by URL or data URL.
-type ImageURL struct {
+// imageURL is an image by URL or data URL.
+type imageURL struct {
 	URL     string        `json:"url"`
 	Detail  string        `json:"detail,omitzero" jsonschema:"enum=auto,enum=low,enum=high"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// InputAudio is inline audio.
-type InputAudio struct {
+// inputAudio is inline audio.
+type inputAudio struct {
 	Data    string        `json:"data"`
 	Format  string        `json:"format"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// File is a file inline (a data URL) or by id.
-type File struct {
+// file is a file inline (a data URL) or by id.
+type file struct {
 	FileData string        `json:"file_data,omitzero"`
 	FileID   string        `json:"file_id,omitzero"`
 	Filename string        `json:"filename,omitzero"`
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ToolCall is a tool call of an assistant message.
-type ToolCall struct {
+// toolCall is a tool call of an assistant message.
+type toolCall struct {
 	ID       string        `json:"id"`
 	Type     string        `json:"type"`
-	Function Function      `json:"function"`
+	Function function      `json:"function"`
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Function is the function a tool call calls.
-type Function struct {
+// function is the function a tool call calls.
+type function struct {
 	Name      string        `json:"name"`
 	Arguments string        `json:"arguments"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Annotation is a citation on a reply's content.
-type Annotation struct {
+// annotation is a citation on a reply's content.
+type annotation struct {
 	Type        string        `json:"type"`
-	URLCitation *URLCitation  `json:"url_citation,omitzero"`
+	URLCitation *urlCitation  `json:"url_citation,omitzero"`
 	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// URLCitation is a web page cited by a span of the content.
-type URLCitation struct {
+// urlCitation is a web page cited by a span of the content.
+type urlCitation struct {
 	StartIndex int64         `json:"start_index"`
 	EndIndex   int64         `json:"end_index"`
 	Title      string        `json:"title"`
@@ -174,15 +174,15 @@ type URLCitation struct {
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Tool is a tool the model may call.
-type Tool struct {
+// tool is a tool the model may call.
+type tool struct {
 	Type     string        `json:"type"`
-	Function *FunctionDef  `json:"function,omitzero"`
+	Function *functionDef  `json:"function,omitzero"`
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// FunctionDef declares a function.
-type FunctionDef struct {
+// functionDef declares a function.
+type functionDef struct {
 	Name        string         `json:"name"`
 	Description *string        `json:"description,omitzero"`
 	Parameters  jsontext.Value `json:"parameters,omitzero"`
@@ -195,33 +195,33 @@ type FunctionDef struct {
 type ToolChoice struct {
 	Mode         string        `json:"-"`
 	Type         string        `json:"type,omitzero"`
-	Function     *NamedFunc    `json:"function,omitzero"`
-	AllowedTools *AllowedTools `json:"allowed_tools,omitzero"`
+	Function     *namedFunc    `json:"function,omitzero"`
+	AllowedTools *allowedTools `json:"allowed_tools,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// NamedFunc names a function.
-type NamedFunc struct {
+// namedFunc names a function.
+type namedFunc struct {
 	Name    string        `json:"name"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// AllowedTools restricts the model to some tools.
-type AllowedTools struct {
+// allowedTools restricts the model to some tools.
+type allowedTools struct {
 	Mode    string        `json:"mode"`
-	Tools   []Tool        `json:"tools"`
+	Tools   []tool        `json:"tools"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ResponseFormat is the shape the answer must take.
-type ResponseFormat struct {
+// responseFormat is the shape the answer must take.
+type responseFormat struct {
 	Type       string        `json:"type" jsonschema:"enum=text,enum=json_object,enum=json_schema"`
-	JSONSchema *JSONSchema   `json:"json_schema,omitzero"`
+	JSONSchema *jsonSchema   `json:"json_schema,omitzero"`
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// JSONSchema is a named JSON schema for structured output.
-type JSONSchema struct {
+// jsonSchema is a named JSON schema for structured output.
+type jsonSchema struct {
 	Name        string         `json:"name"`
 	Description *string        `json:"description,omitzero"`
 	Schema      jsontext.Value `json:"schema,omitzero"`
@@ -235,57 +235,57 @@ type Response struct {
 	Object            string        `json:"object"`
 	Created           int64         `json:"created"`
 	Model             string        `json:"model"`
-	Choices           []Choice      `json:"choices"`
-	Usage             *Usage        `json:"usage,omitzero" jsonschema:"nullable"`
+	Choices           []choice      `json:"choices"`
+	Usage             *usage        `json:"usage,omitzero" jsonschema:"nullable"`
 	ServiceTier       *string       `json:"service_tier,omitzero" jsonschema:"nullable"`
 	SystemFingerprint *string       `json:"system_fingerprint,omitzero" jsonschema:"nullable"`
 	Unknown           jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Choice is one candidate of a whole reply.
-type Choice struct {
+// choice is one candidate of a whole reply.
+type choice struct {
 	Index        int64         `json:"index"`
-	Message      Message       `json:"message"`
+	Message      message       `json:"message"`
 	FinishReason *string       `json:"finish_reason" jsonschema:"nullable"`
-	Logprobs     *Logprobs     `json:"logprobs" jsonschema:"nullable"`
+	Logprobs     *logprobs     `json:"logprobs" jsonschema:"nullable"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Logprobs are the log-probabilities of a choice.
-type Logprobs struct {
-	Content []TokenLogprob `json:"content,omitzero" jsonschema:"nullable"`
-	Refusal []TokenLogprob `json:"refusal,omitzero" jsonschema:"nullable"`
+// logprobs are the log-probabilities of a choice.
+type logprobs struct {
+	Content []tokenLogprob `json:"content,omitzero" jsonschema:"nullable"`
+	Refusal []tokenLogprob `json:"refusal,omitzero" jsonschema:"nullable"`
 	Unknown jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// TokenLogprob is one token and its most likely alternatives.
-type TokenLogprob struct {
+// tokenLogprob is one token and its most likely alternatives.
+type tokenLogprob struct {
 	Token       string         `json:"token"`
 	Logprob     float64        `json:"logprob"`
 	Bytes       jsontext.Value `json:"bytes"`
-	TopLogprobs []TokenLogprob `json:"top_logprobs,omitzero"`
+	TopLogprobs []tokenLogprob `json:"top_logprobs,omitzero"`
 }
 
-// Usage counts tokens. prompt_tokens includes cached tokens;
+// usage counts tokens. prompt_tokens includes cached tokens;
 // completion_tokens includes reasoning tokens.
-type Usage struct {
+type usage struct {
 	PromptTokens            int64          `json:"prompt_tokens"`
 	CompletionTokens        int64          `json:"completion_tokens"`
 	TotalTokens             int64          `json:"total_tokens"`
-	PromptTokensDetails     *PromptDetails `json:"prompt_tokens_details,omitzero"`
-	CompletionTokensDetails *OutputDetails `json:"completion_tokens_details,omitzero"`
+	PromptTokensDetails     *promptDetails `json:"prompt_tokens_details,omitzero"`
+	CompletionTokensDetails *outputDetails `json:"completion_tokens_details,omitzero"`
 	Unknown                 jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// PromptDetails break down prompt tokens.
-type PromptDetails struct {
+// promptDetails break down prompt tokens.
+type promptDetails struct {
 	CachedTokens *int64        `json:"cached_tokens,omitzero"`
 	AudioTokens  *int64        `json:"audio_tokens,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// OutputDetails break down completion tokens.
-type OutputDetails struct {
+// outputDetails break down completion tokens.
+type outputDetails struct {
 	ReasoningTokens          *int64        `json:"reasoning_tokens,omitzero"`
 	AudioTokens              *int64        `json:"audio_tokens,omitzero"`
 	AcceptedPredictionTokens *int64        `json:"accepted_prediction_tokens,omitzero"`
@@ -293,53 +293,53 @@ type OutputDetails struct {
 	Unknown                  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Chunk is one event of a streamed reply.
-type Chunk struct {
+// chunk is one event of a streamed reply.
+type chunk struct {
 	ID                string         `json:"id"`
 	Object            string         `json:"object"`
 	Created           int64          `json:"created"`
 	Model             string         `json:"model"`
-	Choices           []ChunkChoice  `json:"choices"`
-	Usage             *Usage         `json:"usage,omitzero"`
+	Choices           []chunkChoice  `json:"choices"`
+	Usage             *usage         `json:"usage,omitzero"`
 	ServiceTier       *string        `json:"service_tier,omitzero"`
 	SystemFingerprint *string        `json:"system_fingerprint,omitzero"`
 	Error             jsontext.Value `json:"error,omitzero"`
 	Unknown           jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// ChunkChoice is one candidate's step of a streamed reply.
-type ChunkChoice struct {
+// chunkChoice is one candidate's step of a streamed reply.
+type chunkChoice struct {
 	Index        int64         `json:"index"`
-	Delta        Delta         `json:"delta"`
+	Delta        delta         `json:"delta"`
 	FinishReason *string       `json:"finish_reason" jsonschema:"nullable"`
-	Logprobs     *Logprobs     `json:"logprobs" jsonschema:"nullable"`
+	Logprobs     *logprobs     `json:"logprobs" jsonschema:"nullable"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Delta is what a chunk adds to a candidate.
-type Delta struct {
+// delta is what a chunk adds to a candidate.
+type delta struct {
 	Role             string          `json:"role,omitzero"`
 	Content          *string         `json:"content,omitzero"`
 	Refusal          *string         `json:"refusal,omitzero"`
 	ReasoningContent *string         `json:"reasoning_content,omitzero"`
 	Reasoning        *string         `json:"reasoning,omitzero"`
-	ToolCalls        []DeltaToolCall `json:"tool_calls,omitzero"`
-	Annotations      []Annotation    `json:"annotations,omitzero"`
+	ToolCalls        []deltaToolCall `json:"tool_calls,omitzero"`
+	Annotations      []annotation    `json:"annotations,omitzero"`
 	Unknown          jsonx.Unknown   `json:",embed" jsonschema:"-"`
 }
 
-// DeltaToolCall is a step of one tool call, by index: the id and name on
+// deltaToolCall is a step of one tool call, by index: the id and name on
 // its first step, argument fragments after.
-type DeltaToolCall struct {
+type deltaToolCall struct {
 	Index    int64          `json:"index"`
 	ID       string         `json:"id,omitzero"`
 	Type     string         `json:"type,omitzero"`
-	Function *DeltaFunction `json:"function,omitzero"`
+	Function *deltaFunction `json:"function,omitzero"`
 	Unknown  jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// DeltaFunction is a step of a tool call's function.
-type DeltaFunction struct {
+// deltaFunction is a step of a tool call's function.
+type deltaFunction struct {
 	Name      string        `json:"name,omitzero"`
 	Arguments *string       `json:"arguments,omitzero"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`

@@ -8,7 +8,7 @@ import (
 // Usage, both ways: prompt and completion tokens and their details
 // (cached, audio, reasoning and prediction tokens).
 
-func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
+func canonicalUsage(u *usage, ext **parleyv1.Extensions) *parleyv1.Usage {
 	out := &parleyv1.Usage{InputTokens: &u.PromptTokens, OutputTokens: &u.CompletionTokens, TotalTokens: &u.TotalTokens}
 	if d := u.PromptTokensDetails; d != nil {
 		out.CacheReadTokens = d.CachedTokens
@@ -39,21 +39,21 @@ func modality(list []*parleyv1.ModalityTokens, m parleyv1.Modality) *int64 {
 	return nil
 }
 
-func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *Usage {
+func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *usage {
 	if u == nil {
 		return nil
 	}
-	w := &Usage{PromptTokens: u.GetInputTokens(), CompletionTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage")}
+	w := &usage{PromptTokens: u.GetInputTokens(), CompletionTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage")}
 	if u.TotalTokens == nil {
 		w.TotalTokens = w.PromptTokens + w.CompletionTokens
 	}
 	audioIn := modality(u.GetInputDetails(), parleyv1.Modality_MODALITY_AUDIO)
 	if u.CacheReadTokens != nil || audioIn != nil {
-		w.PromptTokensDetails = &PromptDetails{CachedTokens: u.CacheReadTokens, AudioTokens: audioIn, Unknown: jsonx.Take(ext, thisDialect, "usage/prompt_tokens_details")}
+		w.PromptTokensDetails = &promptDetails{CachedTokens: u.CacheReadTokens, AudioTokens: audioIn, Unknown: jsonx.Take(ext, thisDialect, "usage/prompt_tokens_details")}
 	}
 	audioOut := modality(u.GetOutputDetails(), parleyv1.Modality_MODALITY_AUDIO)
 	if u.ReasoningTokens != nil || audioOut != nil || u.AcceptedPredictionTokens != nil || u.RejectedPredictionTokens != nil {
-		w.CompletionTokensDetails = &OutputDetails{ReasoningTokens: u.ReasoningTokens, AudioTokens: audioOut,
+		w.CompletionTokensDetails = &outputDetails{ReasoningTokens: u.ReasoningTokens, AudioTokens: audioOut,
 			AcceptedPredictionTokens: u.AcceptedPredictionTokens, RejectedPredictionTokens: u.RejectedPredictionTokens,
 			Unknown: jsonx.Take(ext, thisDialect, "usage/completion_tokens_details")}
 	}

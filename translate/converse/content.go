@@ -72,7 +72,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) ([]ContentBlock, error) {
 		return nil, nil
 	}
 	out := []ContentBlock{b}
-	if cp := cachePoint(p.GetCacheControl()); cp != nil {
+	if cp := newCachePoint(p.GetCacheControl()); cp != nil {
 		out = append(out, ContentBlock{CachePoint: cp})
 	}
 	return out, nil
@@ -81,11 +81,11 @@ func (e *encoder) part(p *parleyv1.Part, field string) ([]ContentBlock, error) {
 // cachePoint is the cache point of a canonical breakpoint: the default
 // lifetime (five minutes), or one hour for a longer one, as the service
 // offers those two.
-func cachePoint(cc *parleyv1.CacheControl) *CachePoint {
+func newCachePoint(cc *parleyv1.CacheControl) *cachePoint {
 	if cc == nil {
 		return nil
 	}
-	cp := &CachePoint{Type: "default"}
+	cp := &cachePoint{Type: "default"}
 	if ttl := cc.GetTtl(); ttl != nil {
 		if ttl.AsDuration() > 5*time.Minute {
 			cp.TTL = "1h"
@@ -132,13 +132,13 @@ func (e *encoder) media(m *parleyv1.Media, field string) (ContentBlock, error) {
 		if !ok {
 			return ContentBlock{}, translate.Unsupported(thisDialect, field+".mime_type", "the Converse API takes PNG, JPEG, GIF and WebP images, not %s", describe(m))
 		}
-		return ContentBlock{Image: &ImageBlock{Format: f, Source: src}}, nil
+		return ContentBlock{Image: &imageBlock{Format: f, Source: src}}, nil
 	case kind == parleyv1.MediaKind_MEDIA_KIND_VIDEO || kind == parleyv1.MediaKind_MEDIA_KIND_UNSPECIFIED && strings.HasPrefix(mime, "video/"):
 		f, ok := formatOf(m, mime, videoFormats)
 		if !ok {
 			return ContentBlock{}, translate.Unsupported(thisDialect, field+".mime_type", "the Converse API takes MKV, MOV, MP4, WebM, FLV, MPEG, WMV and 3GP videos, not %s", describe(m))
 		}
-		return ContentBlock{Video: &VideoBlock{Format: f, Source: src}}, nil
+		return ContentBlock{Video: &videoBlock{Format: f, Source: src}}, nil
 	case kind == parleyv1.MediaKind_MEDIA_KIND_AUDIO || strings.HasPrefix(mime, "audio/"):
 		return ContentBlock{}, translate.Unsupported(thisDialect, field, "the Converse API takes no audio")
 	}
@@ -146,7 +146,7 @@ func (e *encoder) media(m *parleyv1.Media, field string) (ContentBlock, error) {
 	if !ok {
 		return ContentBlock{}, translate.Unsupported(thisDialect, field+".mime_type", "the Converse API takes PDF, CSV, DOC, DOCX, XLS, XLSX, HTML, TXT and MD documents, not %s", describe(m))
 	}
-	return ContentBlock{Document: &DocumentBlock{Format: f, Name: e.documentName(m), Source: src, Context: m.GetContext()}}, nil
+	return ContentBlock{Document: &documentBlock{Format: f, Name: e.documentName(m), Source: src, Context: m.GetContext()}}, nil
 }
 
 func mediaSource(m *parleyv1.Media, field string) (*MediaSource, error) {
@@ -155,7 +155,7 @@ func mediaSource(m *parleyv1.Media, field string) (*MediaSource, error) {
 		return &MediaSource{Bytes: s.Data}, nil
 	case *parleyv1.Media_Uri:
 		if strings.HasPrefix(s.Uri, "s3://") {
-			return &MediaSource{S3Location: &S3Location{URI: s.Uri}}, nil
+			return &MediaSource{S3Location: &s3Location{URI: s.Uri}}, nil
 		}
 		return nil, translate.Unsupported(thisDialect, field+".uri", "the Converse API reads media inline or from S3 (s3://), not from %q", s.Uri)
 	case *parleyv1.Media_FileId:

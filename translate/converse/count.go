@@ -11,7 +11,7 @@ import (
 // DecodeCount implements translate.CountUpstream: {"inputTokens": n},
 // which counts the whole input as the model would be billed for it.
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
-	var w CountResponse
+	var w countResponse
 	if err := jsonx.Unmarshal(body, &w); err != nil {
 		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}

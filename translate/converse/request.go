@@ -52,7 +52,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 	if err != nil {
 		return nil, err
 	}
-	c := CountRequest{Input: CountInput{Converse: &CountConverse{
+	c := CountRequest{Input: countInput{Converse: &CountConverse{
 		Messages:                     w.Messages,
 		System:                       w.System,
 		ToolConfig:                   w.ToolConfig,
@@ -143,7 +143,7 @@ func (e *encoder) system() ([]SystemBlock, error) {
 			// The service refuses an empty system text block.
 			out = append(out, SystemBlock{Text: ptr(t.GetText())})
 		}
-		if cp := cachePoint(p.GetCacheControl()); cp != nil && len(out) > 0 {
+		if cp := newCachePoint(p.GetCacheControl()); cp != nil && len(out) > 0 {
 			out = append(out, SystemBlock{CachePoint: cp})
 		}
 		return nil

@@ -48,7 +48,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 	if w.Usage != nil {
 		resp.Usage = canonicalUsage(w.Usage)
 	}
-	resp.ServiceTier = serviceTier(w.ServiceTier)
+	resp.ServiceTier = readServiceTier(w.ServiceTier)
 	return resp, nil
 }
 
@@ -82,7 +82,7 @@ func replyBlock(b *ContentBlock, t translate.Target) (*parleyv1.Part, error) {
 
 // citationsPart is generated text with its citations: one text part
 // whose annotations are the citations.
-func citationsPart(cc *CitationsContent) *parleyv1.Part {
+func citationsPart(cc *citationsContent) *parleyv1.Part {
 	var text strings.Builder
 	for _, c := range cc.Content {
 		text.WriteString(c.Text)
@@ -99,7 +99,7 @@ func citationsPart(cc *CitationsContent) *parleyv1.Part {
 // annotation is a citation as a canonical annotation: a web page, or a
 // span of a document of the request (by characters, pages or chunks);
 // nil for a location Parley does not model.
-func annotation(c *Citation) *parleyv1.Annotation {
+func annotation(c *citation) *parleyv1.Annotation {
 	a := &parleyv1.Annotation{Title: c.Title}
 	var cited strings.Builder
 	for _, s := range c.SourceContent {
@@ -110,7 +110,7 @@ func annotation(c *Citation) *parleyv1.Annotation {
 	if l == nil {
 		return nil
 	}
-	span := func(r *DocumentRange, unit parleyv1.LocationUnit) *parleyv1.Annotation {
+	span := func(r *documentRange, unit parleyv1.LocationUnit) *parleyv1.Annotation {
 		a.Kind = parleyv1.AnnotationKind_ANNOTATION_KIND_DOCUMENT_CITATION
 		a.Location = &parleyv1.CitationLocation{Unit: unit, DocumentIndex: deref(r.DocumentIndex), DocumentTitle: c.Title, Start: deref(r.Start), End: deref(r.End)}
 		return a
@@ -130,7 +130,7 @@ func annotation(c *Citation) *parleyv1.Annotation {
 	return nil
 }
 
-func serviceTier(st *ServiceTier) parleyv1.ServiceTier {
+func readServiceTier(st *serviceTier) parleyv1.ServiceTier {
 	switch st.GetType() {
 	case "priority":
 		return parleyv1.ServiceTier_SERVICE_TIER_PRIORITY
@@ -143,7 +143,7 @@ func serviceTier(st *ServiceTier) parleyv1.ServiceTier {
 }
 
 // GetType is the tier's type, "" for none.
-func (st *ServiceTier) GetType() string {
+func (st *serviceTier) GetType() string {
 	if st == nil {
 		return ""
 	}

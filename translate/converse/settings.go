@@ -90,9 +90,9 @@ func (e *encoder) settings(w *Request) error {
 
 	switch rf := req.GetResponseFormat(); rf.GetKind() {
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA:
-		w.OutputConfig = &OutputConfig{TextFormat: &OutputFormat{
+		w.OutputConfig = &outputConfig{TextFormat: &outputFormat{
 			Type: "json_schema",
-			Structure: OutputStructure{JSONSchema: &JSONSchemaDefinition{
+			Structure: outputStructure{JSONSchema: &jsonSchemaDefinition{
 				Schema: rf.GetSchema(), Name: rf.GetName(), Description: rf.GetDescription(),
 			}},
 		}}
@@ -102,11 +102,11 @@ func (e *encoder) settings(w *Request) error {
 
 	switch req.GetServiceTier() {
 	case parleyv1.ServiceTier_SERVICE_TIER_PRIORITY:
-		w.ServiceTier = &ServiceTier{Type: "priority"}
+		w.ServiceTier = &serviceTier{Type: "priority"}
 	case parleyv1.ServiceTier_SERVICE_TIER_FLEX:
-		w.ServiceTier = &ServiceTier{Type: "flex"}
+		w.ServiceTier = &serviceTier{Type: "flex"}
 	case parleyv1.ServiceTier_SERVICE_TIER_DEFAULT, parleyv1.ServiceTier_SERVICE_TIER_STANDARD_ONLY:
-		w.ServiceTier = &ServiceTier{Type: "default"}
+		w.ServiceTier = &serviceTier{Type: "default"}
 	case parleyv1.ServiceTier_SERVICE_TIER_SCALE:
 		e.drop("service_tier")
 	}

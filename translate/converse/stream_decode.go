@@ -71,7 +71,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	}
 	switch ev.Type {
 	case "messageStart":
-		var w MessageStart
+		var w messageStart
 		if err := unmarshal(ev, &w); err != nil {
 			return dst, err
 		}
@@ -82,31 +82,31 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		resp := &parleyv1.Response{Model: d.t.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: &parleyv1.Extensions{Dialect: thisDialect}}
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}}), nil
 	case "contentBlockStart":
-		var w BlockStart
+		var w blockStart
 		if err := unmarshal(ev, &w); err != nil {
 			return dst, err
 		}
 		return d.blockStart(dst, &w)
 	case "contentBlockDelta":
-		var w BlockDelta
+		var w blockDelta
 		if err := unmarshal(ev, &w); err != nil {
 			return dst, err
 		}
 		return d.blockDelta(dst, &w)
 	case "contentBlockStop":
-		var w BlockStop
+		var w blockStop
 		if err := unmarshal(ev, &w); err != nil {
 			return dst, err
 		}
 		return d.blockStop(dst, &w)
 	case "messageStop":
-		var w MessageStop
+		var w messageStop
 		if err := unmarshal(ev, &w); err != nil {
 			return dst, err
 		}
 		return d.messageStop(dst, &w)
 	case "metadata":
-		var w Metadata
+		var w metadata
 		if err := unmarshal(ev, &w); err != nil {
 			return dst, err
 		}
@@ -186,7 +186,7 @@ func (d *streamDecoder) index(p *int64, what string, opens bool) (int, error) {
 	return int(i), nil
 }
 
-func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *BlockStart) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *blockStart) ([]*parleyv1.StreamEvent, error) {
 	if w.ContentBlockIndex == nil {
 		return dst, protocol("contentBlockStart without contentBlockIndex")
 	}
@@ -212,7 +212,7 @@ func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *BlockStart) (
 	return append(dst, partStart(i, translate.CallPart(tu.ToolUseID, tu.Name, ""))), nil
 }
 
-func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *BlockDelta) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *blockDelta) ([]*parleyv1.StreamEvent, error) {
 	i, err := d.index(w.ContentBlockIndex, "contentBlockDelta", true)
 	if err != nil {
 		return dst, err
@@ -282,7 +282,7 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *BlockDelta) (
 	return dst, nil
 }
 
-func (d *streamDecoder) blockStop(dst []*parleyv1.StreamEvent, w *BlockStop) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) blockStop(dst []*parleyv1.StreamEvent, w *blockStop) ([]*parleyv1.StreamEvent, error) {
 	i, err := d.index(w.ContentBlockIndex, "contentBlockStop", true)
 	if err != nil {
 		return dst, err
@@ -298,7 +298,7 @@ func (d *streamDecoder) blockStop(dst []*parleyv1.StreamEvent, w *BlockStop) ([]
 	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: int32(i)}}}), nil
 }
 
-func (d *streamDecoder) messageStop(dst []*parleyv1.StreamEvent, w *MessageStop) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) messageStop(dst []*parleyv1.StreamEvent, w *messageStop) ([]*parleyv1.StreamEvent, error) {
 	if d.open >= 0 {
 		return dst, protocol("messageStop while block %d is open", d.open)
 	}

@@ -43,9 +43,9 @@ func (e *encoder) called(name string) {
 // toolResult is a tool result block: its text, images and documents (the
 // kinds a tool result holds here), status error for a failed call. An
 // empty result is sent with no content blocks.
-func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*ToolResultBlock, error) {
+func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*toolResultBlock, error) {
 	e.called(tr.GetName())
-	b := &ToolResultBlock{ToolUseID: wireID(tr.GetCallId()), Content: []ToolResultContent{}}
+	b := &toolResultBlock{ToolUseID: wireID(tr.GetCallId()), Content: []toolResultContent{}}
 	if tr.GetIsError() {
 		b.Status = "error"
 	}
@@ -56,13 +56,13 @@ func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*ToolResult
 			if k.Text.GetText() == "" {
 				continue
 			}
-			b.Content = append(b.Content, ToolResultContent{Text: ptr(k.Text.GetText())})
+			b.Content = append(b.Content, toolResultContent{Text: ptr(k.Text.GetText())})
 		case *parleyv1.Part_Media:
 			m, err := e.media(k.Media, f+".media")
 			if err != nil {
 				return nil, err
 			}
-			b.Content = append(b.Content, ToolResultContent{Image: m.Image, Document: m.Document, Video: m.Video})
+			b.Content = append(b.Content, toolResultContent{Image: m.Image, Document: m.Document, Video: m.Video})
 		default:
 			// Anything else a result may hold (reasoning, calls) says
 			// nothing to the model here.
@@ -85,7 +85,7 @@ func (e *encoder) tools(w *Request) error {
 	for _, n := range tc.GetAllowedNames() {
 		allowed[n] = true
 	}
-	var specs []Tool
+	var specs []tool
 	for i, t := range e.req.GetTools() {
 		field := fmt.Sprintf("tools[%d]", i)
 		f := t.GetFunction()
@@ -116,29 +116,29 @@ func (e *encoder) tools(w *Request) error {
 			}
 			schema = jsontext.Value(s)
 		}
-		spec := &ToolSpec{Name: translate.FunctionName(f), Description: f.GetDescription(), InputSchema: InputSchema{JSON: schema}}
+		spec := &toolSpec{Name: translate.FunctionName(f), Description: f.GetDescription(), InputSchema: inputSchema{JSON: schema}}
 		if f.GetStrict() {
 			spec.Strict = ptr(true)
 		}
-		specs = append(specs, Tool{ToolSpec: spec})
-		if cp := cachePoint(t.GetCacheControl()); cp != nil {
-			specs = append(specs, Tool{CachePoint: cp})
+		specs = append(specs, tool{ToolSpec: spec})
+		if cp := newCachePoint(t.GetCacheControl()); cp != nil {
+			specs = append(specs, tool{CachePoint: cp})
 		}
 	}
-	var choice *ToolChoice
+	var choice *toolChoice
 	switch tc.GetMode() {
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
-		choice = &ToolChoice{Auto: &struct{}{}}
+		choice = &toolChoice{Auto: &struct{}{}}
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
-		choice = &ToolChoice{Any: &struct{}{}}
+		choice = &toolChoice{Any: &struct{}{}}
 		if len(tc.GetAllowedNames()) == 1 {
-			choice = &ToolChoice{Tool: &SpecificTool{Name: tc.GetAllowedNames()[0]}}
+			choice = &toolChoice{Tool: &specificTool{Name: tc.GetAllowedNames()[0]}}
 		}
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
 		if tc.GetName() == "" {
 			return translate.Unsupported(thisDialect, "tool_choice.kind", "the Converse API cannot force the built-in tool %s", tc.GetKind())
 		}
-		choice = &ToolChoice{Tool: &SpecificTool{Name: tc.GetName()}}
+		choice = &toolChoice{Tool: &specificTool{Name: tc.GetName()}}
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
 		if len(specs) > 0 {
 			if !e.hasTools {
@@ -155,7 +155,7 @@ func (e *encoder) tools(w *Request) error {
 			return nil
 		}
 		for _, name := range e.callNames {
-			specs = append(specs, Tool{ToolSpec: &ToolSpec{Name: name, InputSchema: InputSchema{JSON: emptySchema}}})
+			specs = append(specs, tool{ToolSpec: &toolSpec{Name: name, InputSchema: inputSchema{JSON: emptySchema}}})
 		}
 		if len(specs) == 0 {
 			return nil
@@ -166,7 +166,7 @@ func (e *encoder) tools(w *Request) error {
 	return nil
 }
 
-func hasSpec(ts []Tool) bool {
+func hasSpec(ts []tool) bool {
 	for _, t := range ts {
 		if t.ToolSpec != nil {
 			return true

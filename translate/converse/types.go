@@ -20,9 +20,9 @@ type Request struct {
 	InferenceConfig              *InferenceConfig  `json:"inferenceConfig,omitzero"`
 	ToolConfig                   *ToolConfig       `json:"toolConfig,omitzero"`
 	AdditionalModelRequestFields jsontext.Value    `json:"additionalModelRequestFields,omitzero"`
-	OutputConfig                 *OutputConfig     `json:"outputConfig,omitzero"`
+	OutputConfig                 *outputConfig     `json:"outputConfig,omitzero"`
 	RequestMetadata              map[string]string `json:"requestMetadata,omitzero"`
-	ServiceTier                  *ServiceTier      `json:"serviceTier,omitzero"`
+	ServiceTier                  *serviceTier      `json:"serviceTier,omitzero"`
 }
 
 // Message is one turn: role user or assistant.
@@ -34,45 +34,45 @@ type Message struct {
 // SystemBlock is one block of the system prompt: text or a cache point.
 type SystemBlock struct {
 	Text       *string     `json:"text,omitzero"`
-	CachePoint *CachePoint `json:"cachePoint,omitzero"`
+	CachePoint *cachePoint `json:"cachePoint,omitzero"`
 }
 
 // ContentBlock is one block of a message (a union).
 type ContentBlock struct {
 	Text             *string           `json:"text,omitzero"`
-	Image            *ImageBlock       `json:"image,omitzero"`
-	Document         *DocumentBlock    `json:"document,omitzero"`
-	Video            *VideoBlock       `json:"video,omitzero"`
+	Image            *imageBlock       `json:"image,omitzero"`
+	Document         *documentBlock    `json:"document,omitzero"`
+	Video            *videoBlock       `json:"video,omitzero"`
 	ToolUse          *ToolUseBlock     `json:"toolUse,omitzero"`
-	ToolResult       *ToolResultBlock  `json:"toolResult,omitzero"`
-	CachePoint       *CachePoint       `json:"cachePoint,omitzero"`
+	ToolResult       *toolResultBlock  `json:"toolResult,omitzero"`
+	CachePoint       *cachePoint       `json:"cachePoint,omitzero"`
 	ReasoningContent *ReasoningContent `json:"reasoningContent,omitzero"`
-	CitationsContent *CitationsContent `json:"citationsContent,omitzero"`
+	CitationsContent *citationsContent `json:"citationsContent,omitzero"`
 }
 
-// CachePoint marks the end of a cacheable prefix.
-type CachePoint struct {
+// cachePoint marks the end of a cacheable prefix.
+type cachePoint struct {
 	Type string `json:"type"`
 	TTL  string `json:"ttl,omitzero"`
 }
 
-// ImageBlock is an image: png, jpeg, gif or webp.
-type ImageBlock struct {
+// imageBlock is an image: png, jpeg, gif or webp.
+type imageBlock struct {
 	Format string       `json:"format"`
 	Source *MediaSource `json:"source"`
 }
 
-// DocumentBlock is a document: pdf, csv, doc, docx, xls, xlsx, html, txt
+// documentBlock is a document: pdf, csv, doc, docx, xls, xlsx, html, txt
 // or md. Its name is required and restricted (see documentName).
-type DocumentBlock struct {
+type documentBlock struct {
 	Format  string       `json:"format,omitzero"`
 	Name    string       `json:"name"`
 	Source  *MediaSource `json:"source"`
 	Context string       `json:"context,omitzero"`
 }
 
-// VideoBlock is a video.
-type VideoBlock struct {
+// videoBlock is a video.
+type videoBlock struct {
 	Format string       `json:"format"`
 	Source *MediaSource `json:"source"`
 }
@@ -81,11 +81,11 @@ type VideoBlock struct {
 // wire) or an S3 object.
 type MediaSource struct {
 	Bytes      []byte      `json:"bytes,omitzero"`
-	S3Location *S3Location `json:"s3Location,omitzero"`
+	S3Location *s3Location `json:"s3Location,omitzero"`
 }
 
-// S3Location is an object in S3.
-type S3Location struct {
+// s3Location is an object in S3.
+type s3Location struct {
 	URI         string `json:"uri"`
 	BucketOwner string `json:"bucketOwner,omitzero"`
 }
@@ -97,20 +97,20 @@ type ToolUseBlock struct {
 	Input     jsontext.Value `json:"input"`
 }
 
-// ToolResultBlock is the result of a call.
-type ToolResultBlock struct {
+// toolResultBlock is the result of a call.
+type toolResultBlock struct {
 	ToolUseID string              `json:"toolUseId"`
-	Content   []ToolResultContent `json:"content"`
+	Content   []toolResultContent `json:"content"`
 	Status    string              `json:"status,omitzero"`
 }
 
-// ToolResultContent is one block of a tool result (a union).
-type ToolResultContent struct {
+// toolResultContent is one block of a tool result (a union).
+type toolResultContent struct {
 	Text     *string        `json:"text,omitzero"`
 	JSON     jsontext.Value `json:"json,omitzero"`
-	Image    *ImageBlock    `json:"image,omitzero"`
-	Document *DocumentBlock `json:"document,omitzero"`
-	Video    *VideoBlock    `json:"video,omitzero"`
+	Image    *imageBlock    `json:"image,omitzero"`
+	Document *documentBlock `json:"document,omitzero"`
+	Video    *videoBlock    `json:"video,omitzero"`
 }
 
 // ReasoningContent is the model's reasoning: its text with a signature,
@@ -126,41 +126,41 @@ type ReasoningText struct {
 	Signature string `json:"signature,omitzero"`
 }
 
-// CitationsContent is generated text with the citations that back it.
-type CitationsContent struct {
-	Content   []CitationText `json:"content,omitzero"`
-	Citations []Citation     `json:"citations,omitzero"`
+// citationsContent is generated text with the citations that back it.
+type citationsContent struct {
+	Content   []citationText `json:"content,omitzero"`
+	Citations []citation     `json:"citations,omitzero"`
 }
 
-// CitationText is a piece of generated text.
-type CitationText struct {
+// citationText is a piece of generated text.
+type citationText struct {
 	Text string `json:"text"`
 }
 
-// Citation is one source of a citations block or delta.
-type Citation struct {
+// citation is one source of a citations block or delta.
+type citation struct {
 	Title         string            `json:"title,omitzero"`
 	Source        string            `json:"source,omitzero"`
-	SourceContent []CitationText    `json:"sourceContent,omitzero"`
-	Location      *CitationLocation `json:"location,omitzero"`
+	SourceContent []citationText    `json:"sourceContent,omitzero"`
+	Location      *citationLocation `json:"location,omitzero"`
 }
 
-// CitationLocation is where a citation points (a union).
-type CitationLocation struct {
-	Web           *WebLocation   `json:"web,omitzero"`
-	DocumentChar  *DocumentRange `json:"documentChar,omitzero"`
-	DocumentPage  *DocumentRange `json:"documentPage,omitzero"`
-	DocumentChunk *DocumentRange `json:"documentChunk,omitzero"`
+// citationLocation is where a citation points (a union).
+type citationLocation struct {
+	Web           *webLocation   `json:"web,omitzero"`
+	DocumentChar  *documentRange `json:"documentChar,omitzero"`
+	DocumentPage  *documentRange `json:"documentPage,omitzero"`
+	DocumentChunk *documentRange `json:"documentChunk,omitzero"`
 }
 
-// WebLocation is a cited web page.
-type WebLocation struct {
+// webLocation is a cited web page.
+type webLocation struct {
 	URL    string `json:"url,omitzero"`
 	Domain string `json:"domain,omitzero"`
 }
 
-// DocumentRange is a cited span of a document given in the request.
-type DocumentRange struct {
+// documentRange is a cited span of a document given in the request.
+type documentRange struct {
 	DocumentIndex *int64 `json:"documentIndex,omitzero"`
 	Start         *int64 `json:"start,omitzero"`
 	End           *int64 `json:"end,omitzero"`
@@ -176,66 +176,66 @@ type InferenceConfig struct {
 
 // ToolConfig offers tools and says how the model must use them.
 type ToolConfig struct {
-	Tools      []Tool      `json:"tools"`
-	ToolChoice *ToolChoice `json:"toolChoice,omitzero"`
+	Tools      []tool      `json:"tools"`
+	ToolChoice *toolChoice `json:"toolChoice,omitzero"`
 }
 
-// Tool is a tool specification or a cache point (a union).
-type Tool struct {
-	ToolSpec   *ToolSpec   `json:"toolSpec,omitzero"`
-	CachePoint *CachePoint `json:"cachePoint,omitzero"`
+// tool is a tool specification or a cache point (a union).
+type tool struct {
+	ToolSpec   *toolSpec   `json:"toolSpec,omitzero"`
+	CachePoint *cachePoint `json:"cachePoint,omitzero"`
 }
 
-// ToolSpec is a function the client runs.
-type ToolSpec struct {
+// toolSpec is a function the client runs.
+type toolSpec struct {
 	Name        string      `json:"name"`
 	Description string      `json:"description,omitzero"`
-	InputSchema InputSchema `json:"inputSchema"`
+	InputSchema inputSchema `json:"inputSchema"`
 	Strict      *bool       `json:"strict,omitzero"`
 }
 
-// InputSchema holds a JSON Schema as a JSON value.
-type InputSchema struct {
+// inputSchema holds a JSON Schema as a JSON value.
+type inputSchema struct {
 	JSON jsontext.Value `json:"json"`
 }
 
-// ToolChoice is auto, any or one tool (a union of empty objects and a name).
-type ToolChoice struct {
+// toolChoice is auto, any or one tool (a union of empty objects and a name).
+type toolChoice struct {
 	Auto *struct{}     `json:"auto,omitzero"`
 	Any  *struct{}     `json:"any,omitzero"`
-	Tool *SpecificTool `json:"tool,omitzero"`
+	Tool *specificTool `json:"tool,omitzero"`
 }
 
-// SpecificTool names the tool the model must call.
-type SpecificTool struct {
+// specificTool names the tool the model must call.
+type specificTool struct {
 	Name string `json:"name"`
 }
 
-// OutputConfig holds structured output.
-type OutputConfig struct {
-	TextFormat *OutputFormat `json:"textFormat,omitzero"`
+// outputConfig holds structured output.
+type outputConfig struct {
+	TextFormat *outputFormat `json:"textFormat,omitzero"`
 }
 
-// OutputFormat is a structured output format: type json_schema.
-type OutputFormat struct {
+// outputFormat is a structured output format: type json_schema.
+type outputFormat struct {
 	Type      string          `json:"type"`
-	Structure OutputStructure `json:"structure"`
+	Structure outputStructure `json:"structure"`
 }
 
-// OutputStructure holds the JSON schema of the answer.
-type OutputStructure struct {
-	JSONSchema *JSONSchemaDefinition `json:"jsonSchema,omitzero"`
+// outputStructure holds the JSON schema of the answer.
+type outputStructure struct {
+	JSONSchema *jsonSchemaDefinition `json:"jsonSchema,omitzero"`
 }
 
-// JSONSchemaDefinition is a JSON schema as JSON text, with a name.
-type JSONSchemaDefinition struct {
+// jsonSchemaDefinition is a JSON schema as JSON text, with a name.
+type jsonSchemaDefinition struct {
 	Schema      string `json:"schema"`
 	Name        string `json:"name,omitzero"`
 	Description string `json:"description,omitzero"`
 }
 
-// ServiceTier is the processing tier: priority, default, flex or reserved.
-type ServiceTier struct {
+// serviceTier is the processing tier: priority, default, flex or reserved.
+type serviceTier struct {
 	Type string `json:"type"`
 }
 
@@ -246,7 +246,7 @@ type Response struct {
 	Usage                         *Usage         `json:"usage,omitzero"`
 	Metrics                       *Metrics       `json:"metrics,omitzero"`
 	AdditionalModelResponseFields jsontext.Value `json:"additionalModelResponseFields,omitzero"`
-	ServiceTier                   *ServiceTier   `json:"serviceTier,omitzero"`
+	ServiceTier                   *serviceTier   `json:"serviceTier,omitzero"`
 }
 
 // Output holds the answer.
@@ -262,11 +262,11 @@ type Usage struct {
 	TotalTokens           *int64        `json:"totalTokens,omitzero"`
 	CacheReadInputTokens  *int64        `json:"cacheReadInputTokens,omitzero"`
 	CacheWriteInputTokens *int64        `json:"cacheWriteInputTokens,omitzero"`
-	CacheDetails          []CacheDetail `json:"cacheDetails,omitzero"`
+	CacheDetails          []cacheDetail `json:"cacheDetails,omitzero"`
 }
 
-// CacheDetail counts the cache writes of one lifetime.
-type CacheDetail struct {
+// cacheDetail counts the cache writes of one lifetime.
+type cacheDetail struct {
 	InputTokens int64  `json:"inputTokens"`
 	TTL         string `json:"ttl"`
 }
@@ -278,14 +278,14 @@ type Metrics struct {
 
 // The events of /converse-stream, by :event-type.
 
-// MessageStart opens the message.
-type MessageStart struct {
+// messageStart opens the message.
+type messageStart struct {
 	Role string `json:"role"`
 }
 
-// BlockStart opens a block that has something to say before its deltas:
+// blockStart opens a block that has something to say before its deltas:
 // a tool call's id and name.
-type BlockStart struct {
+type blockStart struct {
 	ContentBlockIndex *int64 `json:"contentBlockIndex"`
 	Start             *struct {
 		ToolUse *struct {
@@ -295,9 +295,9 @@ type BlockStart struct {
 	} `json:"start"`
 }
 
-// BlockDelta extends a block; a text or reasoning block begins with its
+// blockDelta extends a block; a text or reasoning block begins with its
 // first delta.
-type BlockDelta struct {
+type blockDelta struct {
 	ContentBlockIndex *int64 `json:"contentBlockIndex"`
 	Delta             *struct {
 		Text    *string `json:"text,omitzero"`
@@ -309,36 +309,36 @@ type BlockDelta struct {
 			Signature       *string `json:"signature,omitzero"`
 			RedactedContent []byte  `json:"redactedContent,omitzero"`
 		} `json:"reasoningContent,omitzero"`
-		Citation *Citation `json:"citation,omitzero"`
+		Citation *citation `json:"citation,omitzero"`
 	} `json:"delta"`
 }
 
-// BlockStop closes a block.
-type BlockStop struct {
+// blockStop closes a block.
+type blockStop struct {
 	ContentBlockIndex *int64 `json:"contentBlockIndex"`
 }
 
-// MessageStop ends the message with its stop reason.
-type MessageStop struct {
+// messageStop ends the message with its stop reason.
+type messageStop struct {
 	StopReason                    string         `json:"stopReason"`
 	AdditionalModelResponseFields jsontext.Value `json:"additionalModelResponseFields,omitzero"`
 }
 
-// Metadata closes the stream with usage and metrics.
-type Metadata struct {
+// metadata closes the stream with usage and metrics.
+type metadata struct {
 	Usage       *Usage       `json:"usage,omitzero"`
 	Metrics     *Metrics     `json:"metrics,omitzero"`
-	ServiceTier *ServiceTier `json:"serviceTier,omitzero"`
+	ServiceTier *serviceTier `json:"serviceTier,omitzero"`
 }
 
 // CountRequest is the body of POST /model/{modelId}/count-tokens for a
 // Converse request.
 type CountRequest struct {
-	Input CountInput `json:"input"`
+	Input countInput `json:"input"`
 }
 
-// CountInput is a union; Parley counts Converse requests.
-type CountInput struct {
+// countInput is a union; Parley counts Converse requests.
+type countInput struct {
 	Converse *CountConverse `json:"converse"`
 }
 
@@ -350,7 +350,7 @@ type CountConverse struct {
 	AdditionalModelRequestFields jsontext.Value `json:"additionalModelRequestFields,omitzero"`
 }
 
-// CountResponse is the reply of count-tokens.
-type CountResponse struct {
+// countResponse is the reply of count-tokens.
+type countResponse struct {
 	InputTokens *int64 `json:"inputTokens"`
 }

@@ -14,7 +14,7 @@ import (
 // :countTokens holds contents alone or a whole generateContentRequest
 // (which names its model again); the model is the path's.
 func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, error) {
-	var w CountTokensRequest
+	var w countTokensRequest
 	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
 		return nil, decodeError(err)
 	}
@@ -41,7 +41,7 @@ func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, err
 
 // EncodeCount implements translate.CountClient.
 func (Client) EncodeCount(c *parleyv1.TokenCount) ([]byte, error) {
-	return jsonx.Marshal(CountTokensResponse{
+	return jsonx.Marshal(countTokensResponse{
 		TotalTokens:             c.GetInputTokens(),
 		CachedContentTokenCount: c.GetCachedTokens(),
 		PromptTokensDetails:     wireModalityTokens(c.GetInputDetails()),
@@ -65,7 +65,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 		model = req.GetModel()
 	}
 	body.Model = "models/" + strings.TrimPrefix(model, "models/")
-	wrapped, err := jsonx.Marshal(CountTokensRequest{GenerateContentRequest: &body})
+	wrapped, err := jsonx.Marshal(countTokensRequest{GenerateContentRequest: &body})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 
 // DecodeCount implements translate.CountUpstream.
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
-	var w CountTokensResponse
+	var w countTokensResponse
 	if err := jsonx.Unmarshal(body, &w); err != nil {
 		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}

@@ -94,14 +94,14 @@ func statusName(e *parleyv1.Error, status int) string {
 var serviceStatuses = map[int]bool{400: true, 401: true, 403: true, 404: true, 413: true, 429: true, 500: true, 503: true, 504: true}
 
 // errorDetail renders a canonical error as this dialect's error object.
-func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
+func newErrorDetail(e *parleyv1.Error) (int, errorDetail) {
 	status := translate.HTTPStatusOf(e)
 	if e.GetOrigin().GetDialect() != thisDialect && !serviceStatuses[status] {
 		// A status this dialect's service never sends (529 from a
 		// messages upstream, say) becomes the one its code has here.
 		status = translate.HTTPStatus(e.GetCode())
 	}
-	d := ErrorDetail{Code: status, Message: e.GetMessage(), Status: statusName(e, status)}
+	d := errorDetail{Code: status, Message: e.GetMessage(), Status: statusName(e, status)}
 	if d.Message == "" {
 		d.Message = http.StatusText(status)
 	}
@@ -134,8 +134,8 @@ func errorDetail(e *parleyv1.Error) (int, ErrorDetail) {
 
 // EncodeError implements translate.Client.
 func (Client) EncodeError(e *parleyv1.Error) (int, []byte) {
-	status, d := errorDetail(e)
-	b, err := jsonx.Marshal(ErrorBody{Error: d})
+	status, d := newErrorDetail(e)
+	b, err := jsonx.Marshal(errorBody{Error: d})
 	if err != nil {
 		return http.StatusInternalServerError, []byte(`{"error":{"code":500,"message":"internal error","status":"INTERNAL"}}`)
 	}
@@ -144,12 +144,12 @@ func (Client) EncodeError(e *parleyv1.Error) (int, []byte) {
 
 // DecodeError implements translate.Upstream.
 func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
-	var w ErrorBody
+	var w errorBody
 	var e *parleyv1.Error
 	// Some front ends answer with an array holding the error object.
 	trimmed := strings.TrimSpace(string(body))
 	if strings.HasPrefix(trimmed, "[") {
-		var list []ErrorBody
+		var list []errorBody
 		if jsonx.Unmarshal([]byte(trimmed), &list) == nil && len(list) == 1 {
 			w = list[0]
 		}
@@ -178,7 +178,7 @@ func (Upstream) DecodeError(status int, header http.Header, body []byte) *parley
 }
 
 // errorFromDetail converts an error object, from a body or a stream chunk.
-func errorFromDetail(d *ErrorDetail) *parleyv1.Error {
+func errorFromDetail(d *errorDetail) *parleyv1.Error {
 	e := &parleyv1.Error{Message: d.Message, Reason: d.Status, Origin: &parleyv1.Origin{Dialect: thisDialect}, HttpStatus: int32(d.Code)}
 	e.Code = parleyv1.Code_CODE_UNKNOWN
 	for code, name := range statusNames {

@@ -18,7 +18,7 @@ import (
 // upstream it is written by encoder.media, with the MIME type guessed when
 // it is unknown.
 
-func inlineMedia(b *Blob, path string) (*parleyv1.Media, error) {
+func inlineMedia(b *blob, path string) (*parleyv1.Media, error) {
 	if b.MimeType == "" {
 		return nil, translate.Invalid(path+".mimeType", "required field mimeType is missing")
 	}
@@ -67,7 +67,7 @@ func (e *encoder) media(w *Part, m *parleyv1.Media, p *parleyv1.Part, field stri
 		if mt == "" {
 			return translate.Unsupported(thisDialect, field+".media.mime_type", "inline media needs a MIME type")
 		}
-		w.InlineData = &Blob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(s.Data), Unknown: e.partUnknown(p, "inlineData")}
+		w.InlineData = &blob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(s.Data), Unknown: e.partUnknown(p, "inlineData")}
 	case *parleyv1.Media_Uri:
 		if mt == "" {
 			mt = mime.TypeByExtension(path.Ext(s.Uri))
@@ -78,12 +78,12 @@ func (e *encoder) media(w *Part, m *parleyv1.Media, p *parleyv1.Part, field stri
 		if mt == "" {
 			mt = defaultMime(m)
 		}
-		w.FileData = &FileData{MimeType: mt, FileURI: s.Uri, Unknown: e.partUnknown(p, "fileData")}
+		w.FileData = &fileData{MimeType: mt, FileURI: s.Uri, Unknown: e.partUnknown(p, "fileData")}
 	case *parleyv1.Media_FileId:
 		if !strings.HasPrefix(s.FileId, "files/") && !strings.Contains(s.FileId, "/files/") {
 			return translate.Unsupported(thisDialect, field+".media.file_id", "file id %q is not a file of this service", s.FileId)
 		}
-		w.FileData = &FileData{MimeType: mt, FileURI: s.FileId}
+		w.FileData = &fileData{MimeType: mt, FileURI: s.FileId}
 	default:
 		return translate.Invalid(field+".media", "media without data, URI or file id")
 	}
@@ -111,7 +111,7 @@ func describeMedia(m *parleyv1.Media) string {
 
 // responseMedia is a piece of media of a function response, as the
 // canonical result's content.
-func responseMedia(fp *FunctionResponsePart, path string) (*parleyv1.Part, error) {
+func responseMedia(fp *functionResponsePart, path string) (*parleyv1.Part, error) {
 	p := &parleyv1.Part{}
 	switch {
 	case fp.InlineData != nil:

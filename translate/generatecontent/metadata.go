@@ -16,7 +16,7 @@ import (
 
 // metadata decodes a candidate's safety, citation, grounding and
 // log-probability data.
-func (d responseDecoder) metadata(w *Candidate, c *parleyv1.Candidate) {
+func (d responseDecoder) metadata(w *candidate, c *parleyv1.Candidate) {
 	c.SafetyRatings = safetyRatings(w.SafetyRatings)
 	if cm := w.CitationMetadata; cm != nil {
 		for _, s := range slices.Concat(cm.CitationSources, cm.Citations) {
@@ -51,12 +51,12 @@ func (d responseDecoder) metadata(w *Candidate, c *parleyv1.Candidate) {
 	}
 }
 
-func (e clientEncoder) candidateMetadata(w *Candidate, c *parleyv1.Candidate) {
+func (e clientEncoder) candidateMetadata(w *candidate, c *parleyv1.Candidate) {
 	w.SafetyRatings = wireSafetyRatings(c.GetSafetyRatings())
 	if len(c.GetCitations()) > 0 || e.same && jsonx.Has(c.GetExtensions(), thisDialect, "@citations") {
-		cm := &CitationMetadata{}
+		cm := &citationMetadata{}
 		for _, a := range c.GetCitations() {
-			cs := CitationSource{URI: a.GetUrl(), License: a.GetLicense(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
+			cs := citationSource{URI: a.GetUrl(), License: a.GetLicense(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
 			if e.same {
 				cs.Unknown = jsonx.Take(a.GetExtensions(), thisDialect, "")
 			}
@@ -70,9 +70,9 @@ func (e clientEncoder) candidateMetadata(w *Candidate, c *parleyv1.Candidate) {
 	w.GroundingMetadata = wireGrounding(c.GetGrounding(), c, e.same)
 	w.LogprobsResult = wireLogprobs(c.GetLogprobs())
 	if len(c.GetUrlRetrievals()) > 0 || e.same && jsonx.Has(c.GetExtensions(), thisDialect, "urlContextMetadata") {
-		uc := &URLContextMetadata{}
+		uc := &urlContextMetadata{}
 		for _, u := range c.GetUrlRetrievals() {
-			um := URLMetadata{RetrievedURL: u.GetUrl()}
+			um := urlMetadata{RetrievedURL: u.GetUrl()}
 			if u.GetStatus() != parleyv1.UrlRetrievalStatus_URL_RETRIEVAL_STATUS_UNSPECIFIED {
 				um.URLRetrievalStatus = u.GetStatus().String()
 			}
@@ -84,12 +84,12 @@ func (e clientEncoder) candidateMetadata(w *Candidate, c *parleyv1.Candidate) {
 		}
 	}
 	for _, ga := range c.GetGroundingAttributions() {
-		wa := GroundingAttribution{SourceID: &AttributionSourceID{}}
+		wa := groundingAttribution{SourceID: &attributionSourceID{}}
 		switch s := ga.GetSource().(type) {
 		case *parleyv1.GroundingAttribution_Passage:
-			wa.SourceID.GroundingPassage = &GroundingPassage{PassageID: s.Passage.GetPassageId(), PartIndex: ptr(int64(s.Passage.GetPartIndex()))}
+			wa.SourceID.GroundingPassage = &groundingPassage{PassageID: s.Passage.GetPassageId(), PartIndex: ptr(int64(s.Passage.GetPartIndex()))}
 		case *parleyv1.GroundingAttribution_RetrieverChunk:
-			wa.SourceID.SemanticRetrieverChunk = &SemanticRetrieverChunk{Source: s.RetrieverChunk.GetSource(), Chunk: s.RetrieverChunk.GetChunk()}
+			wa.SourceID.SemanticRetrieverChunk = &semanticRetrieverChunk{Source: s.RetrieverChunk.GetSource(), Chunk: s.RetrieverChunk.GetChunk()}
 		}
 		if len(ga.GetContent()) > 0 {
 			parts := PartList{}
@@ -114,7 +114,7 @@ func urlStatus(s string) parleyv1.UrlRetrievalStatus {
 	return parleyv1.UrlRetrievalStatus_URL_RETRIEVAL_STATUS_UNSPECIFIED
 }
 
-func attribution(w *GroundingAttribution) *parleyv1.GroundingAttribution {
+func attribution(w *groundingAttribution) *parleyv1.GroundingAttribution {
 	a := &parleyv1.GroundingAttribution{}
 	if s := w.SourceID; s != nil {
 		switch {
@@ -132,7 +132,7 @@ func attribution(w *GroundingAttribution) *parleyv1.GroundingAttribution {
 	return a
 }
 
-func grounding(w *GroundingMetadata, ext **parleyv1.Extensions) *parleyv1.GroundingMetadata {
+func grounding(w *groundingMetadata, ext **parleyv1.Extensions) *parleyv1.GroundingMetadata {
 	g := &parleyv1.GroundingMetadata{WebSearchQueries: w.WebSearchQueries}
 	for _, c := range w.GroundingChunks {
 		switch {
@@ -173,7 +173,7 @@ func grounding(w *GroundingMetadata, ext **parleyv1.Extensions) *parleyv1.Ground
 	return g
 }
 
-func hasUnknownGrounding(w *GroundingMetadata) bool {
+func hasUnknownGrounding(w *groundingMetadata) bool {
 	for _, c := range w.GroundingChunks {
 		if len(c.Unknown) > 0 || c.Web != nil && len(c.Web.Unknown) > 0 || c.RetrievedContext != nil && len(c.RetrievedContext.Unknown) > 0 || c.Web == nil && c.RetrievedContext == nil {
 			return true
@@ -187,31 +187,31 @@ func hasUnknownGrounding(w *GroundingMetadata) bool {
 	return w.SearchEntryPoint != nil && len(w.SearchEntryPoint.Unknown) > 0 || w.RetrievalMetadata != nil && len(w.RetrievalMetadata.Unknown) > 0
 }
 
-func wireGrounding(g *parleyv1.GroundingMetadata, c *parleyv1.Candidate, same bool) *GroundingMetadata {
+func wireGrounding(g *parleyv1.GroundingMetadata, c *parleyv1.Candidate, same bool) *groundingMetadata {
 	if g == nil {
 		return nil
 	}
 	if same {
 		if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, "@grounding"); ok {
-			var raw GroundingMetadata
+			var raw groundingMetadata
 			if jsonx.Unmarshal(v, &raw) == nil {
 				return &raw
 			}
 		}
 	}
-	w := &GroundingMetadata{WebSearchQueries: g.GetWebSearchQueries()}
+	w := &groundingMetadata{WebSearchQueries: g.GetWebSearchQueries()}
 	for _, ch := range g.GetChunks() {
 		switch s := ch.GetSource().(type) {
 		case *parleyv1.GroundingChunk_Web:
-			w.GroundingChunks = append(w.GroundingChunks, GroundingChunk{Web: &WebChunk{URI: s.Web.GetUri(), Title: s.Web.GetTitle(), Domain: s.Web.GetDomain()}})
+			w.GroundingChunks = append(w.GroundingChunks, groundingChunk{Web: &webChunk{URI: s.Web.GetUri(), Title: s.Web.GetTitle(), Domain: s.Web.GetDomain()}})
 		case *parleyv1.GroundingChunk_RetrievedContext:
-			w.GroundingChunks = append(w.GroundingChunks, GroundingChunk{RetrievedContext: &RetrievedChunk{URI: s.RetrievedContext.GetUri(), Title: s.RetrievedContext.GetTitle(), Text: s.RetrievedContext.GetText()}})
+			w.GroundingChunks = append(w.GroundingChunks, groundingChunk{RetrievedContext: &retrievedChunk{URI: s.RetrievedContext.GetUri(), Title: s.RetrievedContext.GetTitle(), Text: s.RetrievedContext.GetText()}})
 		}
 	}
 	for _, s := range g.GetSupports() {
-		ws := GroundingSupport{GroundingChunkIndices: s.GetChunkIndices(), ConfidenceScores: s.GetConfidenceScores()}
+		ws := groundingSupport{GroundingChunkIndices: s.GetChunkIndices(), ConfidenceScores: s.GetConfidenceScores()}
 		if seg := s.GetSegment(); seg != nil {
-			ws.Segment = &Segment{Text: seg.GetText()}
+			ws.Segment = &segment{Text: seg.GetText()}
 			if seg.GetPartIndex() != 0 {
 				ws.Segment.PartIndex = ptr(int64(seg.GetPartIndex()))
 			}
@@ -223,22 +223,22 @@ func wireGrounding(g *parleyv1.GroundingMetadata, c *parleyv1.Candidate, same bo
 		w.GroundingSupports = append(w.GroundingSupports, ws)
 	}
 	if sep := g.GetSearchEntryPoint(); sep != nil {
-		w.SearchEntryPoint = &SearchEntryPoint{RenderedContent: sep.GetRenderedContent()}
+		w.SearchEntryPoint = &searchEntryPoint{RenderedContent: sep.GetRenderedContent()}
 		if len(sep.GetSdkBlob()) > 0 {
 			w.SearchEntryPoint.SDKBlob = base64.StdEncoding.EncodeToString(sep.GetSdkBlob())
 		}
 	}
 	if g.DynamicRetrievalScore != nil {
-		w.RetrievalMetadata = &RetrievalMetadata{GoogleSearchDynamicRetrievalScore: g.DynamicRetrievalScore}
+		w.RetrievalMetadata = &retrievalMetadata{GoogleSearchDynamicRetrievalScore: g.DynamicRetrievalScore}
 	} else if same && jsonx.Has(c.GetExtensions(), thisDialect, "groundingMetadata/retrievalMetadata") {
-		w.RetrievalMetadata = &RetrievalMetadata{}
+		w.RetrievalMetadata = &retrievalMetadata{}
 	}
 	return w
 }
 
-func logprobs(w *LogprobsResult) *parleyv1.Logprobs {
+func logprobs(w *logprobsResult) *parleyv1.Logprobs {
 	lp := &parleyv1.Logprobs{}
-	conv := func(c LogprobCandidate) *parleyv1.TokenLogprob {
+	conv := func(c logprobCandidate) *parleyv1.TokenLogprob {
 		t := &parleyv1.TokenLogprob{Token: c.Token, Logprob: deref(c.LogProbability)}
 		if c.TokenID != nil {
 			t.TokenId = ptr(clampInt32(*c.TokenID))
@@ -258,23 +258,23 @@ func logprobs(w *LogprobsResult) *parleyv1.Logprobs {
 	return lp
 }
 
-func wireLogprobs(lp *parleyv1.Logprobs) *LogprobsResult {
+func wireLogprobs(lp *parleyv1.Logprobs) *logprobsResult {
 	if lp == nil {
 		return nil
 	}
-	conv := func(t *parleyv1.TokenLogprob) LogprobCandidate {
-		c := LogprobCandidate{Token: t.GetToken(), LogProbability: ptr(t.GetLogprob())}
+	conv := func(t *parleyv1.TokenLogprob) logprobCandidate {
+		c := logprobCandidate{Token: t.GetToken(), LogProbability: ptr(t.GetLogprob())}
 		if t.TokenId != nil {
 			c.TokenID = ptr(int64(t.GetTokenId()))
 		}
 		return c
 	}
-	w := &LogprobsResult{}
+	w := &logprobsResult{}
 	for _, t := range lp.GetChosen() {
 		w.ChosenCandidates = append(w.ChosenCandidates, conv(t))
 	}
 	for _, top := range lp.GetTop() {
-		tc := TopCandidates{}
+		tc := topCandidates{}
 		for _, t := range top.GetCandidates() {
 			tc.Candidates = append(tc.Candidates, conv(t))
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
-// ModelInfo is one model of GET /v1beta/models.
-type ModelInfo struct {
+// modelInfo is one model of GET /v1beta/models.
+type modelInfo struct {
 	Name                       string   `json:"name"`
 	BaseModelID                string   `json:"baseModelId,omitempty"`
 	Version                    string   `json:"version"`
@@ -22,9 +22,9 @@ type ModelInfo struct {
 	Thinking                   bool     `json:"thinking,omitempty"`
 }
 
-// ModelList is the body of GET /v1beta/models.
-type ModelList struct {
-	Models        []ModelInfo `json:"models"`
+// modelList is the body of GET /v1beta/models.
+type modelList struct {
+	Models        []modelInfo `json:"models"`
 	NextPageToken string      `json:"nextPageToken,omitempty"`
 }
 
@@ -33,8 +33,8 @@ var _ translate.ModelClient = Client{}
 // generationMethods are what every model behind Parley answers.
 var generationMethods = []string{"generateContent", "streamGenerateContent", "countTokens"}
 
-func modelInfo(m *parleyv1.Model) ModelInfo {
-	return ModelInfo{
+func newModelInfo(m *parleyv1.Model) modelInfo {
+	return modelInfo{
 		Name: "models/" + m.GetId(), BaseModelID: m.GetId(), Version: "parley",
 		DisplayName: m.GetDisplayName(), Description: m.GetDescription(),
 		InputTokenLimit: m.GetInputTokenLimit(), OutputTokenLimit: m.GetOutputTokenLimit(),
@@ -43,7 +43,7 @@ func modelInfo(m *parleyv1.Model) ModelInfo {
 }
 
 // EncodeModel implements translate.ModelClient.
-func (Client) EncodeModel(m *parleyv1.Model) ([]byte, error) { return jsonx.Marshal(modelInfo(m)) }
+func (Client) EncodeModel(m *parleyv1.Model) ([]byte, error) { return jsonx.Marshal(newModelInfo(m)) }
 
 // EncodeModels implements translate.ModelClient with the service's paging:
 // pageSize (default 50, at most 1000) and the pageToken of the previous
@@ -68,9 +68,9 @@ func (Client) EncodeModels(models []*parleyv1.Model, q url.Values) ([]byte, erro
 		start = n
 	}
 	end := min(start+size, len(models))
-	out := ModelList{Models: make([]ModelInfo, 0, end-start)}
+	out := modelList{Models: make([]modelInfo, 0, end-start)}
 	for _, m := range models[start:end] {
-		out.Models = append(out.Models, modelInfo(m))
+		out.Models = append(out.Models, newModelInfo(m))
 	}
 	if end < len(models) {
 		out.NextPageToken = strconv.Itoa(end)

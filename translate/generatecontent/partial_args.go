@@ -25,8 +25,8 @@ import (
 // dialect gets a call like any other. Decoded by streamDecoder.candidate
 // (stream_decode.go); whole replies never hold pieces.
 
-// PartialArg is one piece of a streamed call's arguments.
-type PartialArg struct {
+// partialArg is one piece of a streamed call's arguments.
+type partialArg struct {
 	JSONPath     string         `json:"jsonPath,case:ignore"`
 	NullValue    *string        `json:"nullValue,omitzero,case:ignore"`
 	NumberValue  jsontext.Value `json:"numberValue,omitzero,case:ignore"`
@@ -115,7 +115,7 @@ func parseArgPath(p string) ([]pathStep, error) {
 
 // apply writes one piece into the arguments: a string piece extends the
 // string already at its path; any other value sets it.
-func (c *streamingCall) apply(a *PartialArg) error {
+func (c *streamingCall) apply(a *partialArg) error {
 	steps, err := parseArgPath(a.JSONPath)
 	if err != nil {
 		return err

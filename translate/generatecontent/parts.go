@@ -210,7 +210,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		w.FunctionResponse = fr
 	case *parleyv1.Part_ExecutableCode:
 		ec := k.ExecutableCode
-		w.ExecutableCode = &ExecutableCode{Code: ec.GetCode(), ID: ec.GetId(), Unknown: e.partUnknown(p, "executableCode")}
+		w.ExecutableCode = &executableCode{Code: ec.GetCode(), ID: ec.GetId(), Unknown: e.partUnknown(p, "executableCode")}
 		switch ec.GetLanguage() {
 		case parleyv1.CodeLanguage_CODE_LANGUAGE_PYTHON:
 			w.ExecutableCode.Language = "PYTHON"
@@ -222,7 +222,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		}
 	case *parleyv1.Part_CodeExecutionResult:
 		cr := k.CodeExecutionResult
-		w.CodeExecutionResult = &CodeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId(), Unknown: e.partUnknown(p, "codeExecutionResult")}
+		w.CodeExecutionResult = &codeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId(), Unknown: e.partUnknown(p, "codeExecutionResult")}
 		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extOutcome); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
 		}
@@ -298,11 +298,11 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		m := k.Media
 		switch s := m.GetSource().(type) {
 		case *parleyv1.Media_Data:
-			w.InlineData = &Blob{MimeType: m.GetMimeType(), Data: base64.StdEncoding.EncodeToString(s.Data)}
+			w.InlineData = &blob{MimeType: m.GetMimeType(), Data: base64.StdEncoding.EncodeToString(s.Data)}
 		case *parleyv1.Media_Uri:
-			w.FileData = &FileData{MimeType: m.GetMimeType(), FileURI: s.Uri}
+			w.FileData = &fileData{MimeType: m.GetMimeType(), FileURI: s.Uri}
 		case *parleyv1.Media_FileId:
-			w.FileData = &FileData{MimeType: m.GetMimeType(), FileURI: s.FileId}
+			w.FileData = &fileData{MimeType: m.GetMimeType(), FileURI: s.FileId}
 		}
 		if e.same {
 			if w.InlineData != nil {
@@ -324,7 +324,7 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		w.FunctionCall = fc
 	case *parleyv1.Part_ExecutableCode:
 		ec := k.ExecutableCode
-		w.ExecutableCode = &ExecutableCode{Code: ec.GetCode(), ID: ec.GetId(), Language: "PYTHON"}
+		w.ExecutableCode = &executableCode{Code: ec.GetCode(), ID: ec.GetId(), Language: "PYTHON"}
 		if ec.GetLanguage() != parleyv1.CodeLanguage_CODE_LANGUAGE_PYTHON {
 			w.ExecutableCode.Language = "LANGUAGE_UNSPECIFIED"
 		}
@@ -333,7 +333,7 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		}
 	case *parleyv1.Part_CodeExecutionResult:
 		cr := k.CodeExecutionResult
-		w.CodeExecutionResult = &CodeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId()}
+		w.CodeExecutionResult = &codeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId()}
 		if e.same {
 			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extOutcome); ok {
 				_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)

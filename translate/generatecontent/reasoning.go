@@ -98,12 +98,12 @@ var levels = map[string]parleyv1.ReasoningEffort{
 // client gave one in this dialect, else as the budget of the level (see
 // translate.BudgetForEffort). Thoughts are included when the client asked
 // for reasoning in a dialect that shows it, unless it said otherwise.
-func (e *encoder) thinking() *ThinkingConfig {
+func (e *encoder) thinking() *thinkingConfig {
 	rc := e.req.GetReasoning()
 	if rc == nil {
 		return nil
 	}
-	tc := &ThinkingConfig{IncludeThoughts: rc.IncludeThoughts, Unknown: e.take("generationConfig/thinkingConfig")}
+	tc := &thinkingConfig{IncludeThoughts: rc.IncludeThoughts, Unknown: e.take("generationConfig/thinkingConfig")}
 	level := e.same && jsonx.Has(e.req.GetExtensions(), thisDialect, extLevel)
 	switch rc.GetMode() {
 	case parleyv1.ReasoningMode_REASONING_MODE_DISABLED:

@@ -115,7 +115,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		req.Tools = append(req.Tools, tools...)
 	}
 	if tc := w.ToolConfig; tc != nil {
-		if err := toolConfig(req, tc); err != nil {
+		if err := readToolConfig(req, tc); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +123,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		return nil, err
 	}
 	if gc := w.GenerationConfig; gc != nil {
-		if err := generationConfig(req, gc); err != nil {
+		if err := readGenerationConfig(req, gc); err != nil {
 			return nil, err
 		}
 	}

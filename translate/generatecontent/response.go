@@ -35,7 +35,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 		resp.Candidates = append(resp.Candidates, c)
 	}
 	if pf := w.PromptFeedback; pf != nil {
-		resp.PromptFeedback = promptFeedback(pf, &resp.Extensions)
+		resp.PromptFeedback = readPromptFeedback(pf, &resp.Extensions)
 	}
 	if u := w.UsageMetadata; u != nil {
 		resp.Usage = canonicalUsage(u)
@@ -55,7 +55,7 @@ type responseDecoder struct {
 	id string // the response's id, for the ids of calls that came without one
 }
 
-func (d responseDecoder) candidate(w *Candidate, i int) (*parleyv1.Candidate, error) {
+func (d responseDecoder) candidate(w *candidate, i int) (*parleyv1.Candidate, error) {
 	c := &parleyv1.Candidate{Index: int32(i)}
 	if w.Index != nil {
 		c.Index = int32(*w.Index)
@@ -121,8 +121,8 @@ type clientEncoder struct {
 	same bool
 }
 
-func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (Candidate, error) {
-	w := Candidate{FinishMessage: c.GetFinishMessage(), AvgLogprobs: c.AvgLogprobs}
+func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (candidate, error) {
+	w := candidate{FinishMessage: c.GetFinishMessage(), AvgLogprobs: c.AvgLogprobs}
 	if !e.same || !jsonx.Has(c.GetExtensions(), thisDialect, "@noindex") {
 		w.Index = ptr(int64(c.GetIndex()))
 	}
@@ -130,7 +130,7 @@ func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (Candidate,
 	for _, p := range c.GetParts() {
 		wp, ok, err := e.part(p)
 		if err != nil {
-			return Candidate{}, err
+			return candidate{}, err
 		}
 		if ok {
 			parts = append(parts, wp)

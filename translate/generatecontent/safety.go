@@ -14,7 +14,7 @@ import (
 // Safety: a request's safety settings, and the safety ratings and prompt
 // feedback of a reply, in both directions.
 
-func safetySettings(req *parleyv1.Request, ss []SafetySetting) error {
+func safetySettings(req *parleyv1.Request, ss []safetySetting) error {
 	mapped := true
 	for i, s := range ss {
 		cat, okc := parleyv1.HarmCategory_value[strings.ToUpper(s.Category)]
@@ -43,21 +43,21 @@ func safetySettings(req *parleyv1.Request, ss []SafetySetting) error {
 	return nil
 }
 
-func (e *encoder) safety() []SafetySetting {
+func (e *encoder) safety() []safetySetting {
 	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extSafety); ok && e.same {
-		var raw []SafetySetting
+		var raw []safetySetting
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return raw
 		}
 	}
-	var out []SafetySetting
+	var out []safetySetting
 	for _, s := range e.req.GetSafetySettings() {
-		out = append(out, SafetySetting{Category: s.GetCategory().String(), Threshold: strings.TrimPrefix(s.GetThreshold().String(), "HARM_BLOCK_THRESHOLD_")})
+		out = append(out, safetySetting{Category: s.GetCategory().String(), Threshold: strings.TrimPrefix(s.GetThreshold().String(), "HARM_BLOCK_THRESHOLD_")})
 	}
 	return out
 }
 
-func safetyRatings(rs []SafetyRating) []*parleyv1.SafetyRating {
+func safetyRatings(rs []safetyRating) []*parleyv1.SafetyRating {
 	var out []*parleyv1.SafetyRating
 	for _, r := range rs {
 		out = append(out, &parleyv1.SafetyRating{
@@ -72,10 +72,10 @@ func safetyRatings(rs []SafetyRating) []*parleyv1.SafetyRating {
 	return out
 }
 
-func wireSafetyRatings(rs []*parleyv1.SafetyRating) []SafetyRating {
-	var out []SafetyRating
+func wireSafetyRatings(rs []*parleyv1.SafetyRating) []safetyRating {
+	var out []safetyRating
 	for _, r := range rs {
-		w := SafetyRating{Category: r.GetCategory().String(), ProbabilityScore: r.ProbabilityScore, SeverityScore: r.SeverityScore}
+		w := safetyRating{Category: r.GetCategory().String(), ProbabilityScore: r.ProbabilityScore, SeverityScore: r.SeverityScore}
 		if r.GetProbability() != parleyv1.HarmProbability_HARM_PROBABILITY_UNSPECIFIED {
 			w.Probability = strings.TrimPrefix(r.GetProbability().String(), "HARM_PROBABILITY_")
 		}
@@ -90,7 +90,7 @@ func wireSafetyRatings(rs []*parleyv1.SafetyRating) []SafetyRating {
 	return out
 }
 
-func promptFeedback(w *PromptFeedback, ext **parleyv1.Extensions) *parleyv1.PromptFeedback {
+func readPromptFeedback(w *promptFeedback, ext **parleyv1.Extensions) *parleyv1.PromptFeedback {
 	pf := &parleyv1.PromptFeedback{SafetyRatings: safetyRatings(w.SafetyRatings), BlockReasonMessage: w.BlockReasonMessage}
 	if w.BlockReason != "" {
 		if v, ok := parleyv1.BlockReason_value["BLOCK_REASON_"+w.BlockReason]; ok {
@@ -104,11 +104,11 @@ func promptFeedback(w *PromptFeedback, ext **parleyv1.Extensions) *parleyv1.Prom
 	return pf
 }
 
-func wirePromptFeedback(pf *parleyv1.PromptFeedback, resp *parleyv1.Response, same bool) *PromptFeedback {
+func wirePromptFeedback(pf *parleyv1.PromptFeedback, resp *parleyv1.Response, same bool) *promptFeedback {
 	if pf == nil {
 		return nil
 	}
-	w := &PromptFeedback{SafetyRatings: wireSafetyRatings(pf.GetSafetyRatings()), BlockReasonMessage: pf.GetBlockReasonMessage()}
+	w := &promptFeedback{SafetyRatings: wireSafetyRatings(pf.GetSafetyRatings()), BlockReasonMessage: pf.GetBlockReasonMessage()}
 	if pf.GetBlockReason() != parleyv1.BlockReason_BLOCK_REASON_UNSPECIFIED {
 		w.BlockReason = strings.TrimPrefix(pf.GetBlockReason().String(), "BLOCK_REASON_")
 	}

@@ -28,7 +28,7 @@ var mediaResolutions = map[string]parleyv1.MediaResolution{
 	"MEDIA_RESOLUTION_HIGH":   parleyv1.MediaResolution_MEDIA_RESOLUTION_HIGH,
 }
 
-func generationConfig(req *parleyv1.Request, gc *GenerationConfig) error {
+func readGenerationConfig(req *parleyv1.Request, gc *generationConfig) error {
 	g := &parleyv1.GenerationConfig{
 		StopSequences:        gc.StopSequences,
 		Temperature:          gc.Temperature,
@@ -132,7 +132,7 @@ func generationConfig(req *parleyv1.Request, gc *GenerationConfig) error {
 	return nil
 }
 
-func hasUnknownSpeech(sc *SpeechConfig) bool {
+func hasUnknownSpeech(sc *speechConfig) bool {
 	if len(sc.Unknown) > 0 {
 		return true
 	}
@@ -152,7 +152,7 @@ func hasUnknownSpeech(sc *SpeechConfig) bool {
 	return false
 }
 
-func responseFormat(req *parleyv1.Request, gc *GenerationConfig) error {
+func responseFormat(req *parleyv1.Request, gc *generationConfig) error {
 	const p = "generationConfig."
 	schema := ""
 	switch {
@@ -190,9 +190,9 @@ func responseFormat(req *parleyv1.Request, gc *GenerationConfig) error {
 	return nil
 }
 
-func (e *encoder) generationConfig() (*GenerationConfig, error) {
+func (e *encoder) generationConfig() (*generationConfig, error) {
 	g := e.req.GetGeneration()
-	w := &GenerationConfig{Unknown: e.take("generationConfig")}
+	w := &generationConfig{Unknown: e.take("generationConfig")}
 	if g != nil {
 		if n := len(g.GetStopSequences()); n > 5 {
 			return nil, translate.Unsupported(thisDialect, "generation.stop_sequences", "the content-generation style takes at most 5 stop sequences, not %d", n)
@@ -238,14 +238,14 @@ func (e *encoder) generationConfig() (*GenerationConfig, error) {
 	return w, nil
 }
 
-func isZeroGeneration(w *GenerationConfig) bool {
+func isZeroGeneration(w *generationConfig) bool {
 	b, err := jsonx.Marshal(w)
 	return err == nil && string(b) == "{}"
 }
 
-func (e *encoder) speech(s *parleyv1.SpeechConfig) *SpeechConfig {
+func (e *encoder) speech(s *parleyv1.SpeechConfig) *speechConfig {
 	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@speechConfig"); ok && e.same {
-		var raw SpeechConfig
+		var raw speechConfig
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return &raw
 		}
@@ -253,21 +253,21 @@ func (e *encoder) speech(s *parleyv1.SpeechConfig) *SpeechConfig {
 	if s == nil {
 		return nil
 	}
-	out := &SpeechConfig{LanguageCode: s.GetLanguageCode()}
+	out := &speechConfig{LanguageCode: s.GetLanguageCode()}
 	if s.GetVoice() != "" {
-		out.VoiceConfig = &VoiceConfig{PrebuiltVoiceConfig: &PrebuiltVoiceConfig{VoiceName: s.GetVoice()}}
+		out.VoiceConfig = &voiceConfig{PrebuiltVoiceConfig: &prebuiltVoiceConfig{VoiceName: s.GetVoice()}}
 	}
 	if len(s.GetSpeakers()) > 0 {
-		ms := &MultiSpeakerVoiceConfig{}
+		ms := &multiSpeakerVoiceConfig{}
 		for _, sp := range s.GetSpeakers() {
-			ms.SpeakerVoiceConfigs = append(ms.SpeakerVoiceConfigs, SpeakerVoiceConfig{Speaker: sp.GetSpeaker(), VoiceConfig: &VoiceConfig{PrebuiltVoiceConfig: &PrebuiltVoiceConfig{VoiceName: sp.GetVoice()}}})
+			ms.SpeakerVoiceConfigs = append(ms.SpeakerVoiceConfigs, speakerVoiceConfig{Speaker: sp.GetSpeaker(), VoiceConfig: &voiceConfig{PrebuiltVoiceConfig: &prebuiltVoiceConfig{VoiceName: sp.GetVoice()}}})
 		}
 		out.MultiSpeakerVoiceConfig = ms
 	}
 	return out
 }
 
-func (e *encoder) responseFormat(w *GenerationConfig) error {
+func (e *encoder) responseFormat(w *generationConfig) error {
 	rf := e.req.GetResponseFormat()
 	if rf == nil {
 		return nil

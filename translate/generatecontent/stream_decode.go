@@ -80,7 +80,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	}
 	if pf := w.PromptFeedback; pf != nil {
 		var ext *parleyv1.Extensions
-		feedback := promptFeedback(pf, &ext)
+		feedback := readPromptFeedback(pf, &ext)
 		if pf.BlockReason != "" {
 			d.blocked = true
 		}
@@ -92,7 +92,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	return dst, nil
 }
 
-func (d *streamDecoder) candidate(dst []*parleyv1.StreamEvent, w *Candidate, pos int) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) candidate(dst []*parleyv1.StreamEvent, w *candidate, pos int) ([]*parleyv1.StreamEvent, error) {
 	ci := pos
 	if w.Index != nil {
 		ci = int(*w.Index)

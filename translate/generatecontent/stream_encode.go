@@ -39,7 +39,7 @@ type streamEncoder struct {
 	id, model string
 	usage     *parleyv1.Usage
 	// wireUsage is usage as each chunk carries it, made once per report.
-	wireUsage *UsageMetadata
+	wireUsage *usageMetadata
 	feedback  *parleyv1.PromptFeedback
 	resp      *parleyv1.Response // start metadata, for the extension bag
 	cands     map[int32]*candOut
@@ -147,8 +147,8 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 // chunk writes one reply object holding the given part for a candidate.
 func (s *streamEncoder) chunk(w *sse.Writer, ci int32, part Part) error {
 	s.cand(ci).wrote = true
-	c := Candidate{Content: &Content{Role: "model", Parts: PartList{part}}, Index: ptr(int64(ci))}
-	return s.write(w, Response{Candidates: []Candidate{c}, UsageMetadata: s.wireUsage, ModelVersion: s.model, ResponseID: s.id})
+	c := candidate{Content: &Content{Role: "model", Parts: PartList{part}}, Index: ptr(int64(ci))}
+	return s.write(w, Response{Candidates: []candidate{c}, UsageMetadata: s.wireUsage, ModelVersion: s.model, ResponseID: s.id})
 }
 
 func (s *streamEncoder) write(w *sse.Writer, r Response) error {
@@ -272,7 +272,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 	}
 	if len(last.Candidates) == 0 && last.PromptFeedback == nil {
 		// Nothing at all came: the stream still says how it ended.
-		last.Candidates = []Candidate{{Index: ptr(int64(0)), FinishReason: "STOP", Content: &Content{Role: "model", Parts: PartList{}}}}
+		last.Candidates = []candidate{{Index: ptr(int64(0)), FinishReason: "STOP", Content: &Content{Role: "model", Parts: PartList{}}}}
 	}
 	return s.write(w, last)
 }
@@ -280,8 +280,8 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 // Fail implements translate.StreamEncoder: the dialect's error chunk.
 func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	s.phase = translate.PhaseEnded
-	_, d := errorDetail(e)
-	b, err := jsonx.Marshal(ErrorBody{Error: d})
+	_, d := newErrorDetail(e)
+	b, err := jsonx.Marshal(errorBody{Error: d})
 	if err != nil {
 		return err
 	}

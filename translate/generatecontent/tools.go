@@ -100,7 +100,7 @@ func keepObject(ext **parleyv1.Extensions, name string, raw jsontext.Value) {
 	}
 }
 
-func toolConfig(req *parleyv1.Request, tc *ToolConfig) error {
+func readToolConfig(req *parleyv1.Request, tc *toolConfig) error {
 	jsonx.Keep(&req.Extensions, thisDialect, "toolConfig", tc.Unknown)
 	fcc := tc.FunctionCallingConfig
 	if fcc == nil {
@@ -151,9 +151,9 @@ func (e *encoder) tools() ([]Tool, error) {
 		case *parleyv1.Tool_WebSearch:
 			ws := k.WebSearch
 			if ws.GetDynamicRetrieval() != nil || ws.GetVersion() == "google_search_retrieval" {
-				gsr := &GoogleSearchRetrieval{Unknown: e.toolUnknown(t, "googleSearchRetrieval")}
+				gsr := &googleSearchRetrieval{Unknown: e.toolUnknown(t, "googleSearchRetrieval")}
 				if dr := ws.GetDynamicRetrieval(); dr != nil {
-					gsr.DynamicRetrievalConfig = &DynamicRetrievalConfig{DynamicThreshold: dr.Threshold, Unknown: e.toolUnknown(t, "googleSearchRetrieval/dynamicRetrievalConfig")}
+					gsr.DynamicRetrievalConfig = &dynamicRetrievalConfig{DynamicThreshold: dr.Threshold, Unknown: e.toolUnknown(t, "googleSearchRetrieval/dynamicRetrievalConfig")}
 					if dr.GetMode() == parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC {
 						gsr.DynamicRetrievalConfig.Mode = "MODE_DYNAMIC"
 					}
@@ -172,7 +172,7 @@ func (e *encoder) tools() ([]Tool, error) {
 			if env == "" || !e.same && !strings.HasPrefix(env, "ENVIRONMENT_") {
 				env = "ENVIRONMENT_BROWSER"
 			}
-			out = append(out, Tool{ComputerUse: &ComputerUse{Environment: env, Unknown: e.toolUnknown(t, "computerUse")}})
+			out = append(out, Tool{ComputerUse: &computerUse{Environment: env, Unknown: e.toolUnknown(t, "computerUse")}})
 		case *parleyv1.Tool_FileSearch:
 			return nil, translate.Unsupported(thisDialect, field+".file_search", "the content-generation style has no file search over vector stores")
 		case *parleyv1.Tool_Bash, *parleyv1.Tool_TextEditor:
@@ -224,8 +224,8 @@ func (e *encoder) settings(t *parleyv1.Tool, name string) jsontext.Value {
 	return jsontext.Value("{}")
 }
 
-func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (FunctionDeclaration, error) {
-	fd := FunctionDeclaration{Name: translate.FunctionName(f), Description: f.GetDescription(), Unknown: e.toolUnknown(t, "")}
+func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (functionDeclaration, error) {
+	fd := functionDeclaration{Name: translate.FunctionName(f), Description: f.GetDescription(), Unknown: e.toolUnknown(t, "")}
 	if f.GetParameters() == "" {
 		return fd, nil
 	}
@@ -236,31 +236,31 @@ func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field 
 	if e.same {
 		s, err := jsonSchemaToSchema(f.GetParameters())
 		if err != nil {
-			return FunctionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
+			return functionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
 		}
 		fd.Parameters = s
 		return fd, nil
 	}
 	form, err := formOf(f.GetParameters())
 	if err != nil {
-		return FunctionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
+		return functionDeclaration{}, translate.Unsupported(thisDialect, field+".function.parameters", "%v", err)
 	}
 	fd.Parameters, fd.ParametersJSONSchema = form.schema, form.jsonSchema
 	e.dropSchema(field+".function.parameters", form.dropped)
 	return fd, nil
 }
 
-func (e *encoder) toolConfig() *ToolConfig {
+func (e *encoder) toolConfig() *toolConfig {
 	tc := e.req.GetToolChoice()
 	unknown := e.take("toolConfig")
 	if tc == nil && len(unknown) == 0 {
 		return nil
 	}
-	out := &ToolConfig{Unknown: unknown}
+	out := &toolConfig{Unknown: unknown}
 	if tc == nil {
 		return out
 	}
-	fcc := &FunctionCallingConfig{AllowedFunctionNames: tc.GetAllowedNames(), Unknown: e.take("toolConfig/functionCallingConfig")}
+	fcc := &functionCallingConfig{AllowedFunctionNames: tc.GetAllowedNames(), Unknown: e.take("toolConfig/functionCallingConfig")}
 	switch tc.GetMode() {
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
 		fcc.Mode = "AUTO"
@@ -346,7 +346,7 @@ func (d *decoder) nameResults(msgs []*parleyv1.Message) {
 // object when it is one JSON object; other content goes in as
 // {"output": text} (or {"error": text} for a failed call), the keys the
 // service's SDKs use.
-func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (*FunctionResponse, error) {
+func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (*functionResponse, error) {
 	// The call's own name first: a grouped function's call goes by its
 	// flat name, which the result must repeat.
 	name := e.callName(tr.GetCallId())
@@ -357,7 +357,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		return nil, translate.Unsupported(thisDialect, field+".tool_result.name", "the result of tool call %q names no function, and no call with that id is in the conversation", tr.GetCallId())
 	}
 	var text strings.Builder
-	var nested []FunctionResponsePart
+	var nested []functionResponsePart
 	for _, c := range tr.GetContent() {
 		switch {
 		case c.GetText() != nil:
@@ -372,7 +372,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 				if w.InlineData != nil {
 					w.InlineData.Unknown = jsonx.Unknown{"displayName": quoteValue(name)}
 				}
-				nested = append(nested, FunctionResponsePart{InlineData: w.InlineData, FileData: w.FileData})
+				nested = append(nested, functionResponsePart{InlineData: w.InlineData, FileData: w.FileData})
 				fmt.Fprintf(&text, "[%s attached to this response: %s]", describeMedia(c.GetMedia()), name)
 			} else if _, err := e.movedMedia(c); err == nil && !e.same {
 				fmt.Fprintf(&text, "[%s attached after this response]", describeMedia(c.GetMedia()))
@@ -381,7 +381,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 			}
 		}
 	}
-	fr := &FunctionResponse{Name: name, Parts: nested, Unknown: e.partUnknown(p, "functionResponse")}
+	fr := &functionResponse{Name: name, Parts: nested, Unknown: e.partUnknown(p, "functionResponse")}
 	if !synthetic(p, tr.GetCallId()) {
 		fr.ID = tr.GetCallId()
 	}

@@ -19,10 +19,10 @@ type Request struct {
 	Model             string            `json:"model,omitzero"`
 	Contents          *ContentList      `json:"contents,omitzero"`
 	Tools             ToolList          `json:"tools,omitzero,case:ignore"`
-	ToolConfig        *ToolConfig       `json:"toolConfig,omitzero,case:ignore"`
-	SafetySettings    []SafetySetting   `json:"safetySettings,omitzero,case:ignore"`
+	ToolConfig        *toolConfig       `json:"toolConfig,omitzero,case:ignore"`
+	SafetySettings    []safetySetting   `json:"safetySettings,omitzero,case:ignore"`
 	SystemInstruction *Content          `json:"systemInstruction,omitzero,case:ignore"`
-	GenerationConfig  *GenerationConfig `json:"generationConfig,omitzero,case:ignore"`
+	GenerationConfig  *generationConfig `json:"generationConfig,omitzero,case:ignore"`
 	CachedContent     string            `json:"cachedContent,omitzero,case:ignore"`
 	Unknown           jsonx.Unknown     `json:",embed" jsonschema:"-"`
 }
@@ -46,24 +46,24 @@ type Part struct {
 	Text                *string              `json:"text,omitzero"`
 	Thought             *bool                `json:"thought,omitzero"`
 	ThoughtSignature    string               `json:"thoughtSignature,omitzero,case:ignore"`
-	InlineData          *Blob                `json:"inlineData,omitzero,case:ignore"`
-	FileData            *FileData            `json:"fileData,omitzero,case:ignore"`
+	InlineData          *blob                `json:"inlineData,omitzero,case:ignore"`
+	FileData            *fileData            `json:"fileData,omitzero,case:ignore"`
 	FunctionCall        *FunctionCall        `json:"functionCall,omitzero,case:ignore"`
-	FunctionResponse    *FunctionResponse    `json:"functionResponse,omitzero,case:ignore"`
-	ExecutableCode      *ExecutableCode      `json:"executableCode,omitzero,case:ignore"`
-	CodeExecutionResult *CodeExecutionResult `json:"codeExecutionResult,omitzero,case:ignore"`
+	FunctionResponse    *functionResponse    `json:"functionResponse,omitzero,case:ignore"`
+	ExecutableCode      *executableCode      `json:"executableCode,omitzero,case:ignore"`
+	CodeExecutionResult *codeExecutionResult `json:"codeExecutionResult,omitzero,case:ignore"`
 	Unknown             jsonx.Unknown        `json:",embed" jsonschema:"-"`
 }
 
-// Blob is inline media.
-type Blob struct {
+// blob is inline media.
+type blob struct {
 	MimeType string        `json:"mimeType,case:ignore"`
 	Data     string        `json:"data"`
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// FileData is media by URI.
-type FileData struct {
+// fileData is media by URI.
+type fileData struct {
 	MimeType string        `json:"mimeType,omitzero,case:ignore"`
 	FileURI  string        `json:"fileUri,case:ignore"`
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
@@ -76,39 +76,39 @@ type FunctionCall struct {
 	Args jsontext.Value `json:"args,omitzero"`
 	// PartialArgs and WillContinue come only in streams whose request
 	// asked for streamFunctionCallArguments (partial_args.go).
-	PartialArgs  []PartialArg  `json:"partialArgs,omitzero,case:ignore" jsonschema:"-"`
+	PartialArgs  []partialArg  `json:"partialArgs,omitzero,case:ignore" jsonschema:"-"`
 	WillContinue *bool         `json:"willContinue,omitzero,case:ignore" jsonschema:"-"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// FunctionResponse is the client's answer to a call.
-type FunctionResponse struct {
+// functionResponse is the client's answer to a call.
+type functionResponse struct {
 	ID       string         `json:"id,omitzero"`
 	Name     string         `json:"name"`
 	Response jsontext.Value `json:"response,omitzero"`
 	// Parts are media that go with the response, which Gemini 3 models
 	// read (tools.go, nestsResultMedia).
-	Parts   []FunctionResponsePart `json:"parts,omitzero"`
+	Parts   []functionResponsePart `json:"parts,omitzero"`
 	Unknown jsonx.Unknown          `json:",embed" jsonschema:"-"`
 }
 
-// FunctionResponsePart is one piece of media of a function response.
-type FunctionResponsePart struct {
-	InlineData *Blob         `json:"inlineData,omitzero,case:ignore"`
-	FileData   *FileData     `json:"fileData,omitzero,case:ignore"`
+// functionResponsePart is one piece of media of a function response.
+type functionResponsePart struct {
+	InlineData *blob         `json:"inlineData,omitzero,case:ignore"`
+	FileData   *fileData     `json:"fileData,omitzero,case:ignore"`
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ExecutableCode is code the model wrote for the service to run.
-type ExecutableCode struct {
+// executableCode is code the model wrote for the service to run.
+type executableCode struct {
 	Language string        `json:"language,omitzero"`
 	Code     string        `json:"code"`
 	ID       string        `json:"id,omitzero"`
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// CodeExecutionResult is what running ExecutableCode gave.
-type CodeExecutionResult struct {
+// codeExecutionResult is what running ExecutableCode gave.
+type codeExecutionResult struct {
 	Outcome string        `json:"outcome,omitzero"`
 	Output  string        `json:"output,omitzero"`
 	ID      string        `json:"id,omitzero"`
@@ -122,18 +122,18 @@ type ToolList []Tool
 // Tool is one tool object: declarations of functions, or one built-in
 // tool.
 type Tool struct {
-	FunctionDeclarations  []FunctionDeclaration  `json:"functionDeclarations,omitzero,case:ignore"`
+	FunctionDeclarations  []functionDeclaration  `json:"functionDeclarations,omitzero,case:ignore"`
 	CodeExecution         jsontext.Value         `json:"codeExecution,omitzero,case:ignore"`
 	GoogleSearch          jsontext.Value         `json:"googleSearch,omitzero,case:ignore"`
-	GoogleSearchRetrieval *GoogleSearchRetrieval `json:"googleSearchRetrieval,omitzero,case:ignore"`
+	GoogleSearchRetrieval *googleSearchRetrieval `json:"googleSearchRetrieval,omitzero,case:ignore"`
 	URLContext            jsontext.Value         `json:"urlContext,omitzero,case:ignore"`
-	ComputerUse           *ComputerUse           `json:"computerUse,omitzero,case:ignore"`
+	ComputerUse           *computerUse           `json:"computerUse,omitzero,case:ignore"`
 	Unknown               jsonx.Unknown          `json:",embed" jsonschema:"-"`
 }
 
-// FunctionDeclaration declares a function; its parameters are given in the
+// functionDeclaration declares a function; its parameters are given in the
 // dialect's Schema form or as JSON Schema.
-type FunctionDeclaration struct {
+type functionDeclaration struct {
 	Name                 string         `json:"name"`
 	Description          string         `json:"description,omitzero"`
 	Parameters           jsontext.Value `json:"parameters,omitzero"`
@@ -141,47 +141,47 @@ type FunctionDeclaration struct {
 	Unknown              jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// GoogleSearchRetrieval is search grounding with a dynamic threshold.
-type GoogleSearchRetrieval struct {
-	DynamicRetrievalConfig *DynamicRetrievalConfig `json:"dynamicRetrievalConfig,omitzero,case:ignore"`
+// googleSearchRetrieval is search grounding with a dynamic threshold.
+type googleSearchRetrieval struct {
+	DynamicRetrievalConfig *dynamicRetrievalConfig `json:"dynamicRetrievalConfig,omitzero,case:ignore"`
 	Unknown                jsonx.Unknown           `json:",embed" jsonschema:"-"`
 }
 
-// DynamicRetrievalConfig decides when a grounding search runs.
-type DynamicRetrievalConfig struct {
+// dynamicRetrievalConfig decides when a grounding search runs.
+type dynamicRetrievalConfig struct {
 	Mode             string        `json:"mode,omitzero"`
 	DynamicThreshold *float64      `json:"dynamicThreshold,omitzero,case:ignore"`
 	Unknown          jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ComputerUse lets the model drive a browser the client operates.
-type ComputerUse struct {
+// computerUse lets the model drive a browser the client operates.
+type computerUse struct {
 	Environment string        `json:"environment,omitzero"`
 	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ToolConfig configures tool use.
-type ToolConfig struct {
-	FunctionCallingConfig *FunctionCallingConfig `json:"functionCallingConfig,omitzero,case:ignore"`
+// toolConfig configures tool use.
+type toolConfig struct {
+	FunctionCallingConfig *functionCallingConfig `json:"functionCallingConfig,omitzero,case:ignore"`
 	Unknown               jsonx.Unknown          `json:",embed" jsonschema:"-"`
 }
 
-// FunctionCallingConfig is the function-calling mode.
-type FunctionCallingConfig struct {
+// functionCallingConfig is the function-calling mode.
+type functionCallingConfig struct {
 	Mode                 string        `json:"mode,omitzero"`
 	AllowedFunctionNames []string      `json:"allowedFunctionNames,omitzero,case:ignore"`
 	Unknown              jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// SafetySetting is a threshold for one harm category.
-type SafetySetting struct {
+// safetySetting is a threshold for one harm category.
+type safetySetting struct {
 	Category  string        `json:"category"`
 	Threshold string        `json:"threshold"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// GenerationConfig holds the generation settings.
-type GenerationConfig struct {
+// generationConfig holds the generation settings.
+type generationConfig struct {
 	StopSequences              []string        `json:"stopSequences,omitzero,case:ignore"`
 	ResponseMimeType           string          `json:"responseMimeType,omitzero,case:ignore"`
 	ResponseSchema             jsontext.Value  `json:"responseSchema,omitzero,case:ignore"`
@@ -198,84 +198,84 @@ type GenerationConfig struct {
 	ResponseLogprobs           *bool           `json:"responseLogprobs,omitzero,case:ignore"`
 	Logprobs                   *int64          `json:"logprobs,omitzero"`
 	EnableEnhancedCivicAnswers *bool           `json:"enableEnhancedCivicAnswers,omitzero,case:ignore"`
-	SpeechConfig               *SpeechConfig   `json:"speechConfig,omitzero,case:ignore"`
-	ThinkingConfig             *ThinkingConfig `json:"thinkingConfig,omitzero,case:ignore"`
+	SpeechConfig               *speechConfig   `json:"speechConfig,omitzero,case:ignore"`
+	ThinkingConfig             *thinkingConfig `json:"thinkingConfig,omitzero,case:ignore"`
 	MediaResolution            string          `json:"mediaResolution,omitzero,case:ignore"`
 	Unknown                    jsonx.Unknown   `json:",embed" jsonschema:"-"`
 }
 
-// ThinkingConfig configures thinking.
-type ThinkingConfig struct {
+// thinkingConfig configures thinking.
+type thinkingConfig struct {
 	IncludeThoughts *bool         `json:"includeThoughts,omitzero,case:ignore"`
 	ThinkingBudget  *int64        `json:"thinkingBudget,omitzero,case:ignore"`
 	ThinkingLevel   string        `json:"thinkingLevel,omitzero,case:ignore"`
 	Unknown         jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// SpeechConfig configures spoken output.
-type SpeechConfig struct {
-	VoiceConfig             *VoiceConfig             `json:"voiceConfig,omitzero,case:ignore"`
-	MultiSpeakerVoiceConfig *MultiSpeakerVoiceConfig `json:"multiSpeakerVoiceConfig,omitzero,case:ignore"`
+// speechConfig configures spoken output.
+type speechConfig struct {
+	VoiceConfig             *voiceConfig             `json:"voiceConfig,omitzero,case:ignore"`
+	MultiSpeakerVoiceConfig *multiSpeakerVoiceConfig `json:"multiSpeakerVoiceConfig,omitzero,case:ignore"`
 	LanguageCode            string                   `json:"languageCode,omitzero,case:ignore"`
 	Unknown                 jsonx.Unknown            `json:",embed" jsonschema:"-"`
 }
 
-// VoiceConfig selects a voice.
-type VoiceConfig struct {
-	PrebuiltVoiceConfig *PrebuiltVoiceConfig `json:"prebuiltVoiceConfig,omitzero,case:ignore"`
+// voiceConfig selects a voice.
+type voiceConfig struct {
+	PrebuiltVoiceConfig *prebuiltVoiceConfig `json:"prebuiltVoiceConfig,omitzero,case:ignore"`
 	Unknown             jsonx.Unknown        `json:",embed" jsonschema:"-"`
 }
 
-// PrebuiltVoiceConfig names a prebuilt voice.
-type PrebuiltVoiceConfig struct {
+// prebuiltVoiceConfig names a prebuilt voice.
+type prebuiltVoiceConfig struct {
 	VoiceName string        `json:"voiceName,omitzero,case:ignore"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// MultiSpeakerVoiceConfig gives each speaker a voice.
-type MultiSpeakerVoiceConfig struct {
-	SpeakerVoiceConfigs []SpeakerVoiceConfig `json:"speakerVoiceConfigs,omitzero,case:ignore"`
+// multiSpeakerVoiceConfig gives each speaker a voice.
+type multiSpeakerVoiceConfig struct {
+	SpeakerVoiceConfigs []speakerVoiceConfig `json:"speakerVoiceConfigs,omitzero,case:ignore"`
 	Unknown             jsonx.Unknown        `json:",embed" jsonschema:"-"`
 }
 
-// SpeakerVoiceConfig is one speaker's voice.
-type SpeakerVoiceConfig struct {
+// speakerVoiceConfig is one speaker's voice.
+type speakerVoiceConfig struct {
 	Speaker     string        `json:"speaker"`
-	VoiceConfig *VoiceConfig  `json:"voiceConfig,omitzero,case:ignore"`
+	VoiceConfig *voiceConfig  `json:"voiceConfig,omitzero,case:ignore"`
 	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
 // Response is a whole reply, and each chunk of a stream.
 type Response struct {
-	Candidates     []Candidate     `json:"candidates,omitzero"`
-	PromptFeedback *PromptFeedback `json:"promptFeedback,omitzero,case:ignore"`
-	UsageMetadata  *UsageMetadata  `json:"usageMetadata,omitzero,case:ignore"`
+	Candidates     []candidate     `json:"candidates,omitzero"`
+	PromptFeedback *promptFeedback `json:"promptFeedback,omitzero,case:ignore"`
+	UsageMetadata  *usageMetadata  `json:"usageMetadata,omitzero,case:ignore"`
 	ModelVersion   string          `json:"modelVersion,omitzero,case:ignore"`
 	ResponseID     string          `json:"responseId,omitzero,case:ignore"`
 	// Error is set on a stream chunk that reports a failure.
-	Error   *ErrorDetail  `json:"error,omitzero"`
+	Error   *errorDetail  `json:"error,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Candidate is one answer.
-type Candidate struct {
+// candidate is one answer.
+type candidate struct {
 	Content               *Content               `json:"content,omitzero"`
 	FinishReason          string                 `json:"finishReason,omitzero,case:ignore"`
 	FinishMessage         string                 `json:"finishMessage,omitzero,case:ignore"`
-	SafetyRatings         []SafetyRating         `json:"safetyRatings,omitzero,case:ignore"`
-	CitationMetadata      *CitationMetadata      `json:"citationMetadata,omitzero,case:ignore"`
+	SafetyRatings         []safetyRating         `json:"safetyRatings,omitzero,case:ignore"`
+	CitationMetadata      *citationMetadata      `json:"citationMetadata,omitzero,case:ignore"`
 	TokenCount            *int64                 `json:"tokenCount,omitzero,case:ignore"`
-	GroundingAttributions []GroundingAttribution `json:"groundingAttributions,omitzero,case:ignore"`
-	GroundingMetadata     *GroundingMetadata     `json:"groundingMetadata,omitzero,case:ignore"`
+	GroundingAttributions []groundingAttribution `json:"groundingAttributions,omitzero,case:ignore"`
+	GroundingMetadata     *groundingMetadata     `json:"groundingMetadata,omitzero,case:ignore"`
 	AvgLogprobs           *float64               `json:"avgLogprobs,omitzero,case:ignore"`
-	LogprobsResult        *LogprobsResult        `json:"logprobsResult,omitzero,case:ignore"`
-	URLContextMetadata    *URLContextMetadata    `json:"urlContextMetadata,omitzero,case:ignore"`
+	LogprobsResult        *logprobsResult        `json:"logprobsResult,omitzero,case:ignore"`
+	URLContextMetadata    *urlContextMetadata    `json:"urlContextMetadata,omitzero,case:ignore"`
 	Index                 *int64                 `json:"index,omitzero"`
 	Unknown               jsonx.Unknown          `json:",embed" jsonschema:"-"`
 }
 
-// SafetyRating is a safety filter's verdict in one category.
-type SafetyRating struct {
+// safetyRating is a safety filter's verdict in one category.
+type safetyRating struct {
 	Category         string        `json:"category"`
 	Probability      string        `json:"probability,omitzero"`
 	Blocked          *bool         `json:"blocked,omitzero"`
@@ -285,17 +285,17 @@ type SafetyRating struct {
 	Unknown          jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// CitationMetadata lists recited sources.
-type CitationMetadata struct {
-	CitationSources []CitationSource `json:"citationSources,omitzero,case:ignore"`
+// citationMetadata lists recited sources.
+type citationMetadata struct {
+	CitationSources []citationSource `json:"citationSources,omitzero,case:ignore"`
 	// Citations is the Vertex AI spelling of the same list, read on input
 	// and never written: clients of this dialect read citationSources.
-	Citations []CitationSource `json:"citations,omitzero" jsonschema:"-"`
+	Citations []citationSource `json:"citations,omitzero" jsonschema:"-"`
 	Unknown   jsonx.Unknown    `json:",embed" jsonschema:"-"`
 }
 
-// CitationSource is one recited source.
-type CitationSource struct {
+// citationSource is one recited source.
+type citationSource struct {
 	StartIndex *int64        `json:"startIndex,omitzero,case:ignore"`
 	EndIndex   *int64        `json:"endIndex,omitzero,case:ignore"`
 	URI        string        `json:"uri,omitzero"`
@@ -304,49 +304,49 @@ type CitationSource struct {
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// GroundingMetadata tells which sources grounded the answer.
-type GroundingMetadata struct {
-	GroundingChunks   []GroundingChunk   `json:"groundingChunks,omitzero,case:ignore"`
-	GroundingSupports []GroundingSupport `json:"groundingSupports,omitzero,case:ignore"`
+// groundingMetadata tells which sources grounded the answer.
+type groundingMetadata struct {
+	GroundingChunks   []groundingChunk   `json:"groundingChunks,omitzero,case:ignore"`
+	GroundingSupports []groundingSupport `json:"groundingSupports,omitzero,case:ignore"`
 	WebSearchQueries  []string           `json:"webSearchQueries,omitzero,case:ignore"`
-	SearchEntryPoint  *SearchEntryPoint  `json:"searchEntryPoint,omitzero,case:ignore"`
-	RetrievalMetadata *RetrievalMetadata `json:"retrievalMetadata,omitzero,case:ignore"`
+	SearchEntryPoint  *searchEntryPoint  `json:"searchEntryPoint,omitzero,case:ignore"`
+	RetrievalMetadata *retrievalMetadata `json:"retrievalMetadata,omitzero,case:ignore"`
 	Unknown           jsonx.Unknown      `json:",embed" jsonschema:"-"`
 }
 
-// GroundingChunk is one source.
-type GroundingChunk struct {
-	Web              *WebChunk       `json:"web,omitzero"`
-	RetrievedContext *RetrievedChunk `json:"retrievedContext,omitzero,case:ignore"`
+// groundingChunk is one source.
+type groundingChunk struct {
+	Web              *webChunk       `json:"web,omitzero"`
+	RetrievedContext *retrievedChunk `json:"retrievedContext,omitzero,case:ignore"`
 	Unknown          jsonx.Unknown   `json:",embed" jsonschema:"-"`
 }
 
-// WebChunk is a web page.
-type WebChunk struct {
+// webChunk is a web page.
+type webChunk struct {
 	URI     string        `json:"uri,omitzero"`
 	Title   string        `json:"title,omitzero"`
 	Domain  string        `json:"domain,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// RetrievedChunk is a passage from a data store.
-type RetrievedChunk struct {
+// retrievedChunk is a passage from a data store.
+type retrievedChunk struct {
 	URI     string        `json:"uri,omitzero"`
 	Title   string        `json:"title,omitzero"`
 	Text    string        `json:"text,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// GroundingSupport links a span of the answer to sources.
-type GroundingSupport struct {
+// groundingSupport links a span of the answer to sources.
+type groundingSupport struct {
 	GroundingChunkIndices []int32       `json:"groundingChunkIndices,omitzero,case:ignore"`
 	ConfidenceScores      []float64     `json:"confidenceScores,omitzero,case:ignore"`
-	Segment               *Segment      `json:"segment,omitzero"`
+	Segment               *segment      `json:"segment,omitzero"`
 	Unknown               jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Segment is a span of the answer, in bytes.
-type Segment struct {
+// segment is a span of the answer, in bytes.
+type segment struct {
 	PartIndex  *int64        `json:"partIndex,omitzero,case:ignore"`
 	StartIndex *int64        `json:"startIndex,omitzero,case:ignore"`
 	EndIndex   *int64        `json:"endIndex,omitzero,case:ignore"`
@@ -354,125 +354,125 @@ type Segment struct {
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// SearchEntryPoint is embeddable search content.
-type SearchEntryPoint struct {
+// searchEntryPoint is embeddable search content.
+type searchEntryPoint struct {
 	RenderedContent string        `json:"renderedContent,omitzero,case:ignore"`
 	SDKBlob         string        `json:"sdkBlob,omitzero,case:ignore"`
 	Unknown         jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// RetrievalMetadata holds the predicted need for search. The spec spells the
+// retrievalMetadata holds the predicted need for search. The spec spells the
 // score's name with a neutral word; services and their SDKs use
 // googleSearchDynamicRetrievalScore, which Parley reads and writes, and the
 // neutral spelling is read too.
-type RetrievalMetadata struct {
+type retrievalMetadata struct {
 	GoogleSearchDynamicRetrievalScore *float64      `json:"googleSearchDynamicRetrievalScore,omitzero,case:ignore"`
 	WebSearchDynamicRetrievalScore    *float64      `json:"webSearchDynamicRetrievalScore,omitzero,case:ignore"`
 	Unknown                           jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// GroundingAttribution credits a source given in the request.
-type GroundingAttribution struct {
-	SourceID *AttributionSourceID `json:"sourceId,omitzero,case:ignore"`
+// groundingAttribution credits a source given in the request.
+type groundingAttribution struct {
+	SourceID *attributionSourceID `json:"sourceId,omitzero,case:ignore"`
 	Content  *Content             `json:"content,omitzero"`
 	Unknown  jsonx.Unknown        `json:",embed" jsonschema:"-"`
 }
 
-// AttributionSourceID names the credited source.
-type AttributionSourceID struct {
-	GroundingPassage       *GroundingPassage       `json:"groundingPassage,omitzero,case:ignore"`
-	SemanticRetrieverChunk *SemanticRetrieverChunk `json:"semanticRetrieverChunk,omitzero,case:ignore"`
+// attributionSourceID names the credited source.
+type attributionSourceID struct {
+	GroundingPassage       *groundingPassage       `json:"groundingPassage,omitzero,case:ignore"`
+	SemanticRetrieverChunk *semanticRetrieverChunk `json:"semanticRetrieverChunk,omitzero,case:ignore"`
 	Unknown                jsonx.Unknown           `json:",embed" jsonschema:"-"`
 }
 
-// GroundingPassage names an inline passage.
-type GroundingPassage struct {
+// groundingPassage names an inline passage.
+type groundingPassage struct {
 	PassageID string        `json:"passageId,omitzero,case:ignore"`
 	PartIndex *int64        `json:"partIndex,omitzero,case:ignore"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// SemanticRetrieverChunk names a chunk of a corpus.
-type SemanticRetrieverChunk struct {
+// semanticRetrieverChunk names a chunk of a corpus.
+type semanticRetrieverChunk struct {
 	Source  string        `json:"source,omitzero"`
 	Chunk   string        `json:"chunk,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// LogprobsResult holds the log-probabilities of the answer's tokens.
-type LogprobsResult struct {
-	TopCandidates    []TopCandidates    `json:"topCandidates,omitzero,case:ignore"`
-	ChosenCandidates []LogprobCandidate `json:"chosenCandidates,omitzero,case:ignore"`
+// logprobsResult holds the log-probabilities of the answer's tokens.
+type logprobsResult struct {
+	TopCandidates    []topCandidates    `json:"topCandidates,omitzero,case:ignore"`
+	ChosenCandidates []logprobCandidate `json:"chosenCandidates,omitzero,case:ignore"`
 	Unknown          jsonx.Unknown      `json:",embed" jsonschema:"-"`
 }
 
-// TopCandidates are the alternatives at one step.
-type TopCandidates struct {
-	Candidates []LogprobCandidate `json:"candidates,omitzero"`
+// topCandidates are the alternatives at one step.
+type topCandidates struct {
+	Candidates []logprobCandidate `json:"candidates,omitzero"`
 	Unknown    jsonx.Unknown      `json:",embed" jsonschema:"-"`
 }
 
-// LogprobCandidate is a token and its log-probability.
-type LogprobCandidate struct {
+// logprobCandidate is a token and its log-probability.
+type logprobCandidate struct {
 	Token          string        `json:"token,omitzero"`
 	TokenID        *int64        `json:"tokenId,omitzero,case:ignore"`
 	LogProbability *float64      `json:"logProbability,omitzero,case:ignore"`
 	Unknown        jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// URLContextMetadata lists fetched URLs.
-type URLContextMetadata struct {
-	URLMetadata []URLMetadata `json:"urlMetadata,omitzero,case:ignore"`
+// urlContextMetadata lists fetched URLs.
+type urlContextMetadata struct {
+	URLMetadata []urlMetadata `json:"urlMetadata,omitzero,case:ignore"`
 	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// URLMetadata is one fetched URL.
-type URLMetadata struct {
+// urlMetadata is one fetched URL.
+type urlMetadata struct {
 	RetrievedURL       string        `json:"retrievedUrl,omitzero,case:ignore"`
 	URLRetrievalStatus string        `json:"urlRetrievalStatus,omitzero,case:ignore"`
 	Unknown            jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// PromptFeedback is the verdict on the prompt.
-type PromptFeedback struct {
+// promptFeedback is the verdict on the prompt.
+type promptFeedback struct {
 	BlockReason        string         `json:"blockReason,omitzero,case:ignore"`
-	SafetyRatings      []SafetyRating `json:"safetyRatings,omitzero,case:ignore"`
+	SafetyRatings      []safetyRating `json:"safetyRatings,omitzero,case:ignore"`
 	BlockReasonMessage string         `json:"blockReasonMessage,omitzero,case:ignore"`
 	Unknown            jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// UsageMetadata counts tokens. promptTokenCount includes the cached
+// usageMetadata counts tokens. promptTokenCount includes the cached
 // tokens; candidatesTokenCount leaves out the thoughts, which
 // thoughtsTokenCount counts.
-type UsageMetadata struct {
+type usageMetadata struct {
 	PromptTokenCount           *int64               `json:"promptTokenCount,omitzero,case:ignore"`
 	CachedContentTokenCount    *int64               `json:"cachedContentTokenCount,omitzero,case:ignore"`
 	CandidatesTokenCount       *int64               `json:"candidatesTokenCount,omitzero,case:ignore"`
 	ToolUsePromptTokenCount    *int64               `json:"toolUsePromptTokenCount,omitzero,case:ignore"`
 	ThoughtsTokenCount         *int64               `json:"thoughtsTokenCount,omitzero,case:ignore"`
 	TotalTokenCount            *int64               `json:"totalTokenCount,omitzero,case:ignore"`
-	PromptTokensDetails        []ModalityTokenCount `json:"promptTokensDetails,omitzero,case:ignore"`
-	CacheTokensDetails         []ModalityTokenCount `json:"cacheTokensDetails,omitzero,case:ignore"`
-	CandidatesTokensDetails    []ModalityTokenCount `json:"candidatesTokensDetails,omitzero,case:ignore"`
-	ToolUsePromptTokensDetails []ModalityTokenCount `json:"toolUsePromptTokensDetails,omitzero,case:ignore"`
+	PromptTokensDetails        []modalityTokenCount `json:"promptTokensDetails,omitzero,case:ignore"`
+	CacheTokensDetails         []modalityTokenCount `json:"cacheTokensDetails,omitzero,case:ignore"`
+	CandidatesTokensDetails    []modalityTokenCount `json:"candidatesTokensDetails,omitzero,case:ignore"`
+	ToolUsePromptTokensDetails []modalityTokenCount `json:"toolUsePromptTokensDetails,omitzero,case:ignore"`
 	Unknown                    jsonx.Unknown        `json:",embed" jsonschema:"-"`
 }
 
-// ModalityTokenCount counts the tokens of one modality.
-type ModalityTokenCount struct {
+// modalityTokenCount counts the tokens of one modality.
+type modalityTokenCount struct {
 	Modality   string        `json:"modality"`
 	TokenCount *int64        `json:"tokenCount,omitzero,case:ignore"`
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ErrorBody is the body of an error reply.
-type ErrorBody struct {
-	Error   ErrorDetail   `json:"error"`
+// errorBody is the body of an error reply.
+type errorBody struct {
+	Error   errorDetail   `json:"error"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ErrorDetail is a Google API error.
-type ErrorDetail struct {
+// errorDetail is a Google API error.
+type errorDetail struct {
 	Code    int              `json:"code"`
 	Message string           `json:"message"`
 	Status  string           `json:"status,omitzero"`
@@ -480,17 +480,17 @@ type ErrorDetail struct {
 	Unknown jsonx.Unknown    `json:",embed" jsonschema:"-"`
 }
 
-// CountTokensRequest is the body of :countTokens: contents alone, or a
+// countTokensRequest is the body of :countTokens: contents alone, or a
 // whole generateContentRequest.
-type CountTokensRequest struct {
+type countTokensRequest struct {
 	Contents               *ContentList  `json:"contents,omitzero"`
 	GenerateContentRequest *Request      `json:"generateContentRequest,omitzero,case:ignore"`
 	Unknown                jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// CountTokensResponse is the reply of :countTokens.
-type CountTokensResponse struct {
+// countTokensResponse is the reply of :countTokens.
+type countTokensResponse struct {
 	TotalTokens             int64                `json:"totalTokens"`
 	CachedContentTokenCount int64                `json:"cachedContentTokenCount,omitzero"`
-	PromptTokensDetails     []ModalityTokenCount `json:"promptTokensDetails,omitzero"`
+	PromptTokensDetails     []modalityTokenCount `json:"promptTokensDetails,omitzero"`
 }

@@ -16,7 +16,7 @@ var modalityNames = map[string]parleyv1.Modality{
 	"VIDEO": parleyv1.Modality_MODALITY_VIDEO, "DOCUMENT": parleyv1.Modality_MODALITY_DOCUMENT,
 }
 
-func modalityTokens(list []ModalityTokenCount) []*parleyv1.ModalityTokens {
+func modalityTokens(list []modalityTokenCount) []*parleyv1.ModalityTokens {
 	var out []*parleyv1.ModalityTokens
 	for _, m := range list {
 		out = append(out, &parleyv1.ModalityTokens{Modality: modalityNames[m.Modality], Tokens: deref(m.TokenCount)})
@@ -24,10 +24,10 @@ func modalityTokens(list []ModalityTokenCount) []*parleyv1.ModalityTokens {
 	return out
 }
 
-func wireModalityTokens(list []*parleyv1.ModalityTokens) []ModalityTokenCount {
-	var out []ModalityTokenCount
+func wireModalityTokens(list []*parleyv1.ModalityTokens) []modalityTokenCount {
+	var out []modalityTokenCount
 	for _, m := range list {
-		out = append(out, ModalityTokenCount{Modality: strings.TrimPrefix(m.GetModality().String(), "MODALITY_"), TokenCount: ptr(m.GetTokens())})
+		out = append(out, modalityTokenCount{Modality: strings.TrimPrefix(m.GetModality().String(), "MODALITY_"), TokenCount: ptr(m.GetTokens())})
 	}
 	return out
 }
@@ -35,7 +35,7 @@ func wireModalityTokens(list []*parleyv1.ModalityTokens) []ModalityTokenCount {
 // canonicalUsage: promptTokenCount counts cached tokens, as canonical input
 // does; candidatesTokenCount leaves the thoughts out, so canonical output is
 // candidates + thoughts.
-func canonicalUsage(u *UsageMetadata) *parleyv1.Usage {
+func canonicalUsage(u *usageMetadata) *parleyv1.Usage {
 	out := &parleyv1.Usage{
 		InputTokens:         u.PromptTokenCount,
 		CacheReadTokens:     u.CachedContentTokenCount,
@@ -53,11 +53,11 @@ func canonicalUsage(u *UsageMetadata) *parleyv1.Usage {
 	return out
 }
 
-func wireUsage(u *parleyv1.Usage) *UsageMetadata {
+func wireUsage(u *parleyv1.Usage) *usageMetadata {
 	if u == nil {
 		return nil
 	}
-	w := &UsageMetadata{
+	w := &usageMetadata{
 		PromptTokenCount:           u.InputTokens,
 		CachedContentTokenCount:    u.CacheReadTokens,
 		ThoughtsTokenCount:         u.ReasoningTokens,
@@ -79,8 +79,8 @@ func wireUsage(u *parleyv1.Usage) *UsageMetadata {
 
 // detailLists names the per-modality lists of a usage report, for the
 // members of their entries that the canonical counts do not hold.
-func (u *UsageMetadata) detailLists() iter.Seq2[string, *[]ModalityTokenCount] {
-	return func(yield func(string, *[]ModalityTokenCount) bool) {
+func (u *usageMetadata) detailLists() iter.Seq2[string, *[]modalityTokenCount] {
+	return func(yield func(string, *[]modalityTokenCount) bool) {
 		_ = yield("promptTokensDetails", &u.PromptTokensDetails) &&
 			yield("cacheTokensDetails", &u.CacheTokensDetails) &&
 			yield("candidatesTokensDetails", &u.CandidatesTokensDetails) &&

@@ -19,13 +19,13 @@ func citations(raw jsontext.Value, path string, ext **parleyv1.Extensions) ([]*p
 		jsonx.KeepValue(ext, thisDialect, "citations", raw)
 		return nil, nil
 	}
-	var cs []Citation
+	var cs []citation
 	if err := jsonx.Unmarshal(raw, &cs); err != nil {
 		return nil, decodeErrorAt(err, path)
 	}
 	out := make([]*parleyv1.Annotation, 0, len(cs))
 	for _, c := range cs {
-		a, ok := citation(&c)
+		a, ok := readCitation(&c)
 		if !ok {
 			// A citation type Parley does not model: keep all of them raw
 			// for this dialect.
@@ -37,7 +37,7 @@ func citations(raw jsontext.Value, path string, ext **parleyv1.Extensions) ([]*p
 	return out, nil
 }
 
-func citation(c *Citation) (*parleyv1.Annotation, bool) {
+func readCitation(c *citation) (*parleyv1.Annotation, bool) {
 	if len(c.Unknown) > 0 {
 		return nil, false
 	}
@@ -105,7 +105,7 @@ func (e *encoder) wireCitations(p *parleyv1.Part) jsontext.Value {
 	if len(anns) == 0 {
 		return nil
 	}
-	out := make([]Citation, 0, len(anns))
+	out := make([]citation, 0, len(anns))
 	for _, a := range anns {
 		if c, ok := wireCitation(a); ok {
 			out = append(out, c)
@@ -118,8 +118,8 @@ func (e *encoder) wireCitations(p *parleyv1.Part) jsontext.Value {
 	return raw
 }
 
-func wireCitation(a *parleyv1.Annotation) (Citation, bool) {
-	c := Citation{CitedText: a.GetCitedText()}
+func wireCitation(a *parleyv1.Annotation) (citation, bool) {
+	c := citation{CitedText: a.GetCitedText()}
 	loc := a.GetLocation()
 	if a.GetFileId() != "" {
 		c.FileID = ptr(a.GetFileId())
@@ -140,7 +140,7 @@ func wireCitation(a *parleyv1.Annotation) (Citation, bool) {
 		}
 	case parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION:
 		if a.GetEncryptedIndex() == "" {
-			return Citation{}, false // only this dialect's own search results can be cited back
+			return citation{}, false // only this dialect's own search results can be cited back
 		}
 		c.Type, c.URL, c.EncryptedIndex = "web_search_result_location", ptr(a.GetUrl()), ptr(a.GetEncryptedIndex())
 		if a.GetTitle() != "" {
@@ -151,7 +151,7 @@ func wireCitation(a *parleyv1.Annotation) (Citation, bool) {
 		c.SearchIndex, c.StartBlock, c.EndBlock = ptr(loc.GetDocumentIndex()), ptr(loc.GetStart()), ptr(loc.GetEnd())
 		c.Source, c.Title = ptr(a.GetUrl()), ptr(a.GetTitle())
 	default:
-		return Citation{}, false
+		return citation{}, false
 	}
 	return c, true
 }
@@ -166,13 +166,13 @@ func clientCitations(p *parleyv1.Part, same bool) jsontext.Value {
 	if len(anns) == 0 {
 		return nil
 	}
-	out := make([]Citation, 0, len(anns))
+	out := make([]citation, 0, len(anns))
 	for _, a := range anns {
 		c, ok := wireCitation(a)
 		if !ok && a.GetKind() == parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION {
 			// A web citation of another service: shown to the client, and
 			// left out again if it comes back toward this dialect.
-			c, ok = Citation{Type: "web_search_result_location", CitedText: a.GetCitedText(), URL: ptr(a.GetUrl()), Title: ptr(a.GetTitle()), EncryptedIndex: ptr("")}, true
+			c, ok = citation{Type: "web_search_result_location", CitedText: a.GetCitedText(), URL: ptr(a.GetUrl()), Title: ptr(a.GetTitle()), EncryptedIndex: ptr("")}, true
 		}
 		if ok {
 			out = append(out, c)

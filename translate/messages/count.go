@@ -9,12 +9,12 @@ import (
 // EncodeCount implements translate.CountClient: {"input_tokens": n}. The
 // count holds cached tokens, which this dialect counts as input too.
 func (Client) EncodeCount(c *parleyv1.TokenCount) ([]byte, error) {
-	return jsonx.Marshal(CountTokensResponse{InputTokens: c.GetInputTokens()})
+	return jsonx.Marshal(countTokensResponse{InputTokens: c.GetInputTokens()})
 }
 
 // DecodeCount implements translate.CountUpstream.
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
-	var w CountTokensResponse
+	var w countTokensResponse
 	if err := jsonx.Unmarshal(body, &w); err != nil {
 		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}

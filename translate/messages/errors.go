@@ -63,7 +63,7 @@ func errorMessage(e *parleyv1.Error) string {
 // EncodeError implements translate.Client.
 func (Client) EncodeError(e *parleyv1.Error) (int, []byte) {
 	typ, status := errorType(e)
-	body := ErrorBody{Type: "error", Error: ErrorDetail{Type: typ, Message: errorMessage(e)}, RequestID: e.GetRequestId()}
+	body := errorBody{Type: "error", Error: errorDetail{Type: typ, Message: errorMessage(e)}, RequestID: e.GetRequestId()}
 	b, err := jsonx.Marshal(body)
 	if err != nil {
 		return http.StatusInternalServerError, []byte(`{"type":"error","error":{"type":"api_error","message":"internal error"}}`)
@@ -73,7 +73,7 @@ func (Client) EncodeError(e *parleyv1.Error) (int, []byte) {
 
 // DecodeError implements translate.Upstream.
 func (Upstream) DecodeError(status int, header http.Header, body []byte) *parleyv1.Error {
-	var w ErrorBody
+	var w errorBody
 	var e *parleyv1.Error
 	if err := jsonx.Unmarshal(body, &w); err == nil && w.Error.Type != "" {
 		e = errorFromDetail(&w.Error, status)
@@ -103,7 +103,7 @@ func refusedThinking(msg string) bool {
 }
 
 // errorFromDetail converts an error object, from a body or a stream event.
-func errorFromDetail(d *ErrorDetail, status int) *parleyv1.Error {
+func errorFromDetail(d *errorDetail, status int) *parleyv1.Error {
 	e := &parleyv1.Error{Message: d.Message, Reason: d.Type, Origin: &parleyv1.Origin{Dialect: thisDialect}}
 	for _, t := range errorTypes {
 		if t.typ == d.Type {

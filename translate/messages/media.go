@@ -13,7 +13,7 @@ import (
 // plain text, URL, file id).
 
 func media(b *Block, path string) (*parleyv1.Media, error) {
-	var src Source
+	var src source
 	if len(b.Source) == 0 {
 		return nil, translate.Invalid(path+".source", "Field required")
 	}
@@ -96,26 +96,26 @@ func (e *encoder) media(m *parleyv1.Media, field string) (Block, error) {
 	default:
 		return Block{}, translate.Unsupported(thisDialect, field+".media", "the messages style takes images and documents, not %s", describeMedia(m))
 	}
-	var src Source
+	var src source
 	switch s := m.GetSource().(type) {
 	case *parleyv1.Media_Data:
 		switch {
 		case b.Type == "document" && strings.HasPrefix(m.GetMimeType(), "text/"):
-			src = Source{Type: "text", MediaType: "text/plain", Data: string(s.Data)}
+			src = source{Type: "text", MediaType: "text/plain", Data: string(s.Data)}
 		case b.Type == "document" && m.GetMimeType() != "application/pdf":
 			return Block{}, translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes PDF and plain-text documents, not %s", m.GetMimeType())
 		case b.Type == "image" && !imageTypes[m.GetMimeType()]:
 			return Block{}, translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes JPEG, PNG, GIF and WebP images, not %s", m.GetMimeType())
 		default:
-			src = Source{Type: "base64", MediaType: m.GetMimeType(), Data: base64.StdEncoding.EncodeToString(s.Data)}
+			src = source{Type: "base64", MediaType: m.GetMimeType(), Data: base64.StdEncoding.EncodeToString(s.Data)}
 		}
 	case *parleyv1.Media_Uri:
 		if !strings.HasPrefix(s.Uri, "https://") && !strings.HasPrefix(s.Uri, "http://") {
 			return Block{}, translate.Unsupported(thisDialect, field+".media.uri", "the messages style fetches http(s) URLs only, not %q", s.Uri)
 		}
-		src = Source{Type: "url", URL: s.Uri}
+		src = source{Type: "url", URL: s.Uri}
 	case *parleyv1.Media_FileId:
-		src = Source{Type: "file", FileID: s.FileId}
+		src = source{Type: "file", FileID: s.FileId}
 	default:
 		return Block{}, translate.Invalid(field+".media", "media without data, URI or file id")
 	}

@@ -11,17 +11,17 @@ import (
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
-// ModelInfo is one model of GET /v1/models.
-type ModelInfo struct {
+// modelInfo is one model of GET /v1/models.
+type modelInfo struct {
 	Type        string `json:"type"`
 	ID          string `json:"id"`
 	DisplayName string `json:"display_name"`
 	CreatedAt   string `json:"created_at"`
 }
 
-// ModelList is the body of GET /v1/models.
-type ModelList struct {
-	Data    []ModelInfo `json:"data"`
+// modelList is the body of GET /v1/models.
+type modelList struct {
+	Data    []modelInfo `json:"data"`
 	HasMore bool        `json:"has_more"`
 	FirstID *string     `json:"first_id"`
 	LastID  *string     `json:"last_id"`
@@ -29,7 +29,7 @@ type ModelList struct {
 
 var _ translate.ModelClient = Client{}
 
-func modelInfo(m *parleyv1.Model) ModelInfo {
+func newModelInfo(m *parleyv1.Model) modelInfo {
 	created := time.Unix(0, 0).UTC()
 	if m.GetCreatedAt() != nil {
 		created = m.GetCreatedAt().AsTime().UTC()
@@ -38,11 +38,11 @@ func modelInfo(m *parleyv1.Model) ModelInfo {
 	if name == "" {
 		name = m.GetId()
 	}
-	return ModelInfo{Type: "model", ID: m.GetId(), DisplayName: name, CreatedAt: created.Format(time.RFC3339)}
+	return modelInfo{Type: "model", ID: m.GetId(), DisplayName: name, CreatedAt: created.Format(time.RFC3339)}
 }
 
 // EncodeModel implements translate.ModelClient.
-func (Client) EncodeModel(m *parleyv1.Model) ([]byte, error) { return jsonx.Marshal(modelInfo(m)) }
+func (Client) EncodeModel(m *parleyv1.Model) ([]byte, error) { return jsonx.Marshal(newModelInfo(m)) }
 
 // EncodeModels implements translate.ModelClient with the service's paging:
 // limit (1 to 1000, default 20), after_id and before_id.
@@ -79,9 +79,9 @@ func (Client) EncodeModels(models []*parleyv1.Model, q url.Values) ([]byte, erro
 			page = page[:limit]
 		}
 	}
-	out := ModelList{Data: make([]ModelInfo, 0, len(page)), HasMore: more}
+	out := modelList{Data: make([]modelInfo, 0, len(page)), HasMore: more}
 	for _, m := range page {
-		out.Data = append(out.Data, modelInfo(m))
+		out.Data = append(out.Data, newModelInfo(m))
 	}
 	if len(out.Data) > 0 {
 		out.FirstID, out.LastID = &out.Data[0].ID, &out.Data[len(out.Data)-1].ID

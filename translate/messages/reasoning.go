@@ -22,7 +22,7 @@ var effortFromWire = map[string]parleyv1.ReasoningEffort{
 	"max":    parleyv1.ReasoningEffort_REASONING_EFFORT_XHIGH,
 }
 
-func thinking(t *Thinking) (*parleyv1.ReasoningConfig, error) {
+func readThinking(t *thinking) (*parleyv1.ReasoningConfig, error) {
 	switch t.Type {
 	case "enabled":
 		if t.BudgetTokens == nil {
@@ -55,28 +55,28 @@ func (e *encoder) reasoning(w *Request, countOnly bool) error {
 	if e.same {
 		switch rc.GetMode() {
 		case parleyv1.ReasoningMode_REASONING_MODE_ENABLED:
-			w.Thinking = &Thinking{Type: "enabled", BudgetTokens: int64Ptr(rc.BudgetTokens)}
+			w.Thinking = &thinking{Type: "enabled", BudgetTokens: int64Ptr(rc.BudgetTokens)}
 		case parleyv1.ReasoningMode_REASONING_MODE_DISABLED:
-			w.Thinking = &Thinking{Type: "disabled"}
+			w.Thinking = &thinking{Type: "disabled"}
 		case parleyv1.ReasoningMode_REASONING_MODE_ADAPTIVE:
-			w.Thinking = &Thinking{Type: "adaptive"}
+			w.Thinking = &thinking{Type: "adaptive"}
 		}
 		if w.Thinking != nil {
 			w.Thinking.Unknown = e.take("thinking")
 		}
 		if eff := wireEffort(rc.GetEffort()); eff != "" {
-			w.OutputConfig = &OutputConfig{Effort: eff}
+			w.OutputConfig = &outputConfig{Effort: eff}
 		}
 		return nil
 	}
 	var budget int32
 	switch rc.GetMode() {
 	case parleyv1.ReasoningMode_REASONING_MODE_DISABLED:
-		w.Thinking = &Thinking{Type: "disabled"}
+		w.Thinking = &thinking{Type: "disabled"}
 		return nil
 	case parleyv1.ReasoningMode_REASONING_MODE_ADAPTIVE:
 		if rc.BudgetTokens == nil && rc.GetEffort() == parleyv1.ReasoningEffort_REASONING_EFFORT_UNSPECIFIED {
-			w.Thinking = &Thinking{Type: "adaptive"}
+			w.Thinking = &thinking{Type: "adaptive"}
 			e.dropSamplingForThinking(w)
 			return nil
 		}
@@ -86,7 +86,7 @@ func (e *encoder) reasoning(w *Request, countOnly bool) error {
 		case rc.BudgetTokens != nil:
 			budget = rc.GetBudgetTokens()
 		case rc.GetEffort() == parleyv1.ReasoningEffort_REASONING_EFFORT_NONE:
-			w.Thinking = &Thinking{Type: "disabled"}
+			w.Thinking = &thinking{Type: "disabled"}
 			return nil
 		case rc.GetEffort() != parleyv1.ReasoningEffort_REASONING_EFFORT_UNSPECIFIED:
 			budget = translate.BudgetForEffort(rc.GetEffort())
@@ -97,11 +97,11 @@ func (e *encoder) reasoning(w *Request, countOnly bool) error {
 		}
 	}
 	if budget <= 0 {
-		w.Thinking = &Thinking{Type: "disabled"}
+		w.Thinking = &thinking{Type: "disabled"}
 		return nil
 	}
 	budget = max(budget, minThinkingBudget)
-	w.Thinking = &Thinking{Type: "enabled", BudgetTokens: ptr(int64(budget))}
+	w.Thinking = &thinking{Type: "enabled", BudgetTokens: ptr(int64(budget))}
 	if !countOnly && w.MaxTokens != nil && *w.MaxTokens <= int64(budget) {
 		w.MaxTokens = ptr(*w.MaxTokens + int64(budget))
 	}
@@ -122,14 +122,14 @@ func (e *encoder) thinkingOffMidTurn(w *Request) {
 	if w.Thinking == nil || w.Thinking.Type == "disabled" || !midTurnUnthought(w.Messages) {
 		return
 	}
-	w.Thinking = &Thinking{Type: "disabled"}
+	w.Thinking = &thinking{Type: "disabled"}
 	e.dropped = append(e.dropped, "reasoning")
 }
 
 // midTurnUnthought reports whether msgs end in a tool-use turn in progress
 // (an assistant message calling tools, then only tool results) whose
 // assistant message does not start with a thinking block.
-func midTurnUnthought(msgs []Message) bool {
+func midTurnUnthought(msgs []message) bool {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
 		if m.Role == "assistant" {

@@ -168,7 +168,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		jsonx.Keep(&req.Extensions, thisDialect, "metadata", w.Metadata.Unknown)
 	}
 	if w.Thinking != nil {
-		rc, err := thinking(w.Thinking)
+		rc, err := readThinking(w.Thinking)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		}
 	}
 	if w.ToolChoice != nil {
-		tc, err := toolChoice(w.ToolChoice)
+		tc, err := readToolChoice(w.ToolChoice)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +189,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		jsonx.Keep(&req.Extensions, thisDialect, "tool_choice", w.ToolChoice.Unknown)
 	}
 	for i := range w.Tools {
-		t, err := tool(&w.Tools[i], fmt.Sprintf("tools.%d", i))
+		t, err := readTool(&w.Tools[i], fmt.Sprintf("tools.%d", i))
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +270,7 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 	e.thinkingOffMidTurn(w)
 	if rf := req.GetResponseFormat(); rf.GetKind() == parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA {
 		if w.OutputConfig == nil {
-			w.OutputConfig = &OutputConfig{}
+			w.OutputConfig = &outputConfig{}
 		}
 		schema := jsontext.Value(rf.GetSchema())
 		if !e.same {
@@ -279,13 +279,13 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 				return nil, translate.Invalid("response_format.schema", "%v", err)
 			}
 		}
-		w.OutputConfig.Format = &OutputFormat{Type: "json_schema", Schema: schema, Unknown: e.take("output_config/format")}
+		w.OutputConfig.Format = &outputFormat{Type: "json_schema", Schema: schema, Unknown: e.take("output_config/format")}
 	}
 	// Members of output_config Parley does not model go back to a service
 	// of this dialect even when nothing else fills the object.
 	if u := e.take("output_config"); len(u) > 0 || w.OutputConfig != nil {
 		if w.OutputConfig == nil {
-			w.OutputConfig = &OutputConfig{}
+			w.OutputConfig = &outputConfig{}
 		}
 		w.OutputConfig.Unknown = u
 	}
@@ -293,7 +293,7 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 		return nil, err
 	}
 	if req.GetEndUserId() != "" || len(e.take("metadata")) > 0 {
-		w.Metadata = &Metadata{Unknown: e.take("metadata")}
+		w.Metadata = &metadata{Unknown: e.take("metadata")}
 		if req.GetEndUserId() != "" {
 			w.Metadata.UserID = ptr(req.GetEndUserId())
 		}

@@ -23,7 +23,7 @@ func isEmptyGeneration(g *parleyv1.GenerationConfig) bool {
 	return g.MaxOutputTokens == nil && g.Temperature == nil && g.TopP == nil && g.TopK == nil && len(g.StopSequences) == 0
 }
 
-func (d *decoder) outputConfig(req *parleyv1.Request, oc *OutputConfig) error {
+func (d *decoder) outputConfig(req *parleyv1.Request, oc *outputConfig) error {
 	if oc.Effort != "" {
 		e, ok := effortFromWire[oc.Effort]
 		if !ok {
@@ -57,7 +57,7 @@ func dropped(req *parleyv1.Request) []string {
 	return out
 }
 
-func cacheControl(cc *CacheControl, path string) (*parleyv1.CacheControl, error) {
+func readCacheControl(cc *cacheControl, path string) (*parleyv1.CacheControl, error) {
 	if cc.Type != "ephemeral" {
 		return nil, translate.Invalid(path+".type", "Input should be 'ephemeral'")
 	}
@@ -74,11 +74,11 @@ func cacheControl(cc *CacheControl, path string) (*parleyv1.CacheControl, error)
 	return out, nil
 }
 
-func wireCacheControl(cc *parleyv1.CacheControl) *CacheControl {
+func wireCacheControl(cc *parleyv1.CacheControl) *cacheControl {
 	if cc == nil {
 		return nil
 	}
-	out := &CacheControl{Type: "ephemeral"}
+	out := &cacheControl{Type: "ephemeral"}
 	if ttl := cc.GetTtl(); ttl != nil {
 		d := ttl.AsDuration()
 		if d > 5*time.Minute {

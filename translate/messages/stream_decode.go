@@ -41,12 +41,12 @@ type streamDecoder struct {
 	kind     string
 	gotArgs  bool // the open tool_use block received argument text
 	toolUse  bool
-	usage    Usage // the latest counts, merged
+	usage    usage // the latest counts, merged
 	finished bool
 }
 
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
-	var w Event
+	var w event
 	if !quickDelta(ev.Data, &w) {
 		if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
@@ -122,7 +122,7 @@ func index(p *int64) any {
 	return *p
 }
 
-func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
 	if d.phase.Started() {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("a second message_start"))
 	}
@@ -142,7 +142,7 @@ func (d *streamDecoder) messageStart(dst []*parleyv1.StreamEvent, w *Event) ([]*
 	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}}), nil
 }
 
-func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
 	if w.Index == nil || w.ContentBlock == nil {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("content_block_start without index or block"))
 	}
@@ -179,7 +179,7 @@ func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Index: int32(*w.Index), Part: p}}}), nil
 }
 
-func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
 	if w.Index == nil || int(*w.Index) != d.open || w.Delta == nil {
 		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_delta for block %v, but block %d is open", index(w.Index), d.open))
 	}
@@ -204,7 +204,7 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*pa
 		if dl.Citation == nil {
 			return dst, translate.UpstreamProtocol(thisDialect, errors.New("citations_delta without a citation"))
 		}
-		a, ok := citation(dl.Citation)
+		a, ok := readCitation(dl.Citation)
 		if !ok {
 			return dst, nil // a citation kind Parley does not model
 		}
@@ -222,7 +222,7 @@ var deltaBlock = map[string]string{
 	"signature_delta":  "|thinking|",
 }
 
-func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
 	if d.open >= 0 {
 		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("message_delta while block %d is open", d.open))
 	}
@@ -259,14 +259,14 @@ var quickDeltaPrefix = []byte(`{"type":"content_block_delta","index":`)
 var quickDeltaForms = []struct {
 	form []byte
 	typ  string
-	set  func(*Delta, *string)
+	set  func(*delta, *string)
 }{
-	{[]byte(`,"delta":{"type":"text_delta","text":`), "text_delta", func(d *Delta, s *string) { d.Text = s }},
-	{[]byte(`,"delta":{"type":"input_json_delta","partial_json":`), "input_json_delta", func(d *Delta, s *string) { d.PartialJSON = s }},
-	{[]byte(`,"delta":{"type":"thinking_delta","thinking":`), "thinking_delta", func(d *Delta, s *string) { d.Thinking = s }},
+	{[]byte(`,"delta":{"type":"text_delta","text":`), "text_delta", func(d *delta, s *string) { d.Text = s }},
+	{[]byte(`,"delta":{"type":"input_json_delta","partial_json":`), "input_json_delta", func(d *delta, s *string) { d.PartialJSON = s }},
+	{[]byte(`,"delta":{"type":"thinking_delta","thinking":`), "thinking_delta", func(d *delta, s *string) { d.Thinking = s }},
 }
 
-func quickDelta(b []byte, w *Event) bool {
+func quickDelta(b []byte, w *event) bool {
 	if !bytes.HasPrefix(b, quickDeltaPrefix) {
 		return false
 	}
@@ -293,7 +293,7 @@ func quickDelta(b []byte, w *Event) bool {
 		if !ok {
 			return false
 		}
-		*w = Event{Type: "content_block_delta", Index: &index, Delta: &Delta{Type: f.typ}}
+		*w = event{Type: "content_block_delta", Index: &index, Delta: &delta{Type: f.typ}}
 		f.set(w.Delta, &s)
 		return true
 	}

@@ -47,12 +47,12 @@ func TestQuickDeltaIsTheUnmarshalledEvent(t *testing.T) {
 	}
 	quick := 0
 	for _, data := range datas {
-		var fast Event
+		var fast event
 		if !quickDelta(data, &fast) {
 			continue
 		}
 		quick++
-		var slow Event
+		var slow event
 		if err := jsonx.Unmarshal(data, &slow); err != nil {
 			t.Errorf("quickDelta read %s, which does not unmarshal: %v", data, err)
 			continue

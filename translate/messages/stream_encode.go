@@ -175,7 +175,7 @@ type wireDelta struct {
 	PartialJSON *string   `json:"partial_json,omitzero"`
 	Thinking    *string   `json:"thinking,omitzero"`
 	Signature   *string   `json:"signature,omitzero"`
-	Citation    *Citation `json:"citation,omitzero"`
+	Citation    *citation `json:"citation,omitzero"`
 }
 
 type blockStopEvent struct {
@@ -423,7 +423,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, ps *parleyv1.PartStop) error {
 type messageDeltaEvent struct {
 	Type  string            `json:"type"`
 	Delta messageDeltaDelta `json:"delta"`
-	Usage *Usage            `json:"usage"`
+	Usage *usage            `json:"usage"`
 }
 
 type messageDeltaDelta struct {
@@ -459,5 +459,5 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	s.phase = translate.PhaseEnded
 	typ, _ := errorType(e)
-	return s.write(w, "error", ErrorBody{Type: "error", Error: ErrorDetail{Type: typ, Message: errorMessage(e)}})
+	return s.write(w, "error", errorBody{Type: "error", Error: errorDetail{Type: typ, Message: errorMessage(e)}})
 }

@@ -16,7 +16,7 @@ import (
 // and the content of tool results. Tools the service runs itself are in
 // server_tools.go.
 
-func toolChoice(tc *ToolChoice) (*parleyv1.ToolChoice, error) {
+func readToolChoice(tc *toolChoice) (*parleyv1.ToolChoice, error) {
 	out := &parleyv1.ToolChoice{}
 	switch tc.Type {
 	case "auto":
@@ -62,10 +62,10 @@ func builtinKind(typ string) parleyv1.ToolKind {
 	return parleyv1.ToolKind_TOOL_KIND_UNSPECIFIED
 }
 
-func tool(w *Tool, path string) (*parleyv1.Tool, error) {
+func readTool(w *tool, path string) (*parleyv1.Tool, error) {
 	t := &parleyv1.Tool{}
 	if w.CacheControl != nil {
-		cc, err := cacheControl(w.CacheControl, path+".cache_control")
+		cc, err := readCacheControl(w.CacheControl, path+".cache_control")
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (e *encoder) tools(w *Request) error {
 	if tc == nil {
 		return nil
 	}
-	c := &ToolChoice{Unknown: e.take("tool_choice")}
+	c := &toolChoice{Unknown: e.take("tool_choice")}
 	switch tc.GetMode() {
 	case parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO:
 		c.Type = "auto"
@@ -247,12 +247,12 @@ func versionOr(v, prefix, def string) string {
 	return def
 }
 
-func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
-	var w Tool
+func (e *encoder) tool(t *parleyv1.Tool, field string) (tool, bool, error) {
+	var w tool
 	if e.same {
 		if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock); ok {
 			if err := jsonx.Unmarshal(v, &w); err != nil {
-				return Tool{}, false, err
+				return tool{}, false, err
 			}
 			return w, true, nil
 		}
@@ -303,7 +303,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		if !e.same {
 			v, err := foreignSchema(schema, f.GetStrict())
 			if err != nil {
-				return Tool{}, false, translate.Invalid(field+".parameters", "%v", err)
+				return tool{}, false, translate.Invalid(field+".parameters", "%v", err)
 			}
 			w.InputSchema = v
 		}
@@ -344,7 +344,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		w.MaxUses = int64Ptr(ws.MaxUses)
 		w.AllowedDomains, w.BlockedDomains = ws.GetAllowedDomains(), ws.GetBlockedDomains()
 		if ul := ws.GetUserLocation(); ul != nil {
-			w.UserLocation = &UserLocation{Type: "approximate", City: ul.GetCity(), Region: ul.GetRegion(), Country: ul.GetCountry(), Timezone: ul.GetTimezone(), Unknown: e.takeTool(t, "user_location")}
+			w.UserLocation = &userLocation{Type: "approximate", City: ul.GetCity(), Region: ul.GetRegion(), Country: ul.GetCountry(), Timezone: ul.GetTimezone(), Unknown: e.takeTool(t, "user_location")}
 		}
 		if ws.GetDynamicRetrieval() != nil {
 			// The dialect searches when the model decides to; a threshold
@@ -358,11 +358,11 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		w.Type = versionOr(k.UrlContext.GetVersion(), "web_fetch_", defaultWebFetchVersion)
 		w.Name = nameOr("web_fetch")
 	case *parleyv1.Tool_FileSearch:
-		return Tool{}, false, translate.Unsupported(thisDialect, field+".file_search", "the messages style has no file search over vector stores")
+		return tool{}, false, translate.Unsupported(thisDialect, field+".file_search", "the messages style has no file search over vector stores")
 	case nil:
 		// A tool another dialect kept whole, of a kind this one has not.
 		e.dropped = append(e.dropped, field)
-		return Tool{}, false, nil
+		return tool{}, false, nil
 	}
 	return w, true, nil
 }

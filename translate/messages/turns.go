@@ -18,7 +18,7 @@ import (
 // file of its concern (reasoning.go, tools.go, server_tools.go, media.go,
 // citations.go).
 
-func (d *decoder) message(w *Message, path string) (*parleyv1.Message, error) {
+func (d *decoder) message(w *message, path string) (*parleyv1.Message, error) {
 	m := &parleyv1.Message{}
 	switch w.Role {
 	case "user":
@@ -84,7 +84,7 @@ func (d *decoder) blocks(c Content, path string, assistant bool) ([]*parleyv1.Pa
 func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 	p := &parleyv1.Part{}
 	if b.CacheControl != nil {
-		cc, err := cacheControl(b.CacheControl, path+".cache_control")
+		cc, err := readCacheControl(b.CacheControl, path+".cache_control")
 		if err != nil {
 			return nil, err
 		}
@@ -225,13 +225,13 @@ func rawBlock(b *Block) (*parleyv1.Part, error) {
 // first normalised (translate.NormaliseTurns): empty text dropped, tool
 // results right after their calls, tool turns as user turns, system turns
 // in the middle kept in place as reminders, same-role turns merged.
-func (e *encoder) messages() ([]Message, error) {
+func (e *encoder) messages() ([]message, error) {
 	src := e.req.GetMessages()
 	if !e.same {
 		_, rest := translate.SplitLeadingSystem(src)
 		src = translate.NormaliseTurns(rest)
 	}
-	out := make([]Message, 0, len(src))
+	out := make([]message, 0, len(src))
 	for i, m := range src {
 		role := "user"
 		switch m.GetRole() {
@@ -252,10 +252,10 @@ func (e *encoder) messages() ([]Message, error) {
 				out[n-1].Content.Blocks = append(out[n-1].Content.Blocks, blocks...)
 				continue
 			}
-			out = append(out, Message{Role: role, Content: Content{Blocks: blocks}})
+			out = append(out, message{Role: role, Content: Content{Blocks: blocks}})
 			continue
 		}
-		wm := Message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), thisDialect, "")}
+		wm := message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), thisDialect, "")}
 		if jsonx.Has(m.GetExtensions(), thisDialect, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
 			blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 {
 			wm.Content = Content{String: true, Text: *blocks[0].Text}

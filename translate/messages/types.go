@@ -15,30 +15,30 @@ import (
 type Request struct {
 	Model         string        `json:"model"`
 	MaxTokens     *int64        `json:"max_tokens,omitzero"`
-	Messages      []Message     `json:"messages"`
+	Messages      []message     `json:"messages"`
 	System        *Content      `json:"system,omitzero"`
-	Metadata      *Metadata     `json:"metadata,omitzero"`
+	Metadata      *metadata     `json:"metadata,omitzero"`
 	StopSequences []string      `json:"stop_sequences,omitzero"`
 	Stream        *bool         `json:"stream,omitzero"`
 	Temperature   *float64      `json:"temperature,omitzero"`
 	TopK          *int64        `json:"top_k,omitzero"`
 	TopP          *float64      `json:"top_p,omitzero"`
-	Thinking      *Thinking     `json:"thinking,omitzero"`
-	ToolChoice    *ToolChoice   `json:"tool_choice,omitzero"`
-	Tools         []Tool        `json:"tools,omitzero"`
+	Thinking      *thinking     `json:"thinking,omitzero"`
+	ToolChoice    *toolChoice   `json:"tool_choice,omitzero"`
+	Tools         []tool        `json:"tools,omitzero"`
 	ServiceTier   string        `json:"service_tier,omitzero"`
-	OutputConfig  *OutputConfig `json:"output_config,omitzero"`
+	OutputConfig  *outputConfig `json:"output_config,omitzero"`
 	Unknown       jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Metadata is the request's metadata object.
-type Metadata struct {
+// metadata is the request's metadata object.
+type metadata struct {
 	UserID  *string       `json:"user_id,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Message is one turn.
-type Message struct {
+// message is one turn.
+type message struct {
 	Role    string        `json:"role" jsonschema:"enum=user,enum=assistant,enum=system"`
 	Content Content       `json:"content"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
@@ -84,12 +84,12 @@ type Block struct {
 	// redacted_thinking
 	Data string `json:"data,omitzero"`
 
-	CacheControl *CacheControl `json:"cache_control,omitzero"`
+	CacheControl *cacheControl `json:"cache_control,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Source is where an image or document comes from.
-type Source struct {
+// source is where an image or document comes from.
+type source struct {
 	Type      string        `json:"type"`
 	MediaType string        `json:"media_type,omitzero"`
 	Data      string        `json:"data,omitzero"`
@@ -98,8 +98,8 @@ type Source struct {
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Citation is a citation on a text block.
-type Citation struct {
+// citation is a citation on a text block.
+type citation struct {
 	Type           string        `json:"type"`
 	CitedText      string        `json:"cited_text,omitzero"`
 	DocumentIndex  *int64        `json:"document_index,omitzero"`
@@ -119,36 +119,36 @@ type Citation struct {
 	Unknown        jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// CacheControl is a prompt-caching breakpoint.
-type CacheControl struct {
+// cacheControl is a prompt-caching breakpoint.
+type cacheControl struct {
 	Type    string        `json:"type"`
 	TTL     string        `json:"ttl,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Thinking configures extended thinking.
-type Thinking struct {
+// thinking configures extended thinking.
+type thinking struct {
 	Type         string        `json:"type" jsonschema:"enum=enabled,enum=disabled,enum=adaptive"`
 	BudgetTokens *int64        `json:"budget_tokens,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ToolChoice constrains tool use.
-type ToolChoice struct {
+// toolChoice constrains tool use.
+type toolChoice struct {
 	Type                   string        `json:"type" jsonschema:"enum=auto,enum=any,enum=tool,enum=none"`
 	Name                   string        `json:"name,omitzero"`
 	DisableParallelToolUse *bool         `json:"disable_parallel_tool_use,omitzero"`
 	Unknown                jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Tool is a custom tool (no type, or "custom") or a typed built-in tool.
-type Tool struct {
+// tool is a custom tool (no type, or "custom") or a typed built-in tool.
+type tool struct {
 	Type         string         `json:"type,omitzero"`
 	Name         string         `json:"name"`
 	Description  *string        `json:"description,omitzero"`
 	InputSchema  jsontext.Value `json:"input_schema,omitzero"`
 	Strict       *bool          `json:"strict,omitzero"`
-	CacheControl *CacheControl  `json:"cache_control,omitzero"`
+	CacheControl *cacheControl  `json:"cache_control,omitzero"`
 
 	// computer
 	DisplayWidthPx  *int64 `json:"display_width_px,omitzero"`
@@ -162,13 +162,13 @@ type Tool struct {
 	MaxUses        *int64        `json:"max_uses,omitzero"`
 	AllowedDomains []string      `json:"allowed_domains,omitzero"`
 	BlockedDomains []string      `json:"blocked_domains,omitzero"`
-	UserLocation   *UserLocation `json:"user_location,omitzero"`
+	UserLocation   *userLocation `json:"user_location,omitzero"`
 
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// UserLocation localises web search.
-type UserLocation struct {
+// userLocation localises web search.
+type userLocation struct {
 	Type     string        `json:"type"`
 	City     string        `json:"city,omitzero"`
 	Region   string        `json:"region,omitzero"`
@@ -177,15 +177,15 @@ type UserLocation struct {
 	Unknown  jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// OutputConfig holds the effort level and structured-output format.
-type OutputConfig struct {
+// outputConfig holds the effort level and structured-output format.
+type outputConfig struct {
 	Effort  string        `json:"effort,omitzero"`
-	Format  *OutputFormat `json:"format,omitzero"`
+	Format  *outputFormat `json:"format,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// OutputFormat is a structured-output format.
-type OutputFormat struct {
+// outputFormat is a structured-output format.
+type outputFormat struct {
 	Type    string         `json:"type"`
 	Schema  jsontext.Value `json:"schema,omitzero"`
 	Unknown jsonx.Unknown  `json:",embed" jsonschema:"-"`
@@ -200,85 +200,85 @@ type Response struct {
 	Content      []Block       `json:"content"`
 	StopReason   *string       `json:"stop_reason" jsonschema:"nullable"`
 	StopSequence *string       `json:"stop_sequence" jsonschema:"nullable"`
-	Usage        *Usage        `json:"usage,omitzero"`
+	Usage        *usage        `json:"usage,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Usage counts tokens. In this dialect input_tokens excludes the cached
+// usage counts tokens. In this dialect input_tokens excludes the cached
 // tokens, which are counted apart.
-type Usage struct {
+type usage struct {
 	InputTokens              *int64               `json:"input_tokens,omitzero"`
 	OutputTokens             *int64               `json:"output_tokens,omitzero"`
 	CacheCreationInputTokens *int64               `json:"cache_creation_input_tokens,omitzero"`
 	CacheReadInputTokens     *int64               `json:"cache_read_input_tokens,omitzero"`
-	CacheCreation            *CacheCreation       `json:"cache_creation,omitzero"`
-	ServerToolUse            *ServerToolUse       `json:"server_tool_use,omitzero"`
-	OutputTokensDetails      *OutputTokensDetails `json:"output_tokens_details,omitzero"`
+	CacheCreation            *cacheCreation       `json:"cache_creation,omitzero"`
+	ServerToolUse            *serverToolUse       `json:"server_tool_use,omitzero"`
+	OutputTokensDetails      *outputTokensDetails `json:"output_tokens_details,omitzero"`
 	ServiceTier              string               `json:"service_tier,omitzero"`
 	Unknown                  jsonx.Unknown        `json:",embed" jsonschema:"-"`
 }
 
-// CacheCreation splits cache writes by lifetime.
-type CacheCreation struct {
+// cacheCreation splits cache writes by lifetime.
+type cacheCreation struct {
 	Ephemeral5m *int64        `json:"ephemeral_5m_input_tokens,omitzero"`
 	Ephemeral1h *int64        `json:"ephemeral_1h_input_tokens,omitzero"`
 	Unknown     jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ServerToolUse counts server tool calls.
-type ServerToolUse struct {
+// serverToolUse counts server tool calls.
+type serverToolUse struct {
 	WebSearchRequests *int64        `json:"web_search_requests,omitzero"`
 	Unknown           jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// OutputTokensDetails splits the output tokens.
-type OutputTokensDetails struct {
+// outputTokensDetails splits the output tokens.
+type outputTokensDetails struct {
 	ThinkingTokens *int64        `json:"thinking_tokens,omitzero"`
 	Unknown        jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Event is any stream event, discriminated by Type.
-type Event struct {
+// event is any stream event, discriminated by Type.
+type event struct {
 	Type         string        `json:"type"`
 	Message      *Response     `json:"message,omitzero"`
 	Index        *int64        `json:"index,omitzero"`
 	ContentBlock *Block        `json:"content_block,omitzero"`
-	Delta        *Delta        `json:"delta,omitzero"`
-	Usage        *Usage        `json:"usage,omitzero"`
-	Error        *ErrorDetail  `json:"error,omitzero"`
+	Delta        *delta        `json:"delta,omitzero"`
+	Usage        *usage        `json:"usage,omitzero"`
+	Error        *errorDetail  `json:"error,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Delta is the delta of a content_block_delta or message_delta event.
-type Delta struct {
+// delta is the delta of a content_block_delta or message_delta event.
+type delta struct {
 	Type         string        `json:"type,omitzero"`
 	Text         *string       `json:"text,omitzero"`
 	PartialJSON  *string       `json:"partial_json,omitzero"`
 	Thinking     *string       `json:"thinking,omitzero"`
 	Signature    *string       `json:"signature,omitzero"`
-	Citation     *Citation     `json:"citation,omitzero"`
+	Citation     *citation     `json:"citation,omitzero"`
 	StopReason   *string       `json:"stop_reason,omitzero"`
 	StopSequence *string       `json:"stop_sequence,omitzero"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ErrorBody is the body of an error reply.
-type ErrorBody struct {
+// errorBody is the body of an error reply.
+type errorBody struct {
 	Type      string        `json:"type"`
-	Error     ErrorDetail   `json:"error"`
+	Error     errorDetail   `json:"error"`
 	RequestID string        `json:"request_id,omitzero"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// ErrorDetail is the error object of an error reply or stream event.
-type ErrorDetail struct {
+// errorDetail is the error object of an error reply or stream event.
+type errorDetail struct {
 	Type    string        `json:"type"`
 	Message string        `json:"message"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// CountTokensResponse is the reply of /v1/messages/count_tokens.
-type CountTokensResponse struct {
+// countTokensResponse is the reply of /v1/messages/count_tokens.
+type countTokensResponse struct {
 	InputTokens int64 `json:"input_tokens"`
 }
 

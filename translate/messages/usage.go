@@ -14,7 +14,7 @@ import (
 
 // canonicalUsage converts the dialect's usage, whose input_tokens leave out
 // the cached tokens, to canonical usage, whose input_tokens hold them.
-func canonicalUsage(u *Usage) *parleyv1.Usage {
+func canonicalUsage(u *usage) *parleyv1.Usage {
 	out := &parleyv1.Usage{
 		CacheReadTokens:     u.CacheReadInputTokens,
 		CacheCreationTokens: u.CacheCreationInputTokens,
@@ -37,28 +37,28 @@ func canonicalUsage(u *Usage) *parleyv1.Usage {
 
 // wireUsage converts canonical usage back. Counts the dialect always
 // reports are always written, as 0 when unknown.
-func wireUsage(u *parleyv1.Usage) *Usage {
+func wireUsage(u *parleyv1.Usage) *usage {
 	cacheRead, cacheWrite := u.GetCacheReadTokens(), u.GetCacheCreationTokens()
-	out := &Usage{
+	out := &usage{
 		InputTokens:              ptr(max(u.GetInputTokens()-cacheRead-cacheWrite, 0)),
 		OutputTokens:             ptr(u.GetOutputTokens()),
 		CacheCreationInputTokens: ptr(cacheWrite),
 		CacheReadInputTokens:     ptr(cacheRead),
 	}
 	if u.CacheCreation_5MTokens != nil || u.CacheCreation_1HTokens != nil {
-		out.CacheCreation = &CacheCreation{Ephemeral5m: ptr(u.GetCacheCreation_5MTokens()), Ephemeral1h: ptr(u.GetCacheCreation_1HTokens())}
+		out.CacheCreation = &cacheCreation{Ephemeral5m: ptr(u.GetCacheCreation_5MTokens()), Ephemeral1h: ptr(u.GetCacheCreation_1HTokens())}
 	}
 	if u.WebSearchRequests != nil {
-		out.ServerToolUse = &ServerToolUse{WebSearchRequests: u.WebSearchRequests}
+		out.ServerToolUse = &serverToolUse{WebSearchRequests: u.WebSearchRequests}
 	}
 	if u.ReasoningTokens != nil {
-		out.OutputTokensDetails = &OutputTokensDetails{ThinkingTokens: u.ReasoningTokens}
+		out.OutputTokensDetails = &outputTokensDetails{ThinkingTokens: u.ReasoningTokens}
 	}
 	return out
 }
 
 // mergeUsage overwrites the counts of dst that src reports.
-func mergeUsage(dst, src *Usage) {
+func mergeUsage(dst, src *usage) {
 	if src.InputTokens != nil {
 		dst.InputTokens = src.InputTokens
 	}

@@ -53,7 +53,7 @@ func (Client) EncodeCompacted(req *parleyv1.Request, summary string, resp *parle
 	var buf bytes.Buffer
 	w := sse.NewWriter(&buf)
 	zero := int64(0)
-	for i, e := range []*Event{
+	for i, e := range []*event{
 		{Type: "response.created", Response: &begun},
 		{Type: "response.in_progress", Response: &begun},
 		{Type: "response.output_item.added", OutputIndex: &zero, Item: &item},
@@ -72,18 +72,18 @@ func (Client) EncodeCompacted(req *parleyv1.Request, summary string, resp *parle
 	return buf.Bytes(), nil
 }
 
-// Compacted is the compacted response.
-type Compacted struct {
+// compacted is the compacted response.
+type compacted struct {
 	ID        string `json:"id"`
 	Object    string `json:"object"`
 	CreatedAt int64  `json:"created_at"`
 	Output    []Item `json:"output"`
-	Usage     *Usage `json:"usage"`
+	Usage     *usage `json:"usage"`
 }
 
 // EncodeCompaction implements translate.CompactClient.
 func (Client) EncodeCompaction(req *parleyv1.Request, summary string, resp *parleyv1.Response) ([]byte, error) {
-	w := &Compacted{ID: translate.NewID("resp_"), Object: "response.compaction", CreatedAt: time.Now().Unix(), Output: []Item{}}
+	w := &compacted{ID: translate.NewID("resp_"), Object: "response.compaction", CreatedAt: time.Now().Unix(), Output: []Item{}}
 	for _, m := range req.GetMessages() {
 		if m.GetRole() != parleyv1.Role_ROLE_USER {
 			continue
@@ -101,7 +101,7 @@ func (Client) EncodeCompaction(req *parleyv1.Request, summary string, resp *parl
 	w.Output = append(w.Output, Item{Type: "compaction", ID: translate.NewID("cmp_"), EncryptedContent: new(translate.SealSummary(summary, thisDialect))})
 	w.Usage = wireUsage(resp.GetUsage(), resp.GetExtensions())
 	if w.Usage == nil {
-		w.Usage = &Usage{}
+		w.Usage = &usage{}
 	}
 	return jsonx.Marshal(w)
 }

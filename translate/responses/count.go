@@ -27,7 +27,7 @@ func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, err
 
 // EncodeCount implements translate.CountClient.
 func (Client) EncodeCount(c *parleyv1.TokenCount) ([]byte, error) {
-	return jsonx.Marshal(InputTokens{Object: "response.input_tokens", InputTokens: c.GetInputTokens()})
+	return jsonx.Marshal(inputTokens{Object: "response.input_tokens", InputTokens: c.GetInputTokens()})
 }
 
 // EncodeCountRequest implements translate.CountUpstream.
@@ -45,7 +45,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 
 // DecodeCount implements translate.CountUpstream.
 func (Upstream) DecodeCount(body []byte) (*parleyv1.TokenCount, error) {
-	var w InputTokens
+	var w inputTokens
 	if err := jsonx.Unmarshal(body, &w); err != nil {
 		return nil, translate.UpstreamProtocol(thisDialect, err)
 	}

@@ -28,7 +28,7 @@ import (
 const customInputSchema = `{"type":"object","properties":{"input":{"type":"string","description":%s}},"required":["input"],"additionalProperties":false}`
 
 // customFunction is the function a custom tool becomes.
-func customFunction(wt *Tool) *parleyv1.FunctionTool {
+func customFunction(wt *tool) *parleyv1.FunctionTool {
 	what := "The tool's whole input, as free text."
 	if f, ok := wt.Unknown["format"]; ok {
 		var format struct {

@@ -14,7 +14,7 @@ import (
 // (translate/internal/openai).
 
 // failure converts the error object of a failed response.
-func failure(e *ResponseError) *parleyv1.Error {
+func failure(e *responseError) *parleyv1.Error {
 	out := &parleyv1.Error{Code: parleyv1.Code_CODE_INTERNAL, Message: e.Message, Reason: e.Code, Origin: &parleyv1.Origin{Dialect: thisDialect}}
 	switch e.Code {
 	case "rate_limit_exceeded":
@@ -29,7 +29,7 @@ func failure(e *ResponseError) *parleyv1.Error {
 }
 
 // failureObject renders an error as a failed response's error.
-func failureObject(e *parleyv1.Error) *ResponseError {
+func failureObject(e *parleyv1.Error) *responseError {
 	code := e.GetReason()
 	if e.GetOrigin().GetDialect() != thisDialect || code == "" {
 		switch e.GetCode() {
@@ -45,7 +45,7 @@ func failureObject(e *parleyv1.Error) *ResponseError {
 	if msg == "" {
 		msg = http.StatusText(translate.HTTPStatusOf(e))
 	}
-	out := &ResponseError{Code: code, Message: msg}
+	out := &responseError{Code: code, Message: msg}
 	if e.GetOrigin().GetDialect() == thisDialect {
 		out.Unknown = jsonx.Take(e.GetExtensions(), thisDialect, "error")
 	}

@@ -45,7 +45,7 @@ func incompleteWord(r parleyv1.FinishReason) string {
 	return ""
 }
 
-func finish(status string, inc *Incomplete, parts []*parleyv1.Part) parleyv1.FinishReason {
+func finish(status string, inc *incomplete, parts []*parleyv1.Part) parleyv1.FinishReason {
 	if inc != nil {
 		if r, ok := incompleteReasons[inc.Reason]; ok {
 			return r

@@ -116,10 +116,10 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 		return cp, true, nil
 	case *parleyv1.Part_ExecutableCode:
 		s := "```python\n" + k.ExecutableCode.GetCode() + "\n```"
-		return &ContentPart{Type: "output_text", Text: &s, Annotations: []Annotation{}}, true, nil
+		return &ContentPart{Type: "output_text", Text: &s, Annotations: []annotation{}}, true, nil
 	case *parleyv1.Part_CodeExecutionResult:
 		s := "```\n" + k.CodeExecutionResult.GetOutput() + "\n```"
-		return &ContentPart{Type: "output_text", Text: &s, Annotations: []Annotation{}}, true, nil
+		return &ContentPart{Type: "output_text", Text: &s, Annotations: []annotation{}}, true, nil
 	case nil:
 		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@part"); ok && e.same {
 			var cp ContentPart
@@ -153,9 +153,9 @@ func simplify(it *Item) {
 
 // annotations renders a text part's annotations; a client of this dialect
 // gets back the ones Parley does not model as they came.
-func annotations(list []*parleyv1.Annotation, p *parleyv1.Part, same bool) []Annotation {
+func annotations(list []*parleyv1.Annotation, p *parleyv1.Part, same bool) []annotation {
 	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "annotations"); ok && same {
-		var raw []Annotation
+		var raw []annotation
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return raw
 		}
@@ -163,7 +163,7 @@ func annotations(list []*parleyv1.Annotation, p *parleyv1.Part, same bool) []Ann
 	if same && jsonx.Has(p.GetExtensions(), thisDialect, extNoAnn) && len(list) == 0 {
 		return nil
 	}
-	out := []Annotation{}
+	out := []annotation{}
 	for _, a := range list {
 		if w, ok := wireAnnotation(a); ok {
 			out = append(out, w)
@@ -201,15 +201,15 @@ func contentOf(p *parleyv1.Part) ContentPart {
 	case *parleyv1.Part_Refusal:
 		return ContentPart{Type: "refusal", Refusal: new(k.Refusal.GetText()), Unknown: unknown}
 	case *parleyv1.Part_ExecutableCode:
-		return ContentPart{Type: "output_text", Text: new("```python\n" + k.ExecutableCode.GetCode() + "\n```"), Annotations: []Annotation{}}
+		return ContentPart{Type: "output_text", Text: new("```python\n" + k.ExecutableCode.GetCode() + "\n```"), Annotations: []annotation{}}
 	case *parleyv1.Part_CodeExecutionResult:
-		return ContentPart{Type: "output_text", Text: new("```\n" + k.CodeExecutionResult.GetOutput() + "\n```"), Annotations: []Annotation{}}
+		return ContentPart{Type: "output_text", Text: new("```\n" + k.CodeExecutionResult.GetOutput() + "\n```"), Annotations: []annotation{}}
 	}
 	t := p.GetText()
 	return ContentPart{Type: "output_text", Text: new(t.GetText()), Annotations: annotations(t.GetAnnotations(), p, true), Unknown: unknown}
 }
 
-func canonicalAnnotation(a Annotation) (*parleyv1.Annotation, bool) {
+func canonicalAnnotation(a annotation) (*parleyv1.Annotation, bool) {
 	if len(a.Unknown) > 0 {
 		return nil, false
 	}
@@ -224,23 +224,23 @@ func canonicalAnnotation(a Annotation) (*parleyv1.Annotation, bool) {
 	return nil, false
 }
 
-func wireAnnotation(a *parleyv1.Annotation) (Annotation, bool) {
+func wireAnnotation(a *parleyv1.Annotation) (annotation, bool) {
 	switch a.GetKind() {
 	case parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION:
 		if a.GetUrl() == "" {
-			return Annotation{}, false
+			return annotation{}, false
 		}
-		w := Annotation{Type: "url_citation", URL: a.GetUrl(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
+		w := annotation{Type: "url_citation", URL: a.GetUrl(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
 		if w.StartIndex == nil {
 			w.StartIndex, w.EndIndex = new(int64(0)), new(int64(0))
 		}
 		return w, true
 	case parleyv1.AnnotationKind_ANNOTATION_KIND_FILE_CITATION:
-		return Annotation{Type: "file_citation", FileID: a.GetFileId(), Filename: a.GetFilename(), Index: orZero(a.Index)}, true
+		return annotation{Type: "file_citation", FileID: a.GetFileId(), Filename: a.GetFilename(), Index: orZero(a.Index)}, true
 	case parleyv1.AnnotationKind_ANNOTATION_KIND_FILE_PATH:
-		return Annotation{Type: "file_path", FileID: a.GetFileId(), Index: orZero(a.Index)}, true
+		return annotation{Type: "file_path", FileID: a.GetFileId(), Index: orZero(a.Index)}, true
 	}
-	return Annotation{}, false
+	return annotation{}, false
 }
 
 func orZero(p *int64) *int64 {

@@ -29,11 +29,11 @@ const extNamespace = "@namespace" // the namespace tool a first member came in, 
 // namespaceTools decodes a namespace tool into its members; ok is false
 // for a namespace that holds none, which is kept whole like any tool
 // without a canonical home.
-func namespaceTools(wt *Tool, raw jsontext.Value, field string) (out []*parleyv1.Tool, ok bool, err error) {
+func namespaceTools(wt *tool, raw jsontext.Value, field string) (out []*parleyv1.Tool, ok bool, err error) {
 	if wt.Name == "" {
 		return nil, false, translate.Invalid(field+".name", "is required")
 	}
-	var members []Tool
+	var members []tool
 	if v, has := wt.Unknown["tools"]; has {
 		if err := jsonx.Unmarshal(v, &members); err != nil {
 			return nil, false, translate.Invalid(field+".tools", "%v", err)
@@ -71,26 +71,26 @@ func namespaceTools(wt *Tool, raw jsontext.Value, field string) (out []*parleyv1
 
 // namespaceTool renders the member of a group: the whole namespace tool
 // at its first member, nothing at the others.
-func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (Tool, bool, error) {
+func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (tool, bool, error) {
 	if e.same {
 		v, first := jsonx.Value(t.GetExtensions(), thisDialect, extNamespace)
 		if !first {
-			return Tool{}, false, nil
+			return tool{}, false, nil
 		}
-		var wt Tool
+		var wt tool
 		if err := jsonx.Unmarshal(v, &wt); err != nil {
-			return Tool{}, false, err
+			return tool{}, false, err
 		}
 		return wt, true, nil
 	}
 	if e.groups[f.GetNamespace()] {
-		return Tool{}, false, nil
+		return tool{}, false, nil
 	}
 	if e.groups == nil {
 		e.groups = map[string]bool{}
 	}
 	e.groups[f.GetNamespace()] = true
-	var members []Tool
+	var members []tool
 	for _, other := range e.req.GetTools() {
 		of := other.GetFunction()
 		if of == nil || of.GetNamespace() != f.GetNamespace() {
@@ -99,7 +99,7 @@ func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, fiel
 		m := &parleyv1.Tool{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: of.GetName(), Description: of.GetDescription(), Parameters: of.GetParameters(), Strict: of.Strict}}}
 		wt, ok, err := e.tool(m, field)
 		if err != nil {
-			return Tool{}, false, err
+			return tool{}, false, err
 		}
 		if ok {
 			members = append(members, wt)
@@ -107,9 +107,9 @@ func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, fiel
 	}
 	list, err := jsonx.Marshal(members)
 	if err != nil {
-		return Tool{}, false, err
+		return tool{}, false, err
 	}
-	return Tool{Type: "namespace", Name: f.GetNamespace(), Unknown: jsonx.Unknown{"description": jsontext.Value(`""`), "tools": list}}, true, nil
+	return tool{Type: "namespace", Name: f.GetNamespace(), Unknown: jsonx.Unknown{"description": jsontext.Value(`""`), "tools": list}}, true, nil
 }
 
 // Tools declared in the input. An additional_tools input item declares
@@ -130,7 +130,7 @@ func decodeInputTools(req *parleyv1.Request, items []Item) error {
 			continue
 		}
 		field := "input.[" + strconv.Itoa(i) + "].tools"
-		var list []Tool
+		var list []tool
 		if v, ok := it.Unknown["tools"]; ok {
 			if err := jsonx.Unmarshal(v, &list); err != nil {
 				return translate.Invalid(field, "%v", err)

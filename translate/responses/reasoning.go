@@ -33,7 +33,7 @@ func (d *itemDecoder) opaque(v string) translate.Opened {
 
 // summaryUnusual reports whether summary parts hold anything besides
 // summary_text and text, so that they must travel raw.
-func summaryUnusual(s []SummaryPart) bool {
+func summaryUnusual(s []summaryPart) bool {
 	for _, p := range s {
 		if p.Type != "summary_text" || len(p.Unknown) > 0 {
 			return true
@@ -63,12 +63,12 @@ func (e *encoder) reasoning(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.R
 }
 
 func (e *encoder) reasoningItem(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.Reasoning, enc *parleyv1.Opaque) Item {
-	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []SummaryPart{}, Unknown: e.take(m.GetExtensions(), "")}
+	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []summaryPart{}, Unknown: e.take(m.GetExtensions(), "")}
 	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extSummary); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.Summary)
 	} else {
 		for _, s := range r.GetSummary() {
-			it.Summary = append(it.Summary, SummaryPart{Type: "summary_text", Text: s})
+			it.Summary = append(it.Summary, summaryPart{Type: "summary_text", Text: s})
 		}
 	}
 	if r.GetText() != "" {
@@ -82,18 +82,18 @@ func (e *encoder) reasoningItem(m *parleyv1.Message, p *parleyv1.Part, r *parley
 
 // carrierItem holds the signature of the part after it.
 func carrierItem(sig *parleyv1.Opaque) Item {
-	return Item{Type: "reasoning", ID: translate.NewID("rs_"), Summary: []SummaryPart{}, EncryptedContent: new(translate.SealOpaque(sig, thisDialect, translate.SealCarrierNext))}
+	return Item{Type: "reasoning", ID: translate.NewID("rs_"), Summary: []summaryPart{}, EncryptedContent: new(translate.SealOpaque(sig, thisDialect, translate.SealCarrierNext))}
 }
 
 // reasoningOut renders a reasoning part as a reasoning item.
 func reasoningOut(p *parleyv1.Part) Item {
 	r := p.GetReasoning()
-	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []SummaryPart{}, Unknown: itemUnknown(p)}
+	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []summaryPart{}, Unknown: itemUnknown(p)}
 	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extSummary); ok {
 		_ = jsonx.Unmarshal(v, &it.Summary)
 	} else {
 		for _, s := range r.GetSummary() {
-			it.Summary = append(it.Summary, SummaryPart{Type: "summary_text", Text: s})
+			it.Summary = append(it.Summary, summaryPart{Type: "summary_text", Text: s})
 		}
 	}
 	enc := r.GetEncryptedContent()
@@ -108,7 +108,7 @@ func reasoningOut(p *parleyv1.Part) Item {
 		// Reasoning of another service: its text is shown as the
 		// summary; its signature (or encrypted content) is sealed.
 		if r.GetText() != "" && len(r.GetSummary()) == 0 {
-			it.Summary = append(it.Summary, SummaryPart{Type: "summary_text", Text: r.GetText()})
+			it.Summary = append(it.Summary, summaryPart{Type: "summary_text", Text: r.GetText()})
 		}
 		switch {
 		case p.GetSignature() != nil:

@@ -132,7 +132,7 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 		if reason == "" {
 			reason = incompleteWord(resp.GetIncompleteDetails().GetReason())
 		}
-		w.IncompleteDetails = &Incomplete{Reason: reason}
+		w.IncompleteDetails = &incomplete{Reason: reason}
 	}
 	echo(w, req, ext)
 	return w

@@ -134,7 +134,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 	return nil
 }
 
-func decodeFormat(f *Format) (*parleyv1.ResponseFormat, error) {
+func decodeFormat(f *format) (*parleyv1.ResponseFormat, error) {
 	switch f.Type {
 	case "text":
 		return &parleyv1.ResponseFormat{Kind: parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT}, nil
@@ -199,12 +199,12 @@ func (e *encoder) settings(w *Request) error {
 			}
 		}
 	}
-	text := &TextConfig{Unknown: e.take(ext, "text")}
+	text := &textConfig{Unknown: e.take(ext, "text")}
 	if v := openai.VerbosityWord(g.GetVerbosity()); v != "" {
 		text.Verbosity = &v
 	}
 	if rf := req.GetResponseFormat(); rf != nil {
-		f := &Format{Unknown: e.take(ext, "text/format")}
+		f := &format{Unknown: e.take(ext, "text/format")}
 		switch rf.GetKind() {
 		case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT:
 			f.Type = "text"
@@ -232,7 +232,7 @@ func (e *encoder) settings(w *Request) error {
 		w.Text = text
 	}
 	if rc := req.GetReasoning(); rc != nil {
-		r := &ReasoningConfig{Unknown: e.take(ext, "reasoning")}
+		r := &reasoningConfig{Unknown: e.take(ext, "reasoning")}
 		effort := rc.GetEffort()
 		switch {
 		case effort != parleyv1.ReasoningEffort_REASONING_EFFORT_UNSPECIFIED:

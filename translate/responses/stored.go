@@ -9,8 +9,8 @@ import (
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
-// ItemList is the reply of GET /v1/responses/{id}/input_items.
-type ItemList struct {
+// itemList is the reply of GET /v1/responses/{id}/input_items.
+type itemList struct {
 	Object  string  `json:"object"`
 	Data    []Item  `json:"data"`
 	FirstID *string `json:"first_id"`
@@ -18,8 +18,8 @@ type ItemList struct {
 	HasMore bool    `json:"has_more"`
 }
 
-// Deleted is the reply of DELETE /v1/responses/{id}.
-type Deleted struct {
+// deleted is the reply of DELETE /v1/responses/{id}.
+type deleted struct {
 	ID      string `json:"id"`
 	Object  string `json:"object"`
 	Deleted bool   `json:"deleted"`
@@ -27,12 +27,12 @@ type Deleted struct {
 
 // EncodeDeleted renders the reply to a deletion.
 func EncodeDeleted(id string) ([]byte, error) {
-	return jsonx.Marshal(Deleted{ID: id, Object: "response.deleted", Deleted: true})
+	return jsonx.Marshal(deleted{ID: id, Object: "response.deleted", Deleted: true})
 }
 
 // EncodeItemList renders one page of input items.
 func EncodeItemList(items []Item, hasMore bool) ([]byte, error) {
-	l := ItemList{Object: "list", Data: items, HasMore: hasMore}
+	l := itemList{Object: "list", Data: items, HasMore: hasMore}
 	if l.Data == nil {
 		l.Data = []Item{}
 	}

@@ -84,7 +84,7 @@ func (s *streamDecoder) delta(dst []*parleyv1.StreamEvent, pd *parleyv1.PartDelt
 }
 
 func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*parleyv1.StreamEvent, error) {
-	var w Event
+	var w event
 	if err := jsonx.Unmarshal(e.Data, &w); err != nil {
 		return dst, protocol("event %q: %w", e.Type, err)
 	}
@@ -230,7 +230,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 	return dst, nil
 }
 
-func (s *streamDecoder) itemAdded(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+func (s *streamDecoder) itemAdded(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
 	if w.OutputIndex == nil || w.Item == nil {
 		return dst, protocol("output_item.added without output_index or item")
 	}
@@ -259,7 +259,7 @@ func (s *streamDecoder) itemAdded(dst []*parleyv1.StreamEvent, w *Event) ([]*par
 	return dst, nil
 }
 
-func (s *streamDecoder) itemDone(dst []*parleyv1.StreamEvent, w *Event) ([]*parleyv1.StreamEvent, error) {
+func (s *streamDecoder) itemDone(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
 	if w.OutputIndex == nil || w.Item == nil {
 		return dst, protocol("output_item.done without output_index or item")
 	}

@@ -44,7 +44,7 @@ type streamEncoder struct {
 	message string
 }
 
-func (s *streamEncoder) emit(w *sse.Writer, e *Event) error {
+func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 	s.seq++
 	e.SequenceNumber = new(s.seq - 1)
 	b, err := jsonx.Marshal(e)
@@ -96,10 +96,10 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 		}
 		s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
 		snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
-		if err := s.emit(w, &Event{Type: "response.created", Response: snap}); err != nil {
+		if err := s.emit(w, &event{Type: "response.created", Response: snap}); err != nil {
 			return err
 		}
-		return s.emit(w, &Event{Type: "response.in_progress", Response: snap})
+		return s.emit(w, &event{Type: "response.in_progress", Response: snap})
 	case *parleyv1.StreamEvent_PartStart:
 		if x.PartStart.GetCandidateIndex() != 0 {
 			return nil // this dialect shows one candidate
@@ -139,7 +139,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 		if incompleteWord(s.reason) != "" {
 			status, typ = parleyv1.ResponseStatus_RESPONSE_STATUS_INCOMPLETE, "response.incomplete"
 		}
-		return s.emit(w, &Event{Type: typ, Response: s.snapshot(status, true)})
+		return s.emit(w, &event{Type: typ, Response: s.snapshot(status, true)})
 	}
 	return nil
 }
@@ -165,7 +165,7 @@ func (s *streamEncoder) closeMessage(w *sse.Writer) error {
 	if incompleteWord(s.reason) != "" {
 		s.items[i].Status = "incomplete"
 	}
-	return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
+	return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
 }
 
 // addItem appends an item and announces it.
@@ -183,9 +183,9 @@ func (s *streamEncoder) addItem(w *sse.Writer, it Item) error {
 	case "message":
 		added.Content = &Content{Parts: []ContentPart{}}
 	case "reasoning":
-		added.Summary, added.EncryptedContent, added.Content = []SummaryPart{}, nil, nil
+		added.Summary, added.EncryptedContent, added.Content = []summaryPart{}, nil, nil
 	}
-	return s.emit(w, &Event{Type: "response.output_item.added", OutputIndex: new(int64(i)), Item: &added})
+	return s.emit(w, &event{Type: "response.output_item.added", OutputIndex: new(int64(i)), Item: &added})
 }
 
 // whole announces an item that is complete at once.
@@ -194,7 +194,7 @@ func (s *streamEncoder) whole(w *sse.Writer, it Item) error {
 		return err
 	}
 	i := len(s.items) - 1
-	return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
+	return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
 }
 
 func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
@@ -228,18 +228,18 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 		if p.GetRefusal() != nil {
 			part = ContentPart{Type: "refusal", Refusal: new("")}
 		} else {
-			part = ContentPart{Type: "output_text", Text: new(""), Annotations: []Annotation{}}
+			part = ContentPart{Type: "output_text", Text: new(""), Annotations: []annotation{}}
 		}
 		m.Content.Parts = append(m.Content.Parts, part)
-		if err := s.emit(w, &Event{Type: "response.content_part.added", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part}); err != nil {
+		if err := s.emit(w, &event{Type: "response.content_part.added", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part}); err != nil {
 			return err
 		}
 		// Content that came with the start goes out as a first delta.
 		switch {
 		case p.GetText().GetText() != "":
-			return s.emit(w, &Event{Type: "response.output_text.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetText().GetText()), Logprobs: emptyList})
+			return s.emit(w, &event{Type: "response.output_text.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetText().GetText()), Logprobs: emptyList})
 		case p.GetRefusal().GetText() != "":
-			return s.emit(w, &Event{Type: "response.refusal.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetRefusal().GetText())})
+			return s.emit(w, &event{Type: "response.refusal.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetRefusal().GetText())})
 		}
 		return nil
 	}
@@ -256,7 +256,7 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 			return err
 		}
 		if args := k.ToolCall.GetArguments(); args != "" && it.Type == "function_call" {
-			return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
+			return s.emit(w, &event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
 		}
 	case *parleyv1.Part_Reasoning:
 		it := reasoningOut(p)
@@ -290,7 +290,7 @@ func (s *streamEncoder) summaryDelta(w *sse.Writer, i int, text string) error {
 				return err
 			}
 		}
-		if err := s.emit(w, &Event{Type: "response.reasoning_summary_part.added", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(s.sums)), Part: &ContentPart{Type: "summary_text", Text: new("")}}); err != nil {
+		if err := s.emit(w, &event{Type: "response.reasoning_summary_part.added", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(s.sums)), Part: &ContentPart{Type: "summary_text", Text: new("")}}); err != nil {
 			return err
 		}
 		s.sums++
@@ -298,7 +298,7 @@ func (s *streamEncoder) summaryDelta(w *sse.Writer, i int, text string) error {
 	if text == "" {
 		return nil
 	}
-	return s.emit(w, &Event{Type: "response.reasoning_summary_text.delta", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Delta: new(text)})
+	return s.emit(w, &event{Type: "response.reasoning_summary_text.delta", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Delta: new(text)})
 }
 
 func summaryText(p *parleyv1.Part, i int) string {
@@ -316,10 +316,10 @@ func (s *streamEncoder) closeSummary(w *sse.Writer, i int, p *parleyv1.Part) err
 	s.join()
 	id := s.items[s.out].ID
 	text := summaryText(p, i)
-	if err := s.emit(w, &Event{Type: "response.reasoning_summary_text.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Text: new(text)}); err != nil {
+	if err := s.emit(w, &event{Type: "response.reasoning_summary_text.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Text: new(text)}); err != nil {
 		return err
 	}
-	return s.emit(w, &Event{Type: "response.reasoning_summary_part.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Part: &ContentPart{Type: "summary_text", Text: new(text)}})
+	return s.emit(w, &event{Type: "response.reasoning_summary_part.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Part: &ContentPart{Type: "summary_text", Text: new(text)}})
 }
 
 func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
@@ -337,20 +337,20 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if d.Text == "" {
 			return nil
 		}
-		return s.emit(w, &Event{Type: "response.output_text.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Text), Logprobs: emptyList})
+		return s.emit(w, &event{Type: "response.output_text.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Text), Logprobs: emptyList})
 	case *parleyv1.PartDelta_Refusal:
 		if p.GetRefusal() == nil {
 			return fmt.Errorf("responses: refusal delta for a part that is not a refusal")
 		}
 		s.pending = append(s.pending, d.Refusal...)
-		return s.emit(w, &Event{Type: "response.refusal.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Refusal)})
+		return s.emit(w, &event{Type: "response.refusal.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Refusal)})
 	case *parleyv1.PartDelta_Annotation:
 		if p.GetText() == nil {
 			return nil
 		}
 		p.GetText().Annotations = append(p.GetText().Annotations, d.Annotation)
 		if a, ok := wireAnnotation(d.Annotation); ok {
-			return s.emit(w, &Event{Type: "response.output_text.annotation.added", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), AnnotationIdx: new(int64(len(p.GetText().GetAnnotations()) - 1)), Annotation: &a})
+			return s.emit(w, &event{Type: "response.output_text.annotation.added", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), AnnotationIdx: new(int64(len(p.GetText().GetAnnotations()) - 1)), Annotation: &a})
 		}
 	case *parleyv1.PartDelta_Arguments:
 		c := p.GetToolCall()
@@ -361,7 +361,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if _, _, custom := s.names.of(c); d.Arguments == "" || custom {
 			return nil
 		}
-		return s.emit(w, &Event{Type: "response.function_call_arguments.delta", ItemID: id, OutputIndex: new(s.out), Delta: new(d.Arguments)})
+		return s.emit(w, &event{Type: "response.function_call_arguments.delta", ItemID: id, OutputIndex: new(s.out), Delta: new(d.Arguments)})
 	case *parleyv1.PartDelta_ReasoningText:
 		r := p.GetReasoning()
 		if r == nil {
@@ -411,15 +411,15 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 		part := contentOf(p)
 		m.Content.Parts[s.content] = part
 		if part.Type == "refusal" {
-			if err := s.emit(w, &Event{Type: "response.refusal.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Refusal: part.Refusal}); err != nil {
+			if err := s.emit(w, &event{Type: "response.refusal.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Refusal: part.Refusal}); err != nil {
 				return err
 			}
 		} else {
-			if err := s.emit(w, &Event{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Text: part.Text, Logprobs: emptyList}); err != nil {
+			if err := s.emit(w, &event{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Text: part.Text, Logprobs: emptyList}); err != nil {
 				return err
 			}
 		}
-		return s.emit(w, &Event{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part})
+		return s.emit(w, &event{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part})
 	}
 	switch p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
@@ -427,19 +427,19 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 		s.items[s.out] = it
 		switch it.Type {
 		case "function_call":
-			if err := s.emit(w, &Event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
+			if err := s.emit(w, &event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
 				return err
 			}
 		case "custom_tool_call":
 			input := customInput(p.GetToolCall().GetArguments())
-			if err := s.emit(w, &Event{Type: "response.custom_tool_call_input.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: &input}); err != nil {
+			if err := s.emit(w, &event{Type: "response.custom_tool_call_input.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: &input}); err != nil {
 				return err
 			}
-			if err := s.emit(w, &Event{Type: "response.custom_tool_call_input.done", ItemID: it.ID, OutputIndex: new(s.out), Input: &input}); err != nil {
+			if err := s.emit(w, &event{Type: "response.custom_tool_call_input.done", ItemID: it.ID, OutputIndex: new(s.out), Input: &input}); err != nil {
 				return err
 			}
 		}
-		return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
+		return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
 	case *parleyv1.Part_Reasoning:
 		if s.sums > 0 {
 			if err := s.closeSummary(w, s.sums-1, p); err != nil {
@@ -447,7 +447,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 			}
 		}
 		s.items[s.out] = reasoningOut(p)
-		return s.emit(w, &Event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
+		return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
 	case *parleyv1.Part_HostedToolCall:
 		if it, ok := hostedOut(p); ok {
 			return s.whole(w, it)
@@ -479,14 +479,14 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 		if string(code) == "null" || len(code) == 0 {
 			code = quote(d.Type)
 		}
-		return s.emit(w, &Event{Type: "error", Code: code, Message: d.Message, Param: d.Param})
+		return s.emit(w, &event{Type: "error", Code: code, Message: d.Message, Param: d.Param})
 	}
 	resp := cloneResponse(s.resp)
 	resp.Error = e
 	r := snapshot(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED)
 	r.Output = append([]Item{}, s.items...)
 	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
-	return s.emit(w, &Event{Type: "response.failed", Response: r})
+	return s.emit(w, &event{Type: "response.failed", Response: r})
 }
 
 // clonePart copies a part to accumulate into.

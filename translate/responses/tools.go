@@ -87,7 +87,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 }
 
 // decodeToolList decodes a list of tools at field into req.Tools.
-func decodeToolList(req *parleyv1.Request, list []Tool, field0 string) error {
+func decodeToolList(req *parleyv1.Request, list []tool, field0 string) error {
 	for i := range list {
 		wt := &list[i]
 		field := field0 + ".[" + strconv.Itoa(i) + "]"
@@ -286,7 +286,7 @@ func (e *encoder) tools(w *Request) error {
 			c.AMode = "auto"
 		}
 		for _, n := range names {
-			c.Tools = append(c.Tools, Tool{Type: "function", Name: n})
+			c.Tools = append(c.Tools, tool{Type: "function", Name: n})
 		}
 		w.ToolChoice = c
 	default:
@@ -295,9 +295,9 @@ func (e *encoder) tools(w *Request) error {
 	return nil
 }
 
-func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
+func (e *encoder) tool(t *parleyv1.Tool, field string) (tool, bool, error) {
 	if e.same && jsonx.Has(t.GetExtensions(), thisDialect, extInInput) {
-		return Tool{}, false, nil // it goes in its input item, whole
+		return tool{}, false, nil // it goes in its input item, whole
 	}
 	if f := t.GetFunction(); f != nil && f.GetNamespace() != "" {
 		return e.namespaceTool(t, f, field)
@@ -305,9 +305,9 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 	if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
 		// A tool kept whole (a custom tool too, which other dialects get
 		// as a function) goes back to a service of this dialect as it came.
-		var wt Tool
+		var wt tool
 		if err := jsonx.Unmarshal(v, &wt); err != nil {
-			return Tool{}, false, err
+			return tool{}, false, err
 		}
 		return wt, true, nil
 	}
@@ -315,7 +315,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 	switch k := t.GetKind().(type) {
 	case *parleyv1.Tool_Function:
 		f := k.Function
-		wt := Tool{Type: "function", Name: f.GetName(), Strict: f.Strict, Unknown: unknown}
+		wt := tool{Type: "function", Name: f.GetName(), Strict: f.Strict, Unknown: unknown}
 		if f.GetDescription() != "" {
 			wt.Description = new(f.GetDescription())
 		}
@@ -332,17 +332,17 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		return wt, true, nil
 	case *parleyv1.Tool_FileSearch:
 		fs := k.FileSearch
-		wt := Tool{Type: "file_search", VectorStoreIDs: fs.GetVectorStoreIds(), Unknown: unknown}
+		wt := tool{Type: "file_search", VectorStoreIDs: fs.GetVectorStoreIds(), Unknown: unknown}
 		if fs.MaxNumResults != nil {
 			wt.MaxNumResults = new(int64(fs.GetMaxNumResults()))
 		}
 		if r := fs.GetRanking(); r != nil {
-			wt.RankingOptions = &RankingOptions{Ranker: r.GetRanker(), ScoreThreshold: r.ScoreThreshold, Unknown: e.take(t.GetExtensions(), "ranking_options")}
+			wt.RankingOptions = &rankingOptions{Ranker: r.GetRanker(), ScoreThreshold: r.ScoreThreshold, Unknown: e.take(t.GetExtensions(), "ranking_options")}
 		}
 		if fs.GetFilters() != nil {
 			raw, err := jsonx.MarshalSorted(wireFilterOf(fs.GetFilters()))
 			if err != nil {
-				return Tool{}, false, err
+				return tool{}, false, err
 			}
 			wt.Filters = raw
 		}
@@ -353,14 +353,14 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		if !strings.HasPrefix(typ, "web_search") {
 			typ = "web_search_preview"
 		}
-		wt := Tool{Type: typ, Domains: ws.GetAllowedDomains(), Unknown: unknown}
+		wt := tool{Type: typ, Domains: ws.GetAllowedDomains(), Unknown: unknown}
 		for w, cs := range contextSizes {
 			if cs == ws.GetContextSize() {
 				wt.SearchContextSize = w
 			}
 		}
 		if l := ws.GetUserLocation(); l != nil {
-			wt.UserLocation = &UserLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location")}
+			wt.UserLocation = &userLocation{Type: "approximate", Unknown: e.take(t.GetExtensions(), "user_location")}
 			for _, f := range []struct {
 				dst **string
 				v   string
@@ -387,18 +387,18 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (Tool, bool, error) {
 		if env == "" {
 			env = "linux"
 		}
-		return Tool{Type: typ, DisplayWidth: new(int64(c.GetDisplayWidth())), DisplayHeight: new(int64(c.GetDisplayHeight())), Environment: env, Unknown: unknown}, true, nil
+		return tool{Type: typ, DisplayWidth: new(int64(c.GetDisplayWidth())), DisplayHeight: new(int64(c.GetDisplayHeight())), Environment: env, Unknown: unknown}, true, nil
 	case nil:
 		if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
-			var wt Tool
+			var wt tool
 			if err := jsonx.Unmarshal(v, &wt); err != nil {
-				return Tool{}, false, err
+				return tool{}, false, err
 			}
 			return wt, true, nil
 		}
-		return Tool{}, false, nil
+		return tool{}, false, nil
 	}
-	return Tool{}, false, translate.Unsupported(thisDialect, field, "the responses style has no %s tool", strings.TrimPrefix(strings.ToLower(kindName(t)), "tool_"))
+	return tool{}, false, translate.Unsupported(thisDialect, field, "the responses style has no %s tool", strings.TrimPrefix(strings.ToLower(kindName(t)), "tool_"))
 }
 
 func kindName(t *parleyv1.Tool) string {
@@ -441,8 +441,8 @@ func wireFilterOf(f *parleyv1.SearchFilter) map[string]any {
 
 // echoTools renders the request's tools as the response echoes them, with
 // the service's defaults filled in.
-func echoTools(req *parleyv1.Request) []Tool {
-	out := []Tool{}
+func echoTools(req *parleyv1.Request) []tool {
+	out := []tool{}
 	e := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
 	for _, t := range req.GetTools() {
 		wt, ok, err := e.tool(t, "")
@@ -469,7 +469,7 @@ func echoTools(req *parleyv1.Request) []Tool {
 				wt.MaxNumResults = new(int64(20))
 			}
 			if wt.RankingOptions == nil {
-				wt.RankingOptions = &RankingOptions{Ranker: "auto", ScoreThreshold: new(0.0)}
+				wt.RankingOptions = &rankingOptions{Ranker: "auto", ScoreThreshold: new(0.0)}
 			}
 		}
 		out = append(out, wt)

@@ -16,10 +16,10 @@ type Request struct {
 	Model              string            `json:"model,omitzero"`
 	Input              *Input            `json:"input,omitzero"`
 	Instructions       *string           `json:"instructions,omitzero" jsonschema:"nullable"`
-	Tools              []Tool            `json:"tools,omitzero"`
+	Tools              []tool            `json:"tools,omitzero"`
 	ToolChoice         *ToolChoice       `json:"tool_choice,omitzero"`
-	Text               *TextConfig       `json:"text,omitzero"`
-	Reasoning          *ReasoningConfig  `json:"reasoning,omitzero" jsonschema:"nullable"`
+	Text               *textConfig       `json:"text,omitzero"`
+	Reasoning          *reasoningConfig  `json:"reasoning,omitzero" jsonschema:"nullable"`
 	Include            []string          `json:"include,omitzero" jsonschema:"nullable"`
 	MaxOutputTokens    *int64            `json:"max_output_tokens,omitzero" jsonschema:"nullable"`
 	Metadata           map[string]string `json:"metadata,omitzero"`
@@ -66,7 +66,7 @@ type Item struct {
 	Namespace string `json:"namespace,omitzero"`
 
 	// reasoning
-	Summary          []SummaryPart `json:"summary,omitzero"`
+	Summary          []summaryPart `json:"summary,omitzero"`
 	EncryptedContent *string       `json:"encrypted_content,omitzero" jsonschema:"nullable"`
 
 	// computer_call, web_search_call
@@ -92,7 +92,7 @@ type ContentPart struct {
 
 	// input_text, output_text, reasoning_text
 	Text        *string      `json:"text,omitzero"`
-	Annotations []Annotation `json:"annotations,omitzero"`
+	Annotations []annotation `json:"annotations,omitzero"`
 
 	// input_image, input_file
 	ImageURL *string `json:"image_url,omitzero" jsonschema:"nullable"`
@@ -108,8 +108,8 @@ type ContentPart struct {
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Annotation is a citation on output text.
-type Annotation struct {
+// annotation is a citation on output text.
+type annotation struct {
 	Type       string        `json:"type"`
 	FileID     string        `json:"file_id,omitzero"`
 	Filename   string        `json:"filename,omitzero"`
@@ -121,15 +121,15 @@ type Annotation struct {
 	Unknown    jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// SummaryPart is one summary of a reasoning item.
-type SummaryPart struct {
+// summaryPart is one summary of a reasoning item.
+type summaryPart struct {
 	Type    string        `json:"type"`
 	Text    string        `json:"text"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Tool is a function or a built-in tool, discriminated by Type.
-type Tool struct {
+// tool is a function or a built-in tool, discriminated by Type.
+type tool struct {
 	Type string `json:"type"`
 
 	// function
@@ -142,11 +142,11 @@ type Tool struct {
 	VectorStoreIDs []string        `json:"vector_store_ids,omitzero"`
 	Filters        jsontext.Value  `json:"filters,omitzero"`
 	MaxNumResults  *int64          `json:"max_num_results,omitzero"`
-	RankingOptions *RankingOptions `json:"ranking_options,omitzero"`
+	RankingOptions *rankingOptions `json:"ranking_options,omitzero"`
 
 	// web_search_preview
 	SearchContextSize string        `json:"search_context_size,omitzero"`
-	UserLocation      *UserLocation `json:"user_location,omitzero" jsonschema:"nullable"`
+	UserLocation      *userLocation `json:"user_location,omitzero" jsonschema:"nullable"`
 	Domains           []string      `json:"domains,omitzero"`
 
 	// computer_use_preview
@@ -157,15 +157,15 @@ type Tool struct {
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// RankingOptions tune file search ranking.
-type RankingOptions struct {
+// rankingOptions tune file search ranking.
+type rankingOptions struct {
 	Ranker         string        `json:"ranker,omitzero"`
 	ScoreThreshold *float64      `json:"score_threshold,omitzero"`
 	Unknown        jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// UserLocation is an approximate location for web search.
-type UserLocation struct {
+// userLocation is an approximate location for web search.
+type userLocation struct {
 	Type     string        `json:"type"`
 	City     *string       `json:"city,omitzero" jsonschema:"nullable"`
 	Region   *string       `json:"region,omitzero" jsonschema:"nullable"`
@@ -179,20 +179,20 @@ type ToolChoice struct {
 	Mode    string        `json:"-"`
 	Type    string        `json:"type,omitzero"`
 	Name    string        `json:"name,omitzero"`
-	Tools   []Tool        `json:"tools,omitzero"`
+	Tools   []tool        `json:"tools,omitzero"`
 	AMode   string        `json:"mode,omitzero"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// TextConfig is the text member: the answer's format.
-type TextConfig struct {
-	Format    *Format       `json:"format,omitzero"`
+// textConfig is the text member: the answer's format.
+type textConfig struct {
+	Format    *format       `json:"format,omitzero"`
 	Verbosity *string       `json:"verbosity,omitzero" jsonschema:"nullable"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Format is text.format.
-type Format struct {
+// format is text.format.
+type format struct {
 	Type        string         `json:"type" jsonschema:"enum=text,enum=json_schema,enum=json_object"`
 	Name        string         `json:"name,omitzero"`
 	Description *string        `json:"description,omitzero"`
@@ -201,8 +201,8 @@ type Format struct {
 	Unknown     jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// ReasoningConfig is the reasoning member.
-type ReasoningConfig struct {
+// reasoningConfig is the reasoning member.
+type reasoningConfig struct {
 	Effort          *string       `json:"effort,omitzero" jsonschema:"nullable"`
 	Summary         *string       `json:"summary,omitzero" jsonschema:"nullable"`
 	GenerateSummary *string       `json:"generate_summary,omitzero" jsonschema:"nullable"`
@@ -218,8 +218,8 @@ type Response struct {
 	Object             string         `json:"object"`
 	CreatedAt          int64          `json:"created_at"`
 	Status             string         `json:"status,omitzero"`
-	Error              *ResponseError `json:"error" jsonschema:"nullable"`
-	IncompleteDetails  *Incomplete    `json:"incomplete_details" jsonschema:"nullable"`
+	Error              *responseError `json:"error" jsonschema:"nullable"`
+	IncompleteDetails  *incomplete    `json:"incomplete_details" jsonschema:"nullable"`
 	Instructions       jsontext.Value `json:"instructions,omitzero"`
 	MaxOutputTokens    jsontext.Value `json:"max_output_tokens,omitzero"`
 	Model              string         `json:"model"`
@@ -234,51 +234,51 @@ type Response struct {
 	Tools              jsontext.Value `json:"tools,omitzero"`
 	TopP               jsontext.Value `json:"top_p,omitzero"`
 	Truncation         jsontext.Value `json:"truncation,omitzero"`
-	Usage              *Usage         `json:"usage" jsonschema:"nullable"`
+	Usage              *usage         `json:"usage" jsonschema:"nullable"`
 	User               jsontext.Value `json:"user,omitzero"`
 	Metadata           jsontext.Value `json:"metadata,omitzero"`
 	ServiceTier        *string        `json:"service_tier,omitzero" jsonschema:"nullable"`
 	Unknown            jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// ResponseError is the error of a failed response.
-type ResponseError struct {
+// responseError is the error of a failed response.
+type responseError struct {
 	Code    string        `json:"code"`
 	Message string        `json:"message"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Incomplete says why a response is incomplete.
-type Incomplete struct {
+// incomplete says why a response is incomplete.
+type incomplete struct {
 	Reason  string        `json:"reason"`
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Usage counts tokens. input_tokens includes cached tokens; output_tokens
+// usage counts tokens. input_tokens includes cached tokens; output_tokens
 // includes reasoning tokens.
-type Usage struct {
+type usage struct {
 	InputTokens         int64          `json:"input_tokens"`
-	InputTokensDetails  *InputDetails  `json:"input_tokens_details,omitzero"`
+	InputTokensDetails  *inputDetails  `json:"input_tokens_details,omitzero"`
 	OutputTokens        int64          `json:"output_tokens"`
-	OutputTokensDetails *OutputDetails `json:"output_tokens_details,omitzero"`
+	OutputTokensDetails *outputDetails `json:"output_tokens_details,omitzero"`
 	TotalTokens         int64          `json:"total_tokens"`
 	Unknown             jsonx.Unknown  `json:",embed" jsonschema:"-"`
 }
 
-// InputDetails break down input tokens.
-type InputDetails struct {
+// inputDetails break down input tokens.
+type inputDetails struct {
 	CachedTokens int64         `json:"cached_tokens"`
 	Unknown      jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// OutputDetails break down output tokens.
-type OutputDetails struct {
+// outputDetails break down output tokens.
+type outputDetails struct {
 	ReasoningTokens int64         `json:"reasoning_tokens"`
 	Unknown         jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// Event is one stream event; only the members of its type are set.
-type Event struct {
+// event is one stream event; only the members of its type are set.
+type event struct {
 	Type           string         `json:"type"`
 	SequenceNumber *int64         `json:"sequence_number,omitzero"`
 	Response       *Response      `json:"response,omitzero"`
@@ -293,7 +293,7 @@ type Event struct {
 	Arguments      *string        `json:"arguments,omitzero"`
 	Input          *string        `json:"input,omitzero"`
 	Refusal        *string        `json:"refusal,omitzero"`
-	Annotation     *Annotation    `json:"annotation,omitzero"`
+	Annotation     *annotation    `json:"annotation,omitzero"`
 	AnnotationIdx  *int64         `json:"annotation_index,omitzero"`
 	Logprobs       jsontext.Value `json:"logprobs,omitzero"`
 	Obfuscation    string         `json:"obfuscation,omitzero"`
@@ -306,8 +306,8 @@ type Event struct {
 	Unknown jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
 
-// InputTokens is the reply of POST /v1/responses/input_tokens.
-type InputTokens struct {
+// inputTokens is the reply of POST /v1/responses/input_tokens.
+type inputTokens struct {
 	Object      string `json:"object"`
 	InputTokens int64  `json:"input_tokens"`
 }

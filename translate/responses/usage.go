@@ -7,7 +7,7 @@ import (
 
 // Usage, in both directions.
 
-func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
+func canonicalUsage(u *usage, ext **parleyv1.Extensions) *parleyv1.Usage {
 	out := &parleyv1.Usage{InputTokens: &u.InputTokens, OutputTokens: &u.OutputTokens, TotalTokens: &u.TotalTokens}
 	if d := u.InputTokensDetails; d != nil {
 		out.CacheReadTokens = &d.CachedTokens
@@ -23,15 +23,15 @@ func canonicalUsage(u *Usage, ext **parleyv1.Extensions) *parleyv1.Usage {
 
 // wireUsage renders usage; the details are always present, as the service
 // sends them.
-func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *Usage {
+func wireUsage(u *parleyv1.Usage, ext *parleyv1.Extensions) *usage {
 	if u == nil {
 		return nil
 	}
-	w := &Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage")}
+	w := &usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage")}
 	if u.TotalTokens == nil {
 		w.TotalTokens = w.InputTokens + w.OutputTokens
 	}
-	w.InputTokensDetails = &InputDetails{CachedTokens: u.GetCacheReadTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage/input_tokens_details")}
-	w.OutputTokensDetails = &OutputDetails{ReasoningTokens: u.GetReasoningTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage/output_tokens_details")}
+	w.InputTokensDetails = &inputDetails{CachedTokens: u.GetCacheReadTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage/input_tokens_details")}
+	w.OutputTokensDetails = &outputDetails{ReasoningTokens: u.GetReasoningTokens(), Unknown: jsonx.Take(ext, thisDialect, "usage/output_tokens_details")}
 	return w
 }

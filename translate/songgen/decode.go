@@ -42,7 +42,7 @@ func decode(body []byte, v any) error {
 // fits no mode, or mixes inspiration with another, is refused naming the
 // fields. versions lists the accepted mv values.
 func DecodeMusic(body []byte, versions []string) (*Submission, error) {
-	var b MusicBody
+	var b musicBody
 	if err := decode(body, &b); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func present(fields map[string]string) []string {
 
 // DecodeLyrics reads a generate-lyrics body.
 func DecodeLyrics(body []byte) (*Submission, error) {
-	var b LyricsBody
+	var b lyricsBody
 	if err := decode(body, &b); err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func DecodeLyrics(body []byte) (*Submission, error) {
 
 // DecodeUpload reads an upload-audio body.
 func DecodeUpload(body []byte) (*Submission, error) {
-	var b UploadBody
+	var b uploadBody
 	if err := decode(body, &b); err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func DecodeUpload(body []byte) (*Submission, error) {
 
 // DecodeConcat reads a concatenate body.
 func DecodeConcat(body []byte) (*Submission, error) {
-	var b ConcatBody
+	var b concatBody
 	if err := decode(body, &b); err != nil {
 		return nil, err
 	}
@@ -186,8 +186,8 @@ func checkHook(hook string) error {
 	return nil
 }
 
-// Fetch is a decoded batch query.
-type Fetch struct {
+// fetch is a decoded batch query.
+type fetch struct {
 	// IDs in the order asked, without repeats.
 	IDs []string
 	// Action filters the tasks; unspecified keeps all.
@@ -197,8 +197,8 @@ type Fetch struct {
 // DecodeFetch reads a batch-query body. ids is required (an empty array
 // is allowed and answers an empty array); action, when given, is MUSIC or
 // LYRICS, in any letter case.
-func DecodeFetch(body []byte) (*Fetch, error) {
-	var b FetchBody
+func DecodeFetch(body []byte) (*fetch, error) {
+	var b fetchBody
 	if err := decode(body, &b); err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func DecodeFetch(body []byte) (*Fetch, error) {
 	if len(*b.IDs) > MaxFetchIDs {
 		return nil, InvalidField("ids", "holds %d ids; at most %d are allowed in one query", len(*b.IDs), MaxFetchIDs)
 	}
-	f := &Fetch{}
+	f := &fetch{}
 	seen := map[string]bool{}
 	for i, id := range *b.IDs {
 		if id == "" {

@@ -62,8 +62,8 @@ func unix(t *timestamppb.Timestamp) int64 {
 
 // WireTask is the task object of a canonical task: every field the spec
 // lists, with empty strings and zero where it says so.
-func WireTask(t *parleyv1.Task) *Task {
-	w := &Task{
+func WireTask(t *parleyv1.Task) *task {
+	w := &task{
 		TaskID:     t.GetId(),
 		NotifyHook: t.GetNotifyHook(),
 		Action:     WireAction(t.GetAction()),
@@ -80,7 +80,7 @@ func WireTask(t *parleyv1.Task) *Task {
 	if w.Action == ActionLyrics {
 		w.Data, _ = jsonx.Marshal(wireLyrics(t))
 	} else {
-		songs := make([]Song, 0, len(t.GetSongs()))
+		songs := make([]song, 0, len(t.GetSongs()))
 		for _, s := range t.GetSongs() {
 			songs = append(songs, wireSong(s))
 		}
@@ -92,24 +92,24 @@ func WireTask(t *parleyv1.Task) *Task {
 // wireLyrics is the lyrics object of a lyrics task: before the lyrics
 // exist, an object with empty text and the status word "running" ("error"
 // when the task failed), so that data always has the one shape.
-func wireLyrics(t *parleyv1.Task) Lyrics {
+func wireLyrics(t *parleyv1.Task) lyrics {
 	if l := t.GetLyrics(); l != nil {
-		return Lyrics{ID: l.GetId(), Text: l.GetText(), Title: l.GetTitle(), Status: l.GetStatus()}
+		return lyrics{ID: l.GetId(), Text: l.GetText(), Title: l.GetTitle(), Status: l.GetStatus()}
 	}
 	status := LyricsRunning
 	if t.GetStatus() == parleyv1.TaskStatus_TASK_STATUS_FAIL {
 		status = LyricsError
 	}
-	return Lyrics{Status: status}
+	return lyrics{Status: status}
 }
 
-func wireSong(s *parleyv1.Song) Song {
+func wireSong(s *parleyv1.Song) song {
 	m := s.GetMetadata()
-	return Song{
+	return song{
 		ID:     s.GetId(),
 		Title:  s.GetTitle(),
 		Status: s.GetStatus(),
-		Metadata: Metadata{
+		Metadata: metadata{
 			Tags:                m.GetTags(),
 			Prompt:              m.GetPrompt(),
 			Duration:            m.Duration,
@@ -141,7 +141,7 @@ func Success(data any) ([]byte, error) {
 
 // EncodeTasks is the envelope of a batch query.
 func EncodeTasks(ts []*parleyv1.Task) ([]byte, error) {
-	out := make([]*Task, 0, len(ts))
+	out := make([]*task, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, WireTask(t))
 	}

@@ -31,7 +31,7 @@ func EncodeSubmit(in *parleyv1.TaskInput, continueID string) (path string, body 
 	switch k := in.GetKind().(type) {
 	case *parleyv1.TaskInput_Song:
 		s := k.Song
-		b := MusicBody{
+		b := musicBody{
 			Prompt:           s.GetPrompt(),
 			MV:               s.GetModelVersion(),
 			Title:            s.GetTitle(),
@@ -40,7 +40,7 @@ func EncodeSubmit(in *parleyv1.TaskInput, continueID string) (path string, body 
 		}
 		switch s.GetMode() {
 		case parleyv1.SongMode_SONG_MODE_INSPIRATION:
-			b = MusicBody{AIDescriptionPrompt: s.GetInspiration(), MV: s.GetModelVersion(), MakeInstrumental: s.GetInstrumental()}
+			b = musicBody{AIDescriptionPrompt: s.GetInspiration(), MV: s.GetModelVersion(), MakeInstrumental: s.GetInstrumental()}
 		case parleyv1.SongMode_SONG_MODE_CONTINUATION:
 			b.TaskID, b.ContinueAt, b.ContinueClipID = continueID, s.ContinueAt, s.GetContinueClipId()
 		}
@@ -61,7 +61,7 @@ func EncodeSubmit(in *parleyv1.TaskInput, continueID string) (path string, body 
 
 // omitEmptyMusic keeps only the fields of a song body that carry a value,
 // so that the upstream chooses the same mode Parley did.
-func omitEmptyMusic(b MusicBody) map[string]any {
+func omitEmptyMusic(b musicBody) map[string]any {
 	m := map[string]any{"mv": b.MV}
 	for k, v := range map[string]string{"prompt": b.Prompt, "title": b.Title, "tags": b.Tags, "task_id": b.TaskID, "continue_clip_id": b.ContinueClipID, "ai_description_prompt": b.AIDescriptionPrompt} {
 		if v != "" {
@@ -120,14 +120,14 @@ func update(t *upstreamTask) *translate.TaskUpdate {
 	switch data := t.Data; {
 	case len(data) == 0 || data.Kind() == 'n':
 	case data.Kind() == '[':
-		var songs []Song
+		var songs []song
 		if jsonx.Unmarshal(data, &songs) == nil {
 			for i := range songs {
 				u.Songs = append(u.Songs, canonicalSong(&songs[i]))
 			}
 		}
 	case data.Kind() == '{':
-		var l Lyrics
+		var l lyrics
 		if jsonx.Unmarshal(data, &l) == nil {
 			u.Lyrics = &parleyv1.Lyrics{Id: l.ID, Text: l.Text, Title: l.Title, Status: l.Status}
 		}
@@ -179,7 +179,7 @@ func progress(v jsontext.Value) int32 {
 	return int32(math.Max(0, math.Min(100, math.Floor(f))))
 }
 
-func canonicalSong(s *Song) *parleyv1.Song {
+func canonicalSong(s *song) *parleyv1.Song {
 	return &parleyv1.Song{
 		Id:     s.ID,
 		Title:  s.Title,

@@ -9,10 +9,10 @@ type Envelope struct {
 	Data    jsontext.Value `json:"data"`
 }
 
-// MusicBody is the generate-song body. Strings that are empty count as
+// musicBody is the generate-song body. Strings that are empty count as
 // absent when the mode is chosen: clients commonly send every field with
 // empty defaults.
-type MusicBody struct {
+type musicBody struct {
 	Prompt              string   `json:"prompt"`
 	MV                  string   `json:"mv"`
 	Title               string   `json:"title"`
@@ -25,34 +25,34 @@ type MusicBody struct {
 	NotifyHook          string   `json:"notify_hook"`
 }
 
-// LyricsBody is the generate-lyrics body.
-type LyricsBody struct {
+// lyricsBody is the generate-lyrics body.
+type lyricsBody struct {
 	Prompt     string `json:"prompt"`
 	NotifyHook string `json:"notify_hook"`
 }
 
-// UploadBody is the upload-audio body. notify_hook is accepted here too,
+// uploadBody is the upload-audio body. notify_hook is accepted here too,
 // as on every submit.
-type UploadBody struct {
+type uploadBody struct {
 	URL        string `json:"url"`
 	NotifyHook string `json:"notify_hook"`
 }
 
-// ConcatBody is the concatenate body.
-type ConcatBody struct {
+// concatBody is the concatenate body.
+type concatBody struct {
 	ClipID     string `json:"clip_id"`
 	IsInfill   bool   `json:"is_infill"`
 	NotifyHook string `json:"notify_hook"`
 }
 
-// FetchBody is the batch-query body.
-type FetchBody struct {
+// fetchBody is the batch-query body.
+type fetchBody struct {
 	IDs    *[]string `json:"ids"`
 	Action string    `json:"action"`
 }
 
-// Task is the task object.
-type Task struct {
+// task is the task object.
+type task struct {
 	TaskID     string         `json:"task_id"`
 	NotifyHook string         `json:"notify_hook"`
 	Action     string         `json:"action"`
@@ -65,12 +65,12 @@ type Task struct {
 	Data       jsontext.Value `json:"data"`
 }
 
-// Song is the song object.
-type Song struct {
+// song is the song object.
+type song struct {
 	ID                string   `json:"id"`
 	Title             string   `json:"title"`
 	Status            string   `json:"status"`
-	Metadata          Metadata `json:"metadata"`
+	Metadata          metadata `json:"metadata"`
 	AudioURL          string   `json:"audio_url"`
 	ImageURL          string   `json:"image_url"`
 	ImageLargeURL     string   `json:"image_large_url"`
@@ -79,9 +79,9 @@ type Song struct {
 	MajorModelVersion string   `json:"major_model_version"`
 }
 
-// Metadata is a song's metadata; the pointer fields are null while
+// metadata is a song's metadata; the pointer fields are null while
 // unknown, as the spec says.
-type Metadata struct {
+type metadata struct {
 	Tags                string   `json:"tags"`
 	Prompt              string   `json:"prompt"`
 	Duration            *float64 `json:"duration"`
@@ -91,8 +91,8 @@ type Metadata struct {
 	AIDescriptionPrompt string   `json:"ai_description_prompt"`
 }
 
-// Lyrics is the lyrics object.
-type Lyrics struct {
+// lyrics is the lyrics object.
+type lyrics struct {
 	ID     string `json:"id"`
 	Text   string `json:"text"`
 	Title  string `json:"title"`
