@@ -2,8 +2,12 @@ package dialects_test
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,4 +126,46 @@ func countTrue(bs []bool) int {
 		}
 	}
 	return n
+}
+
+// TestMarksAreDeclaredInOnePlace: what a dialect remembers about its own
+// spelling is declared in its marks.go and nowhere else, each key once,
+// so that one file reads as the dialect's whole record.
+func TestMarksAreDeclaredInOnePlace(t *testing.T) {
+	for _, imp := range dialectPackages(t) {
+		dir := filepath.Join("..", strings.TrimPrefix(imp, module+"/"))
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]bool{}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.BasicLit:
+					if n.Kind == token.STRING && strings.HasPrefix(n.Value, `"@`) {
+						if filepath.Base(f) != "marks.go" {
+							t.Errorf("%s: the mark %s is spelled outside marks.go", fset.Position(n.Pos()), n.Value)
+						} else if keys[n.Value] {
+							t.Errorf("%s: the mark %s is declared twice", fset.Position(n.Pos()), n.Value)
+						}
+						keys[n.Value] = true
+					}
+				case *ast.SelectorExpr:
+					if x, ok := n.X.(*ast.Ident); ok && x.Name == "jsonx" && n.Sel.Name == "NewMark" && filepath.Base(f) != "marks.go" {
+						t.Errorf("%s: a mark is declared outside marks.go", fset.Position(n.Pos()))
+					}
+				}
+				return true
+			})
+		}
+	}
 }

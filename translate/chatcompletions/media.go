@@ -28,7 +28,7 @@ func decodePart(w *ContentPart, field place, assistant bool) (*parleyv1.Part, er
 			return nil, translate.Invalid(field.at(""), "a refusal part belongs to an assistant message and needs refusal")
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: *w.Refusal}}}
-		jsonx.KeepValue(&p.Extensions, thisDialect, extRefusalPart, jsontext.Value("true"))
+		markRefusalPart.Keep(&p.Extensions, jsontext.Value("true"))
 	case "image_url":
 		if w.ImageURL == nil || w.ImageURL.URL == "" {
 			return nil, translate.Invalid(field.at(".image_url.url"), "is required in an image_url part")

@@ -81,7 +81,7 @@ func decodeChoice(c *choice, t translate.Target) *parleyv1.Candidate {
 		cand.Parts = append(cand.Parts, tp)
 	}
 	if m.Annotations == nil {
-		jsonx.KeepValue(&cand.Extensions, thisDialect, extNoAnnotations, jsontext.Value("true"))
+		markNoAnnotations.Keep(&cand.Extensions, jsontext.Value("true"))
 	}
 	if m.Refusal != nil {
 		cand.Parts = append(cand.Parts, &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: *m.Refusal}}})
@@ -216,7 +216,7 @@ func encodeChoice(c *parleyv1.Candidate, resp *parleyv1.Response) choice {
 		s := refusal.String()
 		m.Refusal = &s
 	}
-	if m.Annotations == nil && !jsonx.Has(ext, thisDialect, extNoAnnotations) {
+	if m.Annotations == nil && !markNoAnnotations.In(ext) {
 		m.Annotations = []annotation{}
 	}
 	word := finishWord(c.GetFinishReason(), c.GetFinishMessage(), calls, resp.GetExtensions().GetDialect())

@@ -37,7 +37,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		}
 	case w.MaxTokens != nil:
 		g.MaxOutputTokens = int32p(*w.MaxTokens)
-		jsonx.KeepValue(&req.Extensions, thisDialect, extMaxTokens, jsontext.Value("true"))
+		markMaxTokens.Keep(&req.Extensions, jsontext.Value("true"))
 	}
 	if v := g.MaxOutputTokens; v != nil && *v < 1 {
 		return translate.Invalid("max_completion_tokens", "must be at least 1")
@@ -60,7 +60,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		}
 		g.StopSequences = w.Stop.Values
 		if w.Stop.String {
-			jsonx.KeepValue(&req.Extensions, thisDialect, extStopString, jsontext.Value("true"))
+			markStopString.Keep(&req.Extensions, jsontext.Value("true"))
 		}
 	}
 	if w.Verbosity != "" {
@@ -113,9 +113,9 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		req.StreamUsage = so.IncludeUsage
 		jsonx.Keep(&req.Extensions, thisDialect, "stream_options", so.Unknown)
 		if so.IncludeUsage != nil {
-			jsonx.KeepValue(&req.Extensions, thisDialect, extUsageRequired, jsontext.Value(strconv.FormatBool(*so.IncludeUsage)))
+			markUsageRequired.Keep(&req.Extensions, jsontext.Value(strconv.FormatBool(*so.IncludeUsage)))
 		} else {
-			jsonx.KeepValue(&req.Extensions, thisDialect, extUsageRequired, jsontext.Value("null"))
+			markUsageRequired.Keep(&req.Extensions, jsontext.Value("null"))
 		}
 	}
 	if w.User != nil {
@@ -171,7 +171,7 @@ func (e *encoder) settings(w *Request) {
 	w.Logprobs = g.Logprobs
 	if g.MaxOutputTokens != nil {
 		v := int64(*g.MaxOutputTokens)
-		if e.has(ext, extMaxTokens) {
+		if e.has(ext, markMaxTokens) {
 			w.MaxTokens = &v
 		} else {
 			w.MaxCompletionTokens = &v
@@ -186,7 +186,7 @@ func (e *encoder) settings(w *Request) {
 		w.TopLogprobs = &n
 	}
 	if len(g.GetStopSequences()) > 0 {
-		w.Stop = &Stop{Values: g.GetStopSequences(), String: e.has(ext, extStopString)}
+		w.Stop = &Stop{Values: g.GetStopSequences(), String: e.has(ext, markStopString)}
 	}
 	w.Verbosity = openai.VerbosityWord(g.GetVerbosity())
 	for _, m := range g.GetOutputModalities() {
@@ -280,7 +280,7 @@ func (e *encoder) settings(w *Request) {
 		// out when the client did not ask for it.
 		yes := true
 		w.StreamOptions = &streamOptions{IncludeUsage: &yes, Unknown: e.take(ext, "stream_options")}
-	} else if e.same && jsonx.Has(ext, thisDialect, extUsageRequired) {
+	} else if e.same && markUsageRequired.In(ext) {
 		w.StreamOptions = &streamOptions{IncludeUsage: req.StreamUsage, Unknown: e.take(ext, "stream_options")}
 	}
 	if req.GetEndUserId() != "" {
@@ -311,6 +311,6 @@ func (e *encoder) take(ext *parleyv1.Extensions, prefix string) jsonx.Unknown {
 	return jsonx.Take(ext, thisDialect, prefix)
 }
 
-func (e *encoder) has(ext *parleyv1.Extensions, name string) bool {
-	return e.same && jsonx.Has(ext, thisDialect, name)
+func (e *encoder) has(ext *parleyv1.Extensions, m jsonx.Mark) bool {
+	return e.same && m.In(ext)
 }

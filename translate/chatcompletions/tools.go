@@ -39,7 +39,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			if err != nil {
 				return translate.Invalid(field, "%v", err)
 			}
-			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, raw)
+			markTool.Keep(&t.Extensions, raw)
 		}
 		req.Tools = append(req.Tools, t)
 	}
@@ -65,7 +65,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 			jsonx.Keep(&tool.Extensions, thisDialect, "user_location", loc.Unknown)
 		}
 		jsonx.Keep(&tool.Extensions, thisDialect, "", ws.Unknown)
-		jsonx.KeepValue(&tool.Extensions, thisDialect, extWebSearch, jsontext.Value("true"))
+		markWebSearch.Keep(&tool.Extensions, jsontext.Value("true"))
 		req.Tools = append(req.Tools, tool)
 	}
 	if tc := w.ToolChoice; tc != nil {
@@ -102,7 +102,7 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 					c.AllowedNames = append(c.AllowedNames, t.Function.Name)
 				}
 			}
-			jsonx.KeepValue(&req.Extensions, thisDialect, extAllowedMode, jsontext.Value("true"))
+			markAllowedMode.Keep(&req.Extensions, jsontext.Value("true"))
 		default:
 			return translate.Invalid("tool_choice.type", "must be function or allowed_tools; got %q", tc.Type)
 		}
@@ -124,7 +124,7 @@ func (e *encoder) tools(w *Request) error {
 		case *parleyv1.Tool_Function:
 			f := k.Function
 			fd := &functionDef{Name: translate.FunctionName(f), Strict: f.Strict, Unknown: e.take(t.GetExtensions(), "function")}
-			if f.GetDescription() != "" || e.has(t.GetExtensions(), "function/description") {
+			if f.GetDescription() != "" || e.same && jsonx.Has(t.GetExtensions(), thisDialect, "function/description") {
 				d := f.GetDescription()
 				fd.Description = &d
 			}
@@ -161,7 +161,7 @@ func (e *encoder) tools(w *Request) error {
 			}
 			w.WebSearchOptions = ws
 		case nil:
-			v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool)
+			v, ok := markTool.Value(t.GetExtensions())
 			if !ok {
 				// A tool another dialect kept whole, of a kind this one
 				// has not.
@@ -202,7 +202,7 @@ func (e *encoder) tools(w *Request) error {
 		return nil
 	}
 	switch names := tc.GetAllowedNames(); {
-	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), extAllowedMode):
+	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), markAllowedMode):
 		w.ToolChoice = &ToolChoice{Type: "function", Function: &namedFunc{Name: names[0]}}
 	case len(names) > 0:
 		at := &allowedTools{Mode: mode}

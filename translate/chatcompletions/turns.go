@@ -78,7 +78,7 @@ func decodeMessage(wm *message, i int, names map[string]string) (*parleyv1.Messa
 			}
 			p := translate.CallPart(tc.ID, tc.Function.Name, tc.Function.Arguments)
 			if tc.Type != "" && tc.Type != "function" {
-				jsonx.KeepValue(&p.Extensions, thisDialect, extCallType, quote(tc.Type))
+				markCallType.Keep(&p.Extensions, quote(tc.Type))
 			}
 			jsonx.Keep(&p.Extensions, thisDialect, "", tc.Unknown)
 			jsonx.Keep(&p.Extensions, thisDialect, "function", tc.Function.Unknown)
@@ -105,10 +105,10 @@ func decodeContent(m *parleyv1.Message, c *Content, field place, assistant bool)
 	case c == nil:
 		return nil, nil
 	case c.Null:
-		jsonx.KeepFlag(&m.Extensions, thisDialect, extNull)
+		markNull.Set(&m.Extensions)
 		return nil, nil
 	case c.String:
-		jsonx.KeepFlag(&m.Extensions, thisDialect, extString)
+		markString.Set(&m.Extensions)
 		return []*parleyv1.Part{translate.TextPart(c.Text)}, nil
 	}
 	parts := make([]*parleyv1.Part, 0, len(c.Parts))
@@ -199,7 +199,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 			tc := toolCall{ID: k.ToolCall.GetId(), Type: "function", Function: function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
 				Unknown: e.take(p.GetExtensions(), "")}
 			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
-			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extCallType); ok && e.same {
+			if v, ok := markCallType.Value(p.GetExtensions()); ok && e.same {
 				_ = jsonx.Unmarshal(v, &tc.Type)
 			}
 			if tc.Function.Arguments == "" {
@@ -211,7 +211,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 			// its content came in: a string, or an array even of one
 			// text part.
 			own := m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same
-			tm, err := e.toolResult(k.ToolResult, pf, own && !jsonx.Has(m.GetExtensions(), thisDialect, extString), &moved)
+			tm, err := e.toolResult(k.ToolResult, pf, own && !markString.In(m.GetExtensions()), &moved)
 			if err != nil {
 				return nil, err
 			}
@@ -233,7 +233,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 				replay.WriteString(k.Reasoning.GetText())
 			}
 		case *parleyv1.Part_Refusal:
-			if e.has(p.GetExtensions(), extRefusalPart) {
+			if e.has(p.GetExtensions(), markRefusalPart) {
 				parts = append(parts, ContentPart{Type: "refusal", Refusal: &k.Refusal.Text})
 				continue
 			}
@@ -295,7 +295,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 // compatible server takes), else parts.
 func (e *encoder) content(m *parleyv1.Message, parts []ContentPart, role string) *Content {
 	ext := m.GetExtensions()
-	if e.has(ext, extNull) {
+	if e.has(ext, markNull) {
 		return &Content{Null: true}
 	}
 	if len(parts) == 0 {
@@ -308,7 +308,7 @@ func (e *encoder) content(m *parleyv1.Message, parts []ContentPart, role string)
 		}
 	}
 	switch {
-	case e.same && e.has(ext, extString) && len(parts) == 1 && allText:
+	case e.same && e.has(ext, markString) && len(parts) == 1 && allText:
 		return &Content{String: true, Text: *parts[0].Text}
 	case e.same:
 		return &Content{Parts: parts}

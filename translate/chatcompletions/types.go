@@ -344,21 +344,3 @@ type deltaFunction struct {
 	Arguments *string       `json:"arguments,omitzero"`
 	Unknown   jsonx.Unknown `json:",embed" jsonschema:"-"`
 }
-
-// Extension keys that are not wire members: they record how the client
-// spelled something, so that the same spelling goes back out.
-const (
-	extString        = "@string"         // the content was a string
-	extNull          = "@null"           // the content was null
-	extMaxTokens     = "@max_tokens"     // the limit was spelled max_tokens
-	extStopString    = "@stop_string"    // stop was a string
-	extTool          = "@tool"           // a tool with no canonical home, raw
-	extWebSearch     = "@web_search"     // web search came as web_search_options
-	extCallType      = "@type"           // a tool call type other than function
-	extRefusalPart   = "@refusal_part"   // a refusal given as a content part
-	extUsageRequired = "@include_usage"  // stream_options.include_usage as sent
-	extAllowedMode   = "@allowed_tools"  // tool_choice was an allowed_tools object
-	extRefusalNull   = "@refusal_null"   // the reply's refusal member was null
-	extFinishWord    = "@finish_reason"  // the upstream's own finish word
-	extNoAnnotations = "@no_annotations" // the reply message had no annotations member
-)

@@ -27,14 +27,11 @@ var finishReasons = map[string]parleyv1.FinishReason{
 	"TOO_MANY_TOOL_CALLS":       parleyv1.FinishReason_FINISH_REASON_TOO_MANY_TOOL_CALLS,
 }
 
-// extFinish keeps a finish reason word with no canonical value.
-const extFinish = "@finishReason"
-
 func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
 	if r, ok := finishReasons[s]; ok {
 		return r
 	}
-	jsonx.KeepValue(&c.Extensions, thisDialect, extFinish, jsontext.Value(quote(s)))
+	markFinish.Keep(&c.Extensions, jsontext.Value(quote(s)))
 	return parleyv1.FinishReason_FINISH_REASON_OTHER
 }
 
@@ -44,7 +41,7 @@ func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
 // nearest word for "cut short".
 func wireFinishReason(r parleyv1.FinishReason, c *parleyv1.Candidate, same bool) string {
 	if same {
-		if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, extFinish); ok {
+		if v, ok := markFinish.Value(c.GetExtensions()); ok {
 			var s string
 			_ = jsonx.Unmarshal(v, &s)
 			return s

@@ -25,7 +25,7 @@ func (d responseDecoder) metadata(w *candidate, c *parleyv1.Candidate) {
 			c.Citations = append(c.Citations, a)
 		}
 		if len(cm.CitationSources)+len(cm.Citations) == 0 {
-			jsonx.KeepValue(&c.Extensions, thisDialect, "@citations", jsontext.Value("true"))
+			markCitations.Keep(&c.Extensions, jsontext.Value("true"))
 		}
 	}
 	if w.TokenCount != nil {
@@ -53,7 +53,7 @@ func (d responseDecoder) metadata(w *candidate, c *parleyv1.Candidate) {
 
 func (e clientEncoder) candidateMetadata(w *candidate, c *parleyv1.Candidate) {
 	w.SafetyRatings = wireSafetyRatings(c.GetSafetyRatings())
-	if len(c.GetCitations()) > 0 || e.same && jsonx.Has(c.GetExtensions(), thisDialect, "@citations") {
+	if len(c.GetCitations()) > 0 || e.same && markCitations.In(c.GetExtensions()) {
 		cm := &citationMetadata{}
 		for _, a := range c.GetCitations() {
 			cs := citationSource{URI: a.GetUrl(), License: a.GetLicense(), Title: a.GetTitle(), StartIndex: a.StartIndex, EndIndex: a.EndIndex}
@@ -168,7 +168,7 @@ func grounding(w *groundingMetadata, ext **parleyv1.Extensions) *parleyv1.Ground
 	// URIs ...) are kept whole for this dialect.
 	if len(w.Unknown) > 0 || hasUnknownGrounding(w) {
 		raw, _ := jsonx.Marshal(w)
-		jsonx.KeepValue(ext, thisDialect, "@grounding", raw)
+		markGrounding.Keep(ext, raw)
 	}
 	return g
 }
@@ -192,7 +192,7 @@ func wireGrounding(g *parleyv1.GroundingMetadata, c *parleyv1.Candidate, same bo
 		return nil
 	}
 	if same {
-		if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, "@grounding"); ok {
+		if v, ok := markGrounding.Value(c.GetExtensions()); ok {
 			var raw groundingMetadata
 			if jsonx.Unmarshal(v, &raw) == nil {
 				return &raw

@@ -73,7 +73,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		id := fc.ID
 		if id == "" {
 			id = fmt.Sprintf("call_%d_%d", d.turn, index)
-			jsonx.KeepValue(&p.Extensions, thisDialect, extSyntheticID, jsontext.Value("true"))
+			markSyntheticID.Keep(&p.Extensions, jsontext.Value("true"))
 		}
 		p.Kind = &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: fc.Name, Arguments: args}}
 		jsonx.Keep(&p.Extensions, thisDialect, "functionCall", fc.Unknown)
@@ -102,7 +102,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		}
 		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}
 		if fr.ID == "" {
-			jsonx.KeepValue(&p.Extensions, thisDialect, extSyntheticID, jsontext.Value("true"))
+			markSyntheticID.Keep(&p.Extensions, jsontext.Value("true"))
 		}
 		jsonx.Keep(&p.Extensions, thisDialect, "functionResponse", fr.Unknown)
 	case w.ExecutableCode != nil:
@@ -117,7 +117,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		}
 		p.Kind = &parleyv1.Part_ExecutableCode{ExecutableCode: &parleyv1.ExecutableCode{Language: lang, Code: ec.Code, Id: ec.ID}}
 		if ec.Language != "" && ec.Language != "PYTHON" && ec.Language != "LANGUAGE_UNSPECIFIED" {
-			jsonx.KeepValue(&p.Extensions, thisDialect, "@language", jsontext.Value(quote(ec.Language)))
+			markLanguage.Keep(&p.Extensions, jsontext.Value(quote(ec.Language)))
 		}
 		jsonx.Keep(&p.Extensions, thisDialect, "executableCode", ec.Unknown)
 	case w.CodeExecutionResult != nil:
@@ -127,7 +127,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			return nil, translate.Invalid(path+".codeExecutionResult.outcome", "unknown outcome %q", cr.Outcome)
 		}
 		if cr.Outcome != "" && !strings.HasPrefix(cr.Outcome, "OUTCOME_") {
-			jsonx.KeepValue(&p.Extensions, thisDialect, extOutcome, jsontext.Value(quote(cr.Outcome)))
+			markOutcome.Keep(&p.Extensions, jsontext.Value(quote(cr.Outcome)))
 		}
 		p.Kind = &parleyv1.Part_CodeExecutionResult{CodeExecutionResult: &parleyv1.CodeExecutionResult{Outcome: outcome, Output: cr.Output, Id: cr.ID}}
 		jsonx.Keep(&p.Extensions, thisDialect, "codeExecutionResult", cr.Unknown)
@@ -141,7 +141,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		if err != nil {
 			return nil, err
 		}
-		jsonx.KeepValue(&p.Extensions, thisDialect, extBlock, raw)
+		markBlock.Keep(&p.Extensions, raw)
 		return p, nil
 	}
 	if w.ThoughtSignature != "" {
@@ -217,13 +217,13 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		default:
 			w.ExecutableCode.Language = "LANGUAGE_UNSPECIFIED"
 		}
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@language"); ok && e.same {
+		if v, ok := markLanguage.Value(p.GetExtensions()); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.ExecutableCode.Language)
 		}
 	case *parleyv1.Part_CodeExecutionResult:
 		cr := k.CodeExecutionResult
 		w.CodeExecutionResult = &codeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId(), Unknown: e.partUnknown(p, "codeExecutionResult")}
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extOutcome); ok && e.same {
+		if v, ok := markOutcome.Value(p.GetExtensions()); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
 		}
 	case *parleyv1.Part_HostedToolCall, *parleyv1.Part_HostedToolResult:
@@ -231,7 +231,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 	case *parleyv1.Part_ItemReference:
 		return Part{}, false, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
+		if v, ok := markBlock.Value(p.GetExtensions()); ok {
 			var raw Part
 			if err := jsonx.Unmarshal(v, &raw); err != nil {
 				return Part{}, false, err
@@ -251,7 +251,7 @@ func (d responseDecoder) part(w *Part, cand, index int) (*parleyv1.Part, error) 
 	if err != nil {
 		return nil, err
 	}
-	if tc := p.GetToolCall(); tc != nil && jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
+	if tc := p.GetToolCall(); tc != nil && markSyntheticID.In(p.GetExtensions()) {
 		tc.Id = syntheticID(d.id, cand, index)
 	}
 	if p.Signature != nil {
@@ -315,7 +315,7 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 	case *parleyv1.Part_ToolCall:
 		tc := k.ToolCall
 		fc := &FunctionCall{Name: translate.CallName(tc), Args: toolArgs(tc.GetArguments())}
-		if !e.same || !jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) {
+		if !e.same || !markSyntheticID.In(p.GetExtensions()) {
 			fc.ID = tc.GetId()
 		}
 		if e.same {
@@ -335,13 +335,13 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		cr := k.CodeExecutionResult
 		w.CodeExecutionResult = &codeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId()}
 		if e.same {
-			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extOutcome); ok {
+			if v, ok := markOutcome.Value(p.GetExtensions()); ok {
 				_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
 			}
 			w.CodeExecutionResult.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "codeExecutionResult")
 		}
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
+		if v, ok := markBlock.Value(p.GetExtensions()); ok {
 			var raw Part
 			if err := jsonx.Unmarshal(v, &raw); err != nil {
 				return Part{}, false, err

@@ -104,7 +104,7 @@ func (e *encoder) thinking() *thinkingConfig {
 		return nil
 	}
 	tc := &thinkingConfig{IncludeThoughts: rc.IncludeThoughts, Unknown: e.take("generationConfig/thinkingConfig")}
-	level := e.same && jsonx.Has(e.req.GetExtensions(), thisDialect, extLevel)
+	level := e.same && markLevel.In(e.req.GetExtensions())
 	switch rc.GetMode() {
 	case parleyv1.ReasoningMode_REASONING_MODE_DISABLED:
 		tc.ThinkingBudget = ptr(int64(0))
@@ -122,7 +122,7 @@ func (e *encoder) thinking() *thinkingConfig {
 	if eff := rc.GetEffort(); eff != parleyv1.ReasoningEffort_REASONING_EFFORT_UNSPECIFIED {
 		switch {
 		case level:
-			v, _ := jsonx.Value(e.req.GetExtensions(), thisDialect, extLevel)
+			v, _ := markLevel.Value(e.req.GetExtensions())
 			_ = jsonx.Unmarshal(v, &tc.ThinkingLevel)
 		case eff == parleyv1.ReasoningEffort_REASONING_EFFORT_NONE:
 			tc.ThinkingBudget = ptr(int64(0))

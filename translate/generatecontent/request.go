@@ -21,17 +21,6 @@ import (
 // thisDialect is this package's dialect.
 const thisDialect = parleyv1.Dialect_DIALECT_GENERATE_CONTENT
 
-// Extension keys that record spelling, not wire members.
-const (
-	extRole        = "@role"       // a role spelled function or tool
-	extSyntheticID = "@synthetic"  // an id Parley made up for a call without one
-	extBlock       = "@block"      // a part or tool with no canonical home, raw
-	extJSONSchema  = "@jsonschema" // the schema was given as JSON Schema
-	extLevel       = "@level"      // the reasoning level was a thinkingLevel
-	extOutcome     = "@outcome"    // an outcome spelled in its short form
-	extSafety      = "@safety"     // safety settings Parley could not map, raw
-)
-
 // Client is the content-generation dialect as clients speak it.
 type Client struct{}
 
@@ -147,13 +136,13 @@ func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
 	case "user", "":
 		m.Role = parleyv1.Role_ROLE_USER
 		if c.Role == "" {
-			jsonx.KeepValue(&m.Extensions, thisDialect, extRole, jsontext.Value(`""`))
+			markRole.Keep(&m.Extensions, jsontext.Value(`""`))
 		}
 	case "model":
 		m.Role = parleyv1.Role_ROLE_ASSISTANT
 	case "function", "tool":
 		m.Role = parleyv1.Role_ROLE_TOOL
-		jsonx.KeepValue(&m.Extensions, thisDialect, extRole, jsontext.Value(quote(c.Role)))
+		markRole.Keep(&m.Extensions, jsontext.Value(quote(c.Role)))
 	default:
 		return nil, translate.Invalid(path+".role", "role must be one of user, model, function, tool, not %q", c.Role)
 	}
@@ -327,7 +316,7 @@ func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, er
 		c.Role = "model"
 	}
 	if e.same {
-		if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extRole); ok {
+		if v, ok := markRole.Value(m.GetExtensions()); ok {
 			_ = jsonx.Unmarshal(v, &c.Role)
 		}
 		c.Unknown = jsonx.Take(m.GetExtensions(), thisDialect, "")

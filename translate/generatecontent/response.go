@@ -60,7 +60,7 @@ func (d responseDecoder) candidate(w *candidate, i int) (*parleyv1.Candidate, er
 	if w.Index != nil {
 		c.Index = int32(*w.Index)
 	} else {
-		jsonx.KeepValue(&c.Extensions, thisDialect, "@noindex", jsontext.Value("true"))
+		markNoIndex.Keep(&c.Extensions, jsontext.Value("true"))
 	}
 	if w.Content != nil {
 		for j := range w.Content.Parts {
@@ -123,7 +123,7 @@ type clientEncoder struct {
 
 func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (candidate, error) {
 	w := candidate{FinishMessage: c.GetFinishMessage(), AvgLogprobs: c.AvgLogprobs}
-	if !e.same || !jsonx.Has(c.GetExtensions(), thisDialect, "@noindex") {
+	if !e.same || !markNoIndex.In(c.GetExtensions()) {
 		w.Index = ptr(int64(c.GetIndex()))
 	}
 	parts := PartList{}

@@ -38,13 +38,13 @@ func safetySettings(req *parleyv1.Request, ss []safetySetting) error {
 		if err != nil {
 			return err
 		}
-		jsonx.KeepValue(&req.Extensions, thisDialect, extSafety, raw)
+		markSafety.Keep(&req.Extensions, raw)
 	}
 	return nil
 }
 
 func (e *encoder) safety() []safetySetting {
-	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extSafety); ok && e.same {
+	if v, ok := markSafety.Value(e.req.GetExtensions()); ok && e.same {
 		var raw []safetySetting
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return raw
@@ -97,7 +97,7 @@ func readPromptFeedback(w *promptFeedback, ext **parleyv1.Extensions) *parleyv1.
 			pf.BlockReason = parleyv1.BlockReason(v)
 		} else {
 			pf.BlockReason = parleyv1.BlockReason_BLOCK_REASON_OTHER
-			jsonx.KeepValue(ext, thisDialect, "@blockReason", jsontext.Value(quote(w.BlockReason)))
+			markBlockReason.Keep(ext, jsontext.Value(quote(w.BlockReason)))
 		}
 	}
 	jsonx.Keep(ext, thisDialect, "promptFeedback", w.Unknown)
@@ -113,7 +113,7 @@ func wirePromptFeedback(pf *parleyv1.PromptFeedback, resp *parleyv1.Response, sa
 		w.BlockReason = strings.TrimPrefix(pf.GetBlockReason().String(), "BLOCK_REASON_")
 	}
 	if same {
-		if v, ok := jsonx.Value(resp.GetExtensions(), thisDialect, "@blockReason"); ok {
+		if v, ok := markBlockReason.Value(resp.GetExtensions()); ok {
 			_ = jsonx.Unmarshal(v, &w.BlockReason)
 		}
 		w.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "promptFeedback")

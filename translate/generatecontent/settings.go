@@ -94,7 +94,7 @@ func readGenerationConfig(req *parleyv1.Request, gc *generationConfig) error {
 			if err != nil {
 				return err
 			}
-			jsonx.KeepValue(&req.Extensions, thisDialect, "@speechConfig", raw)
+			markSpeechConfig.Keep(&req.Extensions, raw)
 		}
 	}
 	if tc := gc.ThinkingConfig; tc != nil {
@@ -119,7 +119,7 @@ func readGenerationConfig(req *parleyv1.Request, gc *generationConfig) error {
 				return translate.Invalid(p+"thinkingConfig.thinkingLevel", "thinkingLevel must be one of MINIMAL, LOW, MEDIUM, HIGH")
 			}
 			rc.Effort = e
-			jsonx.KeepValue(&req.Extensions, thisDialect, extLevel, jsontext.Value(quote(tc.ThinkingLevel)))
+			markLevel.Keep(&req.Extensions, jsontext.Value(quote(tc.ThinkingLevel)))
 		}
 		jsonx.Keep(&req.Extensions, thisDialect, "generationConfig/thinkingConfig", tc.Unknown)
 		req.Reasoning = rc
@@ -158,7 +158,7 @@ func responseFormat(req *parleyv1.Request, gc *generationConfig) error {
 	switch {
 	case len(gc.ResponseJSONSchema) > 0:
 		schema = string(gc.ResponseJSONSchema)
-		jsonx.KeepValue(&req.Extensions, thisDialect, extJSONSchema, jsontext.Value("true"))
+		markJSONSchema.Keep(&req.Extensions, jsontext.Value("true"))
 	case len(gc.ResponseSchema) > 0:
 		s, err := schemaToJSONSchema(gc.ResponseSchema)
 		if err != nil {
@@ -173,7 +173,7 @@ func responseFormat(req *parleyv1.Request, gc *generationConfig) error {
 			return nil
 		}
 		rf.Kind = parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA
-		jsonx.KeepValue(&req.Extensions, thisDialect, "@mime", jsontext.Value(`""`))
+		markMime.Keep(&req.Extensions, jsontext.Value(`""`))
 	case "text/plain":
 		rf.Kind = parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_TEXT
 	case "application/json":
@@ -244,7 +244,7 @@ func isZeroGeneration(w *generationConfig) bool {
 }
 
 func (e *encoder) speech(s *parleyv1.SpeechConfig) *speechConfig {
-	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@speechConfig"); ok && e.same {
+	if v, ok := markSpeechConfig.Value(e.req.GetExtensions()); ok && e.same {
 		var raw speechConfig
 		if jsonx.Unmarshal(v, &raw) == nil {
 			return &raw
@@ -279,7 +279,7 @@ func (e *encoder) responseFormat(w *generationConfig) error {
 		w.ResponseMimeType = "application/json"
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA:
 		w.ResponseMimeType = "application/json"
-		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@mime"); ok && e.same {
+		if v, ok := markMime.Value(e.req.GetExtensions()); ok && e.same {
 			_ = jsonx.Unmarshal(v, &w.ResponseMimeType)
 		}
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM:
@@ -288,7 +288,7 @@ func (e *encoder) responseFormat(w *generationConfig) error {
 	if rf.GetSchema() == "" {
 		return nil
 	}
-	if e.same && jsonx.Has(e.req.GetExtensions(), thisDialect, extJSONSchema) {
+	if e.same && markJSONSchema.In(e.req.GetExtensions()) {
 		w.ResponseJSONSchema = jsontext.Value(rf.GetSchema())
 		return nil
 	}

@@ -32,7 +32,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 		switch {
 		case len(fd.ParametersJSONSchema) > 0:
 			ft.Parameters = string(fd.ParametersJSONSchema)
-			jsonx.KeepValue(&t.Extensions, thisDialect, extJSONSchema, jsontext.Value("true"))
+			markJSONSchema.Keep(&t.Extensions, jsontext.Value("true"))
 		case len(fd.Parameters) > 0:
 			s, err := schemaToJSONSchema(fd.Parameters)
 			if err != nil {
@@ -62,7 +62,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 			}
 			ws.DynamicRetrieval.Threshold = drc.DynamicThreshold
 			if drc.Mode != "" && drc.Mode != "MODE_DYNAMIC" {
-				jsonx.KeepValue(&t.Extensions, thisDialect, "@mode", jsontext.Value(quote(drc.Mode)))
+				markMode.Keep(&t.Extensions, jsontext.Value(quote(drc.Mode)))
 			}
 			jsonx.Keep(&t.Extensions, thisDialect, "googleSearchRetrieval/dynamicRetrievalConfig", drc.Unknown)
 		}
@@ -86,7 +86,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 			return nil, err
 		}
 		t := &parleyv1.Tool{}
-		jsonx.KeepValue(&t.Extensions, thisDialect, extBlock, raw)
+		markBlock.Keep(&t.Extensions, raw)
 		out = append(out, t)
 	}
 	return out, nil
@@ -123,7 +123,7 @@ func readToolConfig(req *parleyv1.Request, tc *toolConfig) error {
 		return translate.Invalid("toolConfig.functionCallingConfig.mode", "mode must be one of MODE_UNSPECIFIED, AUTO, ANY, NONE, VALIDATED")
 	}
 	if fcc.Mode != "" && fcc.Mode != strings.ToUpper(fcc.Mode) || strings.ToUpper(fcc.Mode) == "VALIDATED" || strings.ToUpper(fcc.Mode) == "MODE_UNSPECIFIED" {
-		jsonx.KeepValue(&req.Extensions, thisDialect, "@mode", jsontext.Value(quote(fcc.Mode)))
+		markMode.Keep(&req.Extensions, jsontext.Value(quote(fcc.Mode)))
 	}
 	jsonx.Keep(&req.Extensions, thisDialect, "toolConfig/functionCallingConfig", fcc.Unknown)
 	req.ToolChoice = out
@@ -157,7 +157,7 @@ func (e *encoder) tools() ([]Tool, error) {
 					if dr.GetMode() == parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC {
 						gsr.DynamicRetrievalConfig.Mode = "MODE_DYNAMIC"
 					}
-					if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, "@mode"); ok && e.same {
+					if v, ok := markMode.Value(t.GetExtensions()); ok && e.same {
 						_ = jsonx.Unmarshal(v, &gsr.DynamicRetrievalConfig.Mode)
 					}
 				}
@@ -178,7 +178,7 @@ func (e *encoder) tools() ([]Tool, error) {
 		case *parleyv1.Tool_Bash, *parleyv1.Tool_TextEditor:
 			return nil, translate.Unsupported(thisDialect, field, "the content-generation style has no built-in %s tool; declare it as a function", toolName(t))
 		case nil:
-			v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock)
+			v, ok := markBlock.Value(t.GetExtensions())
 			if !ok || !e.same {
 				// A tool another dialect kept whole, of a kind this one
 				// has not.
@@ -229,7 +229,7 @@ func (e *encoder) declaration(t *parleyv1.Tool, f *parleyv1.FunctionTool, field 
 	if f.GetParameters() == "" {
 		return fd, nil
 	}
-	if e.same && jsonx.Has(t.GetExtensions(), thisDialect, extJSONSchema) {
+	if e.same && markJSONSchema.In(t.GetExtensions()) {
 		fd.ParametersJSONSchema = jsontext.Value(f.GetParameters())
 		return fd, nil
 	}
@@ -274,7 +274,7 @@ func (e *encoder) toolConfig() *toolConfig {
 			fcc.AllowedFunctionNames = []string{tc.GetName()}
 		}
 	}
-	if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "@mode"); ok && e.same {
+	if v, ok := markMode.Value(e.req.GetExtensions()); ok && e.same {
 		_ = jsonx.Unmarshal(v, &fcc.Mode)
 	}
 	if fcc.Mode == "" && len(fcc.AllowedFunctionNames) == 0 && len(fcc.Unknown) == 0 {
@@ -423,7 +423,7 @@ func (e *encoder) callName(id string) string {
 // models match each response to its call by id, and answer nothing when
 // they cannot (earlier models ignore ids).
 func synthetic(p *parleyv1.Part, id string) bool {
-	return id == "" || jsonx.Has(p.GetExtensions(), thisDialect, extSyntheticID) || syntheticForm.MatchString(id)
+	return id == "" || markSyntheticID.In(p.GetExtensions()) || syntheticForm.MatchString(id)
 }
 
 // syntheticForm is the form of syntheticID's ids.

@@ -22,7 +22,7 @@ const DefaultVersion = "2023-06-01"
 func headers(req *parleyv1.Request, h http.Header) {
 	version := firstHeader(h, "anthropic-version", "provider-version")
 	if version != "" {
-		jsonx.KeepValue(&req.Extensions, thisDialect, extVersion, jsontext.Value(quote(version)))
+		markVersion.Keep(&req.Extensions, jsontext.Value(quote(version)))
 	}
 	var betas []string
 	seen := map[string]bool{}
@@ -38,7 +38,7 @@ func headers(req *parleyv1.Request, h http.Header) {
 	}
 	if len(betas) > 0 {
 		raw, _ := jsonx.Marshal(betas)
-		jsonx.KeepValue(&req.Extensions, thisDialect, extBeta, raw)
+		markBeta.Keep(&req.Extensions, raw)
 	}
 }
 
@@ -61,13 +61,13 @@ func (e *encoder) header() http.Header {
 	version := DefaultVersion
 	var betas []string
 	if e.same {
-		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extVersion); ok {
+		if v, ok := markVersion.Value(e.req.GetExtensions()); ok {
 			var s string
 			if jsonx.Unmarshal(v, &s) == nil && s != "" {
 				version = s
 			}
 		}
-		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extBeta); ok {
+		if v, ok := markBeta.Value(e.req.GetExtensions()); ok {
 			_ = jsonx.Unmarshal(v, &betas)
 		}
 	}

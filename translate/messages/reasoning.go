@@ -188,7 +188,7 @@ func wireEffort(e parleyv1.ReasoningEffort) string {
 // carrierOf reports whether p is a reasoning block that only carried the
 // signature of a neighbouring part, and of which one.
 func carrierOf(p *parleyv1.Part) (*parleyv1.Opaque, translate.SealKind) {
-	v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extCarrier)
+	v, ok := markCarrier.Value(p.GetExtensions())
 	if !ok {
 		return nil, translate.SealAsIs
 	}

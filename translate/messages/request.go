@@ -151,7 +151,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		}
 		req.Instructions = parts
 		if w.System.String {
-			jsonx.KeepValue(&req.Extensions, thisDialect, "@string:system", jsontext.Value("true"))
+			markStringSystem.Keep(&req.Extensions, jsontext.Value("true"))
 		}
 	}
 	for i := range w.Messages {
@@ -342,7 +342,7 @@ func (e *encoder) system(w *Request) error {
 	}
 	c := &Content{Blocks: blocks}
 	if len(blocks) == 1 && blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 &&
-		(!e.same || jsonx.Has(e.req.GetExtensions(), thisDialect, "@string:system")) {
+		(!e.same || markStringSystem.In(e.req.GetExtensions())) {
 		c = &Content{String: true, Text: *blocks[0].Text}
 	}
 	w.System = c

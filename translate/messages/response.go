@@ -190,12 +190,12 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 			break
 		}
 		typ := defaultResultType(k.HostedToolResult.GetKind())
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extType); ok {
+		if v, ok := markType.Value(p.GetExtensions()); ok {
 			_ = jsonx.Unmarshal(v, &typ)
 		}
 		out = append(out, Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput()), Unknown: unknown})
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
+		if v, ok := markBlock.Value(p.GetExtensions()); ok {
 			var b Block
 			if err := jsonx.Unmarshal(v, &b); err != nil {
 				return nil, err

@@ -141,7 +141,7 @@ func readTool(w *tool, path string) (*parleyv1.Tool, error) {
 		if err != nil {
 			return nil, err
 		}
-		jsonx.KeepValue(&t.Extensions, thisDialect, extBlock, raw)
+		markBlock.Keep(&t.Extensions, raw)
 		return t, nil
 	}
 	if t.GetFunction() == nil {
@@ -250,7 +250,7 @@ func versionOr(v, prefix, def string) string {
 func (e *encoder) tool(t *parleyv1.Tool, field string) (tool, bool, error) {
 	var w tool
 	if e.same {
-		if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extBlock); ok {
+		if v, ok := markBlock.Value(t.GetExtensions()); ok {
 			if err := jsonx.Unmarshal(v, &w); err != nil {
 				return tool{}, false, err
 			}
@@ -388,7 +388,7 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, field st
 		inner = append(inner, bs...)
 	}
 	stringForm := len(inner) == 1 && inner[0].Type == "text" && inner[0].CacheControl == nil && len(inner[0].Citations) == 0 && len(inner[0].Unknown) == 0 &&
-		(!e.same || jsonx.Has(p.GetExtensions(), thisDialect, extStringContent))
+		(!e.same || markStringContent.In(p.GetExtensions()))
 	var raw []byte
 	var err error
 	switch {

@@ -38,7 +38,7 @@ func (d *decoder) message(w *message, path string) (*parleyv1.Message, error) {
 	}
 	m.Parts = parts
 	if w.Content.String {
-		jsonx.KeepFlag(&m.Extensions, thisDialect, extStringContent)
+		markStringContent.Set(&m.Extensions)
 	}
 	jsonx.Keep(&m.Extensions, thisDialect, "", w.Unknown)
 	return m, nil
@@ -156,7 +156,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			}
 			tr.Content = content
 			if c.String {
-				jsonx.KeepValue(&p.Extensions, thisDialect, extStringContent, jsontext.Value("true"))
+				markStringContent.Keep(&p.Extensions, jsontext.Value("true"))
 			}
 		}
 		p.Kind = &parleyv1.Part_ToolResult{ToolResult: tr}
@@ -173,10 +173,10 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 				r.EncryptedContent, p.ItemId = o.Opaque, o.ItemID
 			case translate.SealCarrierNext:
 				p.Signature = o.Opaque
-				jsonx.KeepValue(&p.Extensions, thisDialect, extCarrier, jsontext.Value(`"next"`))
+				markCarrier.Keep(&p.Extensions, jsontext.Value(`"next"`))
 			case translate.SealCarrierPrev:
 				p.Signature = o.Opaque
-				jsonx.KeepValue(&p.Extensions, thisDialect, extCarrier, jsontext.Value(`"prev"`))
+				markCarrier.Keep(&p.Extensions, jsontext.Value(`"prev"`))
 			case translate.SealUnsigned:
 				// Reasoning its upstream did not sign: it has no signature.
 			default:
@@ -197,7 +197,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			hr := &parleyv1.HostedToolResult{CallId: b.ToolUseID, Kind: kind, Output: string(b.Content), IsError: isErrorContent(b.Content)}
 			p.Kind = &parleyv1.Part_HostedToolResult{HostedToolResult: hr}
 			if b.Type != defaultResultType(kind) {
-				jsonx.KeepValue(&p.Extensions, thisDialect, extType, jsontext.Value(quote(b.Type)))
+				markType.Keep(&p.Extensions, jsontext.Value(quote(b.Type)))
 			}
 			break
 		}
@@ -217,7 +217,7 @@ func rawBlock(b *Block) (*parleyv1.Part, error) {
 		return nil, err
 	}
 	p := &parleyv1.Part{}
-	jsonx.KeepValue(&p.Extensions, thisDialect, extBlock, raw)
+	markBlock.Keep(&p.Extensions, raw)
 	return p, nil
 }
 
@@ -256,7 +256,7 @@ func (e *encoder) messages() ([]message, error) {
 			continue
 		}
 		wm := message{Role: role, Content: Content{Blocks: blocks}, Unknown: jsonx.Take(m.GetExtensions(), thisDialect, "")}
-		if jsonx.Has(m.GetExtensions(), thisDialect, extStringContent) && len(blocks) == 1 && blocks[0].Type == "text" &&
+		if markStringContent.In(m.GetExtensions()) && len(blocks) == 1 && blocks[0].Type == "text" &&
 			blocks[0].CacheControl == nil && len(blocks[0].Citations) == 0 && len(blocks[0].Unknown) == 0 {
 			wm.Content = Content{String: true, Text: *blocks[0].Text}
 		}
@@ -348,14 +348,14 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			return nil, nil
 		}
 		typ := defaultResultType(k.HostedToolResult.GetKind())
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extType); ok {
+		if v, ok := markType.Value(p.GetExtensions()); ok {
 			_ = jsonx.Unmarshal(v, &typ)
 		}
 		return one(Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput())}), nil
 	case *parleyv1.Part_ItemReference:
 		return nil, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extBlock); ok {
+		if v, ok := markBlock.Value(p.GetExtensions()); ok {
 			var b Block
 			if err := jsonx.Unmarshal(v, &b); err != nil {
 				return nil, err

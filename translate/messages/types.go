@@ -281,15 +281,3 @@ type errorDetail struct {
 type countTokensResponse struct {
 	InputTokens int64 `json:"input_tokens"`
 }
-
-// Extension keys that are not wire members: they record how the client
-// spelled something, so that the same spelling goes back out.
-const (
-	extStringContent = "@string"         // the content was a string, not blocks
-	extBlock         = "@block"          // a block with no canonical home, raw
-	extType          = "@type"           // a block type the canonical kind does not imply
-	extVersion       = "@header:version" // the anthropic-version header
-	extBeta          = "@header:beta"    // the anthropic-beta features, a JSON array
-	extRole          = "@role"           // a role spelling the canonical role does not imply
-	extCarrier       = "@carrier"        // a reasoning block that only carried a signature
-)

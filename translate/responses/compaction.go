@@ -23,18 +23,9 @@ import (
 
 var _ translate.CompactClient = Client{}
 
-// extRewritten marks a request Parley changed on decoding (a compaction
-// expanded): it cannot be forwarded as it came.
-const extRewritten = "@rewritten"
-
-// extCompact marks a request whose input ends in a compaction_trigger
-// item: it asks for the compaction of everything before, answered as a
-// response whose one output item is the compaction.
-const extCompact = "@compact"
-
 // Compacts implements translate.CompactClient.
 func (Client) Compacts(req *parleyv1.Request) bool {
-	return jsonx.Has(req.GetExtensions(), thisDialect, extCompact)
+	return markCompact.In(req.GetExtensions())
 }
 
 // EncodeCompacted implements translate.CompactClient: a completed response

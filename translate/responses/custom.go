@@ -79,7 +79,7 @@ func customTools(req *parleyv1.Request) map[string]bool {
 		if f == nil {
 			continue
 		}
-		v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool)
+		v, ok := markTool.Value(t.GetExtensions())
 		if !ok {
 			continue
 		}
@@ -163,7 +163,7 @@ func (d *itemDecoder) customItem(m *parleyv1.Message, it *Item, field string, ad
 		m.Role = parleyv1.Role_ROLE_TOOL
 		p = &parleyv1.Part{ItemId: it.ID, Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: it.CallID, Name: d.names[it.CallID], Content: content}}}
 	}
-	jsonx.KeepValue(&p.Extensions, thisDialect, extItem, raw)
+	markItem.Keep(&p.Extensions, raw)
 	add(p)
 	return m, nil
 }

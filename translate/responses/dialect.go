@@ -10,7 +10,6 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
@@ -143,7 +142,7 @@ var (
 // service's business: the server forwards only requests it leaves as
 // they came.
 func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
-	if req.GetPreviousResponseId() != "" || len(translate.CacheHintPaths(req)) > 0 || jsonx.Has(req.GetExtensions(), thisDialect, extRewritten) {
+	if req.GetPreviousResponseId() != "" || len(translate.CacheHintPaths(req)) > 0 || markRewritten.In(req.GetExtensions()) {
 		return nil, false, nil
 	}
 	body, ok := translate.ForwardBody(req, src, thisDialect, t)

@@ -19,18 +19,6 @@ import (
 // encoders of other dialects merge consecutive turns of the same role.
 // Parts of an output item carry its id and status.
 
-// Spelling notes on turns and parts.
-const (
-	extString  = "@string"  // the content was a string
-	extTyped   = "@typed"   // the message item named its type
-	extID      = "@id"      // the id of an item that is not an output item
-	extStatus  = "@status"  // the status of such an item
-	extItem    = "@item"    // an item with no canonical home, raw
-	extTool    = "@tool"    // a tool with no canonical home, raw
-	extSummary = "@summary" // a reasoning item's summary parts, raw
-	extNoAnn   = "@no_annotations"
-)
-
 // itemDecoder turns items into canonical turns. From a client, opaque
 // values are opened (they may be sealed by Parley for another origin);
 // from an upstream, they are stamped with the upstream's origin.
@@ -81,7 +69,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		}
 		m.Role = role
 		if it.Type == "message" {
-			jsonx.KeepFlag(&m.Extensions, thisDialect, extTyped)
+			markTyped.Set(&m.Extensions)
 		}
 		if it.Content == nil {
 			return nil, translate.Invalid(field+".content", "is required in a message")
@@ -90,7 +78,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 			keepIDStatus(m, it)
 		}
 		if it.Content.String {
-			jsonx.KeepFlag(&m.Extensions, thisDialect, extString)
+			markString.Set(&m.Extensions)
 			p := translate.TextPart(it.Content.Text)
 			if role == parleyv1.Role_ROLE_ASSISTANT {
 				mark(p, it)
@@ -145,7 +133,7 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		}
 		if len(it.Summary) > 0 && summaryUnusual(it.Summary) {
 			raw, _ := jsonx.Marshal(it.Summary)
-			jsonx.KeepValue(&m.Extensions, thisDialect, extSummary, raw)
+			markSummary.Keep(&m.Extensions, raw)
 		}
 		if it.Content != nil {
 			for _, c := range it.Content.Parts {
@@ -250,17 +238,17 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 	}
 	m.Extensions = nil
 	p := &parleyv1.Part{ItemId: it.ID, Status: itemStatus(it.Status)}
-	jsonx.KeepValue(&p.Extensions, thisDialect, extItem, raw)
+	markItem.Keep(&p.Extensions, raw)
 	add(p)
 	return m, nil
 }
 
 func keepIDStatus(m *parleyv1.Message, it *Item) {
 	if it.ID != "" {
-		jsonx.KeepValue(&m.Extensions, thisDialect, extID, quote(it.ID))
+		markID.Keep(&m.Extensions, quote(it.ID))
 	}
 	if it.Status != "" {
-		jsonx.KeepValue(&m.Extensions, thisDialect, extStatus, quote(it.Status))
+		markStatus.Keep(&m.Extensions, quote(it.Status))
 	}
 }
 
@@ -274,9 +262,9 @@ func (d *itemDecoder) outputItem(it *Item) ([]*parleyv1.Part, error) {
 	ext := m.GetExtensions()
 	for _, p := range m.Parts {
 		for k, v := range ext.GetFields() {
-			if strings.HasPrefix(k, "@") {
-				if k == extSummary {
-					jsonx.KeepValue(&p.Extensions, thisDialect, k, jsontext.Value(v))
+			if jsonx.IsMark(k) {
+				if k == markSummary.Key() {
+					markSummary.Keep(&p.Extensions, jsontext.Value(v))
 				}
 				continue
 			}
@@ -311,7 +299,7 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 	}
 	newMessage := func(p *parleyv1.Part) *Item {
 		it := &Item{Role: role, Content: &Content{}, Unknown: e.take(m.GetExtensions(), "")}
-		if e.has(m.GetExtensions(), extTyped) || (m.GetRole() == parleyv1.Role_ROLE_ASSISTANT && p != nil && p.GetItemId() != "") {
+		if e.has(m.GetExtensions(), markTyped) || (m.GetRole() == parleyv1.Role_ROLE_ASSISTANT && p != nil && p.GetItemId() != "") {
 			it.Type = "message"
 		}
 		if p != nil && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT {
@@ -348,11 +336,11 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 		out = append(out, it...)
 	}
 	flush()
-	if len(m.GetParts()) == 0 && e.same && jsonx.Has(m.GetExtensions(), thisDialect, extID) {
+	if len(m.GetParts()) == 0 && e.same && markID.In(m.GetExtensions()) {
 		out = append(out, *newMessage(nil))
 	}
 	// A turn of one text part that came as a string goes back as one.
-	if e.has(m.GetExtensions(), extString) && len(out) == 1 && out[0].Content != nil && len(out[0].Content.Parts) == 1 && out[0].Content.Parts[0].Type != "refusal" {
+	if e.has(m.GetExtensions(), markString) && len(out) == 1 && out[0].Content != nil && len(out[0].Content.Parts) == 1 && out[0].Content.Parts[0].Type != "refusal" {
 		c := out[0].Content.Parts[0]
 		if c.Text != nil && len(c.Unknown) == 0 {
 			out[0].Content = &Content{String: true, Text: *c.Text}
@@ -367,17 +355,17 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 }
 
 func (e *encoder) idStatus(it *Item, m *parleyv1.Message) {
-	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extID); ok && e.same {
+	if v, ok := markID.Value(m.GetExtensions()); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.ID)
 	}
-	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extStatus); ok && e.same {
+	if v, ok := markStatus.Value(m.GetExtensions()); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.Status)
 	}
 }
 
 // item renders a part that is an item of its own.
 func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]Item, error) {
-	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok && e.same {
+	if v, ok := markItem.Value(p.GetExtensions()); ok && e.same {
 		// An item kept whole (a custom tool's call or output too, which
 		// other dialects get as a function's) goes back as it came.
 		var it Item
@@ -455,7 +443,7 @@ func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]I
 	case *parleyv1.Part_ItemReference:
 		return []Item{{Type: "item_reference", ID: k.ItemReference.GetId()}}, nil
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok && e.same {
+		if v, ok := markItem.Value(p.GetExtensions()); ok && e.same {
 			var it Item
 			if err := jsonx.Unmarshal(v, &it); err != nil {
 				return nil, err

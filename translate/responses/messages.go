@@ -30,14 +30,14 @@ func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part,
 			}
 		}
 		if w.Type == "output_text" && w.Annotations == nil {
-			jsonx.KeepValue(&p.Extensions, thisDialect, extNoAnn, jsontext.Value("true"))
+			markNoAnn.Keep(&p.Extensions, jsontext.Value("true"))
 		}
 		if w.Type == "output_text" && len(w.Annotations) > len(p.GetText().GetAnnotations()) {
 			raw, _ := jsonx.Marshal(w.Annotations)
 			jsonx.KeepValue(&p.Extensions, thisDialect, "annotations", raw)
 		}
 		if w.Type == "output_text" {
-			jsonx.KeepValue(&p.Extensions, thisDialect, "@type", quote(w.Type))
+			markType.Keep(&p.Extensions, quote(w.Type))
 		}
 	case "refusal":
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: deref(w.Refusal)}}}
@@ -79,7 +79,7 @@ func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part,
 			return nil, translate.Invalid(field, "%v", err)
 		}
 		p = &parleyv1.Part{}
-		jsonx.KeepValue(&p.Extensions, thisDialect, "@part", raw)
+		markPart.Keep(&p.Extensions, raw)
 		return p, nil
 	}
 	jsonx.Keep(&p.Extensions, thisDialect, "", w.Unknown)
@@ -96,7 +96,7 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 		if role == parleyv1.Role_ROLE_ASSISTANT {
 			typ = "output_text"
 		}
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@type"); ok && e.same {
+		if v, ok := markType.Value(p.GetExtensions()); ok && e.same {
 			_ = jsonx.Unmarshal(v, &typ)
 		}
 		cp := &ContentPart{Type: typ, Text: &k.Text.Text, Unknown: unknown}
@@ -121,13 +121,13 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 		s := "```\n" + k.CodeExecutionResult.GetOutput() + "\n```"
 		return &ContentPart{Type: "output_text", Text: &s, Annotations: []annotation{}}, true, nil
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, "@part"); ok && e.same {
+		if v, ok := markPart.Value(p.GetExtensions()); ok && e.same {
 			var cp ContentPart
 			if err := jsonx.Unmarshal(v, &cp); err == nil {
 				return &cp, true, nil
 			}
 		}
-		if !jsonx.Has(p.GetExtensions(), thisDialect, extItem) {
+		if !markItem.In(p.GetExtensions()) {
 			// Another dialect's block kept whole for that dialect alone.
 			e.dropped = append(e.dropped, field)
 		}
@@ -160,7 +160,7 @@ func annotations(list []*parleyv1.Annotation, p *parleyv1.Part, same bool) []ann
 			return raw
 		}
 	}
-	if same && jsonx.Has(p.GetExtensions(), thisDialect, extNoAnn) && len(list) == 0 {
+	if same && markNoAnn.In(p.GetExtensions()) && len(list) == 0 {
 		return nil
 	}
 	out := []annotation{}

@@ -24,8 +24,6 @@ import (
 // rebuilt from its members, with an empty description. A namespace's
 // description has no place in a dialect without groups.
 
-const extNamespace = "@namespace" // the namespace tool a first member came in, raw
-
 // namespaceTools decodes a namespace tool into its members; ok is false
 // for a namespace that holds none, which is kept whole like any tool
 // without a canonical home.
@@ -55,7 +53,7 @@ func namespaceTools(wt *tool, raw jsontext.Value, field string) (out []*parleyv1
 			if err != nil {
 				return nil, false, translate.Invalid(mfield, "%v", err)
 			}
-			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, mraw)
+			markTool.Keep(&t.Extensions, mraw)
 		default:
 			return nil, false, translate.Invalid(mfield+".type", "a namespace holds function and custom tools; got %q", m.Type)
 		}
@@ -65,7 +63,7 @@ func namespaceTools(wt *tool, raw jsontext.Value, field string) (out []*parleyv1
 	if len(out) == 0 {
 		return nil, false, nil
 	}
-	jsonx.KeepValue(&out[0].Extensions, thisDialect, extNamespace, raw)
+	markNamespace.Keep(&out[0].Extensions, raw)
 	return out, true, nil
 }
 
@@ -73,7 +71,7 @@ func namespaceTools(wt *tool, raw jsontext.Value, field string) (out []*parleyv1
 // at its first member, nothing at the others.
 func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, field string) (tool, bool, error) {
 	if e.same {
-		v, first := jsonx.Value(t.GetExtensions(), thisDialect, extNamespace)
+		v, first := markNamespace.Value(t.GetExtensions())
 		if !first {
 			return tool{}, false, nil
 		}
@@ -120,8 +118,6 @@ func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, fiel
 // included, and the item itself goes whole to a service of this dialect,
 // which therefore does not get its tools a second time in tools.
 
-const extInInput = "@in_input" // the tool came in an additional_tools input item
-
 // decodeInputTools adds the tools of the input's additional_tools items.
 func decodeInputTools(req *parleyv1.Request, items []Item) error {
 	for i := range items {
@@ -141,7 +137,7 @@ func decodeInputTools(req *parleyv1.Request, items []Item) error {
 			return err
 		}
 		for _, t := range req.Tools[n:] {
-			jsonx.KeepValue(&t.Extensions, thisDialect, extInInput, jsontext.Value("true"))
+			markInInput.Keep(&t.Extensions, jsontext.Value("true"))
 		}
 	}
 	return nil

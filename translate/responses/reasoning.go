@@ -64,7 +64,7 @@ func (e *encoder) reasoning(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.R
 
 func (e *encoder) reasoningItem(m *parleyv1.Message, p *parleyv1.Part, r *parleyv1.Reasoning, enc *parleyv1.Opaque) Item {
 	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []summaryPart{}, Unknown: e.take(m.GetExtensions(), "")}
-	if v, ok := jsonx.Value(m.GetExtensions(), thisDialect, extSummary); ok && e.same {
+	if v, ok := markSummary.Value(m.GetExtensions()); ok && e.same {
 		_ = jsonx.Unmarshal(v, &it.Summary)
 	} else {
 		for _, s := range r.GetSummary() {
@@ -89,7 +89,7 @@ func carrierItem(sig *parleyv1.Opaque) Item {
 func reasoningOut(p *parleyv1.Part) Item {
 	r := p.GetReasoning()
 	it := Item{Type: "reasoning", ID: p.GetItemId(), Status: statusWord(p.GetStatus()), Summary: []summaryPart{}, Unknown: itemUnknown(p)}
-	if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extSummary); ok {
+	if v, ok := markSummary.Value(p.GetExtensions()); ok {
 		_ = jsonx.Unmarshal(v, &it.Summary)
 	} else {
 		for _, s := range r.GetSummary() {

@@ -22,14 +22,6 @@ import (
 // thisDialect is this package's dialect.
 const thisDialect = parleyv1.Dialect_DIALECT_RESPONSES
 
-// Request-level spelling notes.
-const (
-	extInputString     = "@input_string"     // input was a string
-	extGenerateSummary = "@generate_summary" // the summary was asked for with the deprecated name
-	extAllowedTools    = "@allowed_tools"    // tool_choice was an allowed_tools object
-	extToolChoiceType  = "@tool_choice_type" // the hosted tool type tool_choice named
-)
-
 // Client is the responses dialect as clients speak it.
 type Client struct{}
 
@@ -73,7 +65,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	}
 	if in := w.Input; in != nil {
 		if in.String {
-			jsonx.KeepValue(&req.Extensions, thisDialect, extInputString, jsontext.Value("true"))
+			markInputString.Keep(&req.Extensions, jsontext.Value("true"))
 			req.Messages = []*parleyv1.Message{translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart(in.Text))}
 		}
 		items := in.Items
@@ -81,8 +73,8 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 			// It asks for a compaction of everything before it, in place
 			// of an answer (compaction.go).
 			items = items[:n-1]
-			jsonx.KeepValue(&req.Extensions, thisDialect, extCompact, jsontext.Value("true"))
-			jsonx.KeepValue(&req.Extensions, thisDialect, extRewritten, jsontext.Value("true"))
+			markCompact.Keep(&req.Extensions, jsontext.Value("true"))
+			markRewritten.Keep(&req.Extensions, jsontext.Value("true"))
 		}
 		d := &itemDecoder{client: true, names: map[string]string{}}
 		for i := range items {
@@ -95,7 +87,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 			}
 		}
 		if d.expanded {
-			jsonx.KeepValue(&req.Extensions, thisDialect, extRewritten, jsontext.Value("true"))
+			markRewritten.Keep(&req.Extensions, jsontext.Value("true"))
 		}
 	}
 	if in := w.Input; in != nil {
@@ -165,8 +157,8 @@ func (e *encoder) take(ext *parleyv1.Extensions, prefix string) jsonx.Unknown {
 	return jsonx.Take(ext, thisDialect, prefix)
 }
 
-func (e *encoder) has(ext *parleyv1.Extensions, name string) bool {
-	return e.same && jsonx.Has(ext, thisDialect, name)
+func (e *encoder) has(ext *parleyv1.Extensions, m jsonx.Mark) bool {
+	return e.same && m.In(ext)
 }
 
 func (e *encoder) request() (*Request, error) {
@@ -184,7 +176,7 @@ func (e *encoder) request() (*Request, error) {
 		return nil, err
 	}
 	switch {
-	case e.has(req.GetExtensions(), extInputString) && len(req.GetMessages()) == 1:
+	case e.has(req.GetExtensions(), markInputString) && len(req.GetMessages()) == 1:
 		w.Input = &Input{String: true, Text: joinText(req.GetMessages()[0].GetParts(), "")}
 	case len(items) > 0 || req.GetPreviousResponseId() == "":
 		w.Input = &Input{Items: items}

@@ -188,7 +188,7 @@ func outputItems(cands []*parleyv1.Candidate, names *callNames) []Item {
 				out[n-1].Results = jsontext.Value(k.HostedToolResult.GetOutput())
 			}
 		case nil:
-			if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok {
+			if v, ok := markItem.Value(p.GetExtensions()); ok {
 				var it Item
 				if jsonx.Unmarshal(v, &it) == nil {
 					out = append(out, it)

@@ -93,7 +93,7 @@ func decodeSettings(req *parleyv1.Request, w *Request) error {
 		summary := r.Summary
 		if summary == nil && r.GenerateSummary != nil {
 			summary = r.GenerateSummary
-			jsonx.KeepValue(&req.Extensions, thisDialect, extGenerateSummary, jsontext.Value("true"))
+			markGenerateSummary.Keep(&req.Extensions, jsontext.Value("true"))
 		}
 		if summary != nil {
 			s, ok := summaries[*summary]
@@ -256,7 +256,7 @@ func (e *encoder) settings(w *Request) error {
 			summary = "auto"
 		}
 		if summary != "" {
-			if e.has(ext, extGenerateSummary) {
+			if e.has(ext, markGenerateSummary) {
 				r.GenerateSummary = &summary
 			} else {
 				r.Summary = &summary

@@ -457,7 +457,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 			s.items[n-1].Results = []byte(p.GetHostedToolResult().GetOutput())
 		}
 	case nil:
-		if v, ok := jsonx.Value(p.GetExtensions(), thisDialect, extItem); ok {
+		if v, ok := markItem.Value(p.GetExtensions()); ok {
 			var it Item
 			if jsonx.Unmarshal(v, &it) == nil {
 				return s.whole(w, it)

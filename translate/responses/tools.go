@@ -167,7 +167,7 @@ func decodeToolList(req *parleyv1.Request, list []tool, field0 string) error {
 				}
 				t.Kind = &parleyv1.Tool_Function{Function: customFunction(wt)}
 			}
-			jsonx.KeepValue(&t.Extensions, thisDialect, extTool, raw)
+			markTool.Keep(&t.Extensions, raw)
 			req.Tools = append(req.Tools, t)
 			continue
 		}
@@ -206,12 +206,12 @@ func decodeToolChoice(req *parleyv1.Request, w *Request) error {
 			for _, t := range tc.Tools {
 				c.AllowedNames = append(c.AllowedNames, t.Name)
 			}
-			jsonx.KeepValue(&req.Extensions, thisDialect, extAllowedTools, jsontext.Value("true"))
+			markAllowedTools.Keep(&req.Extensions, jsontext.Value("true"))
 		case tc.Type == "file_search":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH
 		case tc.Type == "web_search_preview" || tc.Type == "web_search_preview_2025_03_11" || tc.Type == "web_search":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH
-			jsonx.KeepValue(&req.Extensions, thisDialect, extToolChoiceType, quote(tc.Type))
+			markToolChoiceType.Keep(&req.Extensions, quote(tc.Type))
 		case tc.Type == "computer_use_preview":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE
 		default:
@@ -265,7 +265,7 @@ func (e *encoder) tools(w *Request) error {
 			w.ToolChoice = &ToolChoice{Type: "function", Name: tc.GetName()}
 		case kindTypes[tc.GetKind()] != "":
 			typ := kindTypes[tc.GetKind()]
-			if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, extToolChoiceType); ok && e.same {
+			if v, ok := markToolChoiceType.Value(e.req.GetExtensions()); ok && e.same {
 				_ = jsonx.Unmarshal(v, &typ)
 			}
 			w.ToolChoice = &ToolChoice{Type: typ}
@@ -278,7 +278,7 @@ func (e *encoder) tools(w *Request) error {
 		return nil
 	}
 	switch names := tc.GetAllowedNames(); {
-	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), extAllowedTools):
+	case len(names) == 1 && mode == "required" && !e.has(e.req.GetExtensions(), markAllowedTools):
 		w.ToolChoice = &ToolChoice{Type: "function", Name: names[0]}
 	case len(names) > 0:
 		c := &ToolChoice{Type: "allowed_tools", AMode: mode, Unknown: e.take(e.req.GetExtensions(), "tool_choice")}
@@ -296,13 +296,13 @@ func (e *encoder) tools(w *Request) error {
 }
 
 func (e *encoder) tool(t *parleyv1.Tool, field string) (tool, bool, error) {
-	if e.same && jsonx.Has(t.GetExtensions(), thisDialect, extInInput) {
+	if e.same && markInInput.In(t.GetExtensions()) {
 		return tool{}, false, nil // it goes in its input item, whole
 	}
 	if f := t.GetFunction(); f != nil && f.GetNamespace() != "" {
 		return e.namespaceTool(t, f, field)
 	}
-	if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
+	if v, ok := markTool.Value(t.GetExtensions()); ok && e.same {
 		// A tool kept whole (a custom tool too, which other dialects get
 		// as a function) goes back to a service of this dialect as it came.
 		var wt tool
@@ -389,7 +389,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (tool, bool, error) {
 		}
 		return tool{Type: typ, DisplayWidth: new(int64(c.GetDisplayWidth())), DisplayHeight: new(int64(c.GetDisplayHeight())), Environment: env, Unknown: unknown}, true, nil
 	case nil:
-		if v, ok := jsonx.Value(t.GetExtensions(), thisDialect, extTool); ok && e.same {
+		if v, ok := markTool.Value(t.GetExtensions()); ok && e.same {
 			var wt tool
 			if err := jsonx.Unmarshal(v, &wt); err != nil {
 				return tool{}, false, err

@@ -273,7 +273,7 @@ func Take(ext *parleyv1.Extensions, d parleyv1.Dialect, prefix string) Unknown {
 	}
 	var out Unknown
 	for k, v := range ext.GetFields() {
-		if strings.HasPrefix(k, "@") {
+		if IsMark(k) {
 			continue // a spelling note, not a wire member
 		}
 		name, ok := under(k, prefix)

@@ -1,0 +1,57 @@
+package jsonx
+
+import (
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+)
+
+// Mark is one note a dialect keeps about its own spelling, in the
+// Extensions of the canonical message it concerns: that the content came
+// as a string rather than parts, which header version was sent, a raw
+// block with no canonical home. Only the same dialect's encoders read a
+// mark, so that a request or reply going back to its own dialect is
+// spelled as it came.
+//
+// Each dialect declares every mark it keeps in one file, marks.go: that
+// file is the whole record of what the dialect remembers about itself
+// beyond the canonical model. A mark's key starts with "@", which no wire
+// member does, so Take never returns it as an unknown member. The keys
+// are stored as they always were, so canonical messages saved by earlier
+// versions (stored responses) read the same.
+type Mark struct {
+	d   parleyv1.Dialect
+	key string
+}
+
+// NewMark declares a mark of dialect d. The key must start with "@".
+func NewMark(d parleyv1.Dialect, key string) Mark {
+	if !strings.HasPrefix(key, "@") {
+		panic("jsonx: a mark's key starts with @: " + key)
+	}
+	return Mark{d, key}
+}
+
+// Key returns the key the mark is stored under.
+func (m Mark) Key() string { return m.key }
+
+// Set records the mark as true in *ext, sharing one bag per mark when
+// *ext holds nothing else (see KeepFlag).
+func (m Mark) Set(ext **parleyv1.Extensions) { KeepFlag(ext, m.d, m.key) }
+
+// Keep records the mark with the raw JSON value v.
+func (m Mark) Keep(ext **parleyv1.Extensions, v jsontext.Value) { KeepValue(ext, m.d, m.key, v) }
+
+// In reports whether ext belongs to the mark's dialect and holds it.
+func (m Mark) In(ext *parleyv1.Extensions) bool { return Has(ext, m.d, m.key) }
+
+// Value returns the raw value the mark holds in ext, if any.
+func (m Mark) Value(ext *parleyv1.Extensions) (jsontext.Value, bool) {
+	return Value(ext, m.d, m.key)
+}
+
+// IsMark reports whether an Extensions key is a mark's rather than a wire
+// member's.
+func IsMark(key string) bool { return strings.HasPrefix(key, "@") }
