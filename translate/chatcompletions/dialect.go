@@ -2,9 +2,9 @@ package chatcompletions
 
 import (
 	"encoding/json"
-	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"net/http"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/openai"
 )

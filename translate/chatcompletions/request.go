@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -182,9 +180,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func quote(s string) jsontext.Value {
-	b, _ := jsonx.Marshal(s)
-	return b
 }

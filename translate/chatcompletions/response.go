@@ -45,7 +45,7 @@ func header(resp *parleyv1.Response, object string, created int64, tier, fingerp
 		if st, ok := openai.ServiceTier(*tier); ok {
 			resp.ServiceTier = st
 		} else {
-			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", quote(*tier))
+			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", jsonx.Quote(*tier))
 		}
 	}
 	if fingerprint != nil {

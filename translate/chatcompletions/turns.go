@@ -78,7 +78,7 @@ func decodeMessage(wm *message, i int, names map[string]string) (*parleyv1.Messa
 			}
 			p := translate.CallPart(tc.ID, tc.Function.Name, tc.Function.Arguments)
 			if tc.Type != "" && tc.Type != "function" {
-				markCallType.Keep(&p.Extensions, quote(tc.Type))
+				markCallType.KeepString(&p.Extensions, tc.Type)
 			}
 			jsonx.Keep(&p.Extensions, thisDialect, "", tc.Unknown)
 			jsonx.Keep(&p.Extensions, thisDialect, "function", tc.Function.Unknown)
@@ -199,8 +199,8 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 			tc := toolCall{ID: k.ToolCall.GetId(), Type: "function", Function: function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
 				Unknown: e.take(p.GetExtensions(), "")}
 			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
-			if v, ok := markCallType.Value(p.GetExtensions()); ok && e.same {
-				_ = jsonx.Unmarshal(v, &tc.Type)
+			if s, ok := markCallType.String(p.GetExtensions()); ok && e.same {
+				tc.Type = s
 			}
 			if tc.Function.Arguments == "" {
 				tc.Function.Arguments = "{}"

@@ -1,10 +1,7 @@
 package generatecontent
 
 import (
-	"github.com/go-json-experiment/json/jsontext"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
 // Finish reasons, from an upstream's reply and toward a client.
@@ -31,7 +28,7 @@ func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
 	if r, ok := finishReasons[s]; ok {
 		return r
 	}
-	markFinish.Keep(&c.Extensions, jsontext.Value(quote(s)))
+	markFinish.KeepString(&c.Extensions, s)
 	return parleyv1.FinishReason_FINISH_REASON_OTHER
 }
 
@@ -41,9 +38,7 @@ func finishReason(s string, c *parleyv1.Candidate) parleyv1.FinishReason {
 // nearest word for "cut short".
 func wireFinishReason(r parleyv1.FinishReason, c *parleyv1.Candidate, same bool) string {
 	if same {
-		if v, ok := markFinish.Value(c.GetExtensions()); ok {
-			var s string
-			_ = jsonx.Unmarshal(v, &s)
+		if s, ok := markFinish.String(c.GetExtensions()); ok {
 			return s
 		}
 	}

@@ -117,7 +117,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 		}
 		p.Kind = &parleyv1.Part_ExecutableCode{ExecutableCode: &parleyv1.ExecutableCode{Language: lang, Code: ec.Code, Id: ec.ID}}
 		if ec.Language != "" && ec.Language != "PYTHON" && ec.Language != "LANGUAGE_UNSPECIFIED" {
-			markLanguage.Keep(&p.Extensions, jsontext.Value(quote(ec.Language)))
+			markLanguage.KeepString(&p.Extensions, ec.Language)
 		}
 		jsonx.Keep(&p.Extensions, thisDialect, "executableCode", ec.Unknown)
 	case w.CodeExecutionResult != nil:
@@ -127,7 +127,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			return nil, translate.Invalid(path+".codeExecutionResult.outcome", "unknown outcome %q", cr.Outcome)
 		}
 		if cr.Outcome != "" && !strings.HasPrefix(cr.Outcome, "OUTCOME_") {
-			markOutcome.Keep(&p.Extensions, jsontext.Value(quote(cr.Outcome)))
+			markOutcome.KeepString(&p.Extensions, cr.Outcome)
 		}
 		p.Kind = &parleyv1.Part_CodeExecutionResult{CodeExecutionResult: &parleyv1.CodeExecutionResult{Outcome: outcome, Output: cr.Output, Id: cr.ID}}
 		jsonx.Keep(&p.Extensions, thisDialect, "codeExecutionResult", cr.Unknown)
@@ -217,14 +217,14 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		default:
 			w.ExecutableCode.Language = "LANGUAGE_UNSPECIFIED"
 		}
-		if v, ok := markLanguage.Value(p.GetExtensions()); ok && e.same {
-			_ = jsonx.Unmarshal(v, &w.ExecutableCode.Language)
+		if s, ok := markLanguage.String(p.GetExtensions()); ok && e.same {
+			w.ExecutableCode.Language = s
 		}
 	case *parleyv1.Part_CodeExecutionResult:
 		cr := k.CodeExecutionResult
 		w.CodeExecutionResult = &codeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId(), Unknown: e.partUnknown(p, "codeExecutionResult")}
-		if v, ok := markOutcome.Value(p.GetExtensions()); ok && e.same {
-			_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
+		if s, ok := markOutcome.String(p.GetExtensions()); ok && e.same {
+			w.CodeExecutionResult.Outcome = s
 		}
 	case *parleyv1.Part_HostedToolCall, *parleyv1.Part_HostedToolResult:
 		return Part{}, false, nil // another service's server tools
@@ -335,8 +335,8 @@ func (e clientEncoder) part(p *parleyv1.Part) (Part, bool, error) {
 		cr := k.CodeExecutionResult
 		w.CodeExecutionResult = &codeExecutionResult{Outcome: wireOutcome(cr.GetOutcome()), Output: cr.GetOutput(), ID: cr.GetId()}
 		if e.same {
-			if v, ok := markOutcome.Value(p.GetExtensions()); ok {
-				_ = jsonx.Unmarshal(v, &w.CodeExecutionResult.Outcome)
+			if s, ok := markOutcome.String(p.GetExtensions()); ok {
+				w.CodeExecutionResult.Outcome = s
 			}
 			w.CodeExecutionResult.Unknown = jsonx.Take(p.GetExtensions(), thisDialect, "codeExecutionResult")
 		}

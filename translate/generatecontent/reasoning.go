@@ -122,8 +122,7 @@ func (e *encoder) thinking() *thinkingConfig {
 	if eff := rc.GetEffort(); eff != parleyv1.ReasoningEffort_REASONING_EFFORT_UNSPECIFIED {
 		switch {
 		case level:
-			v, _ := markLevel.Value(e.req.GetExtensions())
-			_ = jsonx.Unmarshal(v, &tc.ThinkingLevel)
+			tc.ThinkingLevel, _ = markLevel.String(e.req.GetExtensions())
 		case eff == parleyv1.ReasoningEffort_REASONING_EFFORT_NONE:
 			tc.ThinkingBudget = ptr(int64(0))
 		case tc.ThinkingBudget == nil:

@@ -93,7 +93,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		req.Instructions = parts
 		jsonx.Keep(&req.Extensions, thisDialect, "systemInstruction", si.Unknown)
 		if si.Role != "" {
-			jsonx.KeepValue(&req.Extensions, thisDialect, "systemInstruction/role", jsontext.Value(quote(si.Role)))
+			jsonx.KeepValue(&req.Extensions, thisDialect, "systemInstruction/role", jsonx.Quote(si.Role))
 		}
 	}
 	for i := range w.Tools {
@@ -121,11 +121,6 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	return req, nil
 }
 
-func quote(s string) string {
-	b, _ := jsonx.Marshal(s)
-	return string(b)
-}
-
 type decoder struct {
 	turn int // index of the turn being decoded, for synthesised call ids
 }
@@ -142,7 +137,7 @@ func (d *decoder) content(c *Content, path string) (*parleyv1.Message, error) {
 		m.Role = parleyv1.Role_ROLE_ASSISTANT
 	case "function", "tool":
 		m.Role = parleyv1.Role_ROLE_TOOL
-		markRole.Keep(&m.Extensions, jsontext.Value(quote(c.Role)))
+		markRole.KeepString(&m.Extensions, c.Role)
 	default:
 		return nil, translate.Invalid(path+".role", "role must be one of user, model, function, tool, not %q", c.Role)
 	}
@@ -274,8 +269,8 @@ func (e *encoder) request() (*Request, error) {
 			return nil, err
 		}
 		w.SystemInstruction = &Content{Parts: parts, Unknown: e.take("systemInstruction")}
-		if v, ok := jsonx.Value(e.req.GetExtensions(), thisDialect, "systemInstruction/role"); ok && e.same {
-			_ = jsonx.Unmarshal(v, &w.SystemInstruction.Role)
+		if s, ok := jsonx.String(e.req.GetExtensions(), thisDialect, "systemInstruction/role"); ok && e.same {
+			w.SystemInstruction.Role = s
 			// The role is kept under the systemInstruction prefix, so
 			// take returned it too: written from both, it would be
 			// sent twice.
@@ -316,8 +311,8 @@ func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, er
 		c.Role = "model"
 	}
 	if e.same {
-		if v, ok := markRole.Value(m.GetExtensions()); ok {
-			_ = jsonx.Unmarshal(v, &c.Role)
+		if s, ok := markRole.String(m.GetExtensions()); ok {
+			c.Role = s
 		}
 		c.Unknown = jsonx.Take(m.GetExtensions(), thisDialect, "")
 	}

@@ -71,7 +71,7 @@ func (d responseDecoder) candidate(w *candidate, i int) (*parleyv1.Candidate, er
 			c.Parts = append(c.Parts, p)
 		}
 		if w.Content.Role != "model" {
-			jsonx.KeepValue(&c.Extensions, thisDialect, "content/role", jsontext.Value(quote(w.Content.Role)))
+			jsonx.KeepValue(&c.Extensions, thisDialect, "content/role", jsonx.Quote(w.Content.Role))
 		}
 		jsonx.Keep(&c.Extensions, thisDialect, "content", w.Content.Unknown)
 	}
@@ -139,8 +139,8 @@ func (e clientEncoder) candidate(c *parleyv1.Candidate, stream bool) (candidate,
 	if len(parts) > 0 || !stream {
 		w.Content = &Content{Role: "model", Parts: parts}
 		if e.same {
-			if v, ok := jsonx.Value(c.GetExtensions(), thisDialect, "content/role"); ok {
-				_ = jsonx.Unmarshal(v, &w.Content.Role)
+			if s, ok := jsonx.String(c.GetExtensions(), thisDialect, "content/role"); ok {
+				w.Content.Role = s
 			}
 			w.Content.Unknown = jsonx.Take(c.GetExtensions(), thisDialect, "content")
 			// The role came back among the content's members too; it

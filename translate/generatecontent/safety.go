@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -97,7 +95,7 @@ func readPromptFeedback(w *promptFeedback, ext **parleyv1.Extensions) *parleyv1.
 			pf.BlockReason = parleyv1.BlockReason(v)
 		} else {
 			pf.BlockReason = parleyv1.BlockReason_BLOCK_REASON_OTHER
-			markBlockReason.Keep(ext, jsontext.Value(quote(w.BlockReason)))
+			markBlockReason.KeepString(ext, w.BlockReason)
 		}
 	}
 	jsonx.Keep(ext, thisDialect, "promptFeedback", w.Unknown)
@@ -113,8 +111,8 @@ func wirePromptFeedback(pf *parleyv1.PromptFeedback, resp *parleyv1.Response, sa
 		w.BlockReason = strings.TrimPrefix(pf.GetBlockReason().String(), "BLOCK_REASON_")
 	}
 	if same {
-		if v, ok := markBlockReason.Value(resp.GetExtensions()); ok {
-			_ = jsonx.Unmarshal(v, &w.BlockReason)
+		if s, ok := markBlockReason.String(resp.GetExtensions()); ok {
+			w.BlockReason = s
 		}
 		w.Unknown = jsonx.Take(resp.GetExtensions(), thisDialect, "promptFeedback")
 	}

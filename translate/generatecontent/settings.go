@@ -119,7 +119,7 @@ func readGenerationConfig(req *parleyv1.Request, gc *generationConfig) error {
 				return translate.Invalid(p+"thinkingConfig.thinkingLevel", "thinkingLevel must be one of MINIMAL, LOW, MEDIUM, HIGH")
 			}
 			rc.Effort = e
-			markLevel.Keep(&req.Extensions, jsontext.Value(quote(tc.ThinkingLevel)))
+			markLevel.KeepString(&req.Extensions, tc.ThinkingLevel)
 		}
 		jsonx.Keep(&req.Extensions, thisDialect, "generationConfig/thinkingConfig", tc.Unknown)
 		req.Reasoning = rc
@@ -279,8 +279,8 @@ func (e *encoder) responseFormat(w *generationConfig) error {
 		w.ResponseMimeType = "application/json"
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA:
 		w.ResponseMimeType = "application/json"
-		if v, ok := markMime.Value(e.req.GetExtensions()); ok && e.same {
-			_ = jsonx.Unmarshal(v, &w.ResponseMimeType)
+		if s, ok := markMime.String(e.req.GetExtensions()); ok && e.same {
+			w.ResponseMimeType = s
 		}
 	case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_ENUM:
 		w.ResponseMimeType = "text/x.enum"

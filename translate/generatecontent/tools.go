@@ -62,7 +62,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 			}
 			ws.DynamicRetrieval.Threshold = drc.DynamicThreshold
 			if drc.Mode != "" && drc.Mode != "MODE_DYNAMIC" {
-				markMode.Keep(&t.Extensions, jsontext.Value(quote(drc.Mode)))
+				markMode.KeepString(&t.Extensions, drc.Mode)
 			}
 			jsonx.Keep(&t.Extensions, thisDialect, "googleSearchRetrieval/dynamicRetrievalConfig", drc.Unknown)
 		}
@@ -123,7 +123,7 @@ func readToolConfig(req *parleyv1.Request, tc *toolConfig) error {
 		return translate.Invalid("toolConfig.functionCallingConfig.mode", "mode must be one of MODE_UNSPECIFIED, AUTO, ANY, NONE, VALIDATED")
 	}
 	if fcc.Mode != "" && fcc.Mode != strings.ToUpper(fcc.Mode) || strings.ToUpper(fcc.Mode) == "VALIDATED" || strings.ToUpper(fcc.Mode) == "MODE_UNSPECIFIED" {
-		markMode.Keep(&req.Extensions, jsontext.Value(quote(fcc.Mode)))
+		markMode.KeepString(&req.Extensions, fcc.Mode)
 	}
 	jsonx.Keep(&req.Extensions, thisDialect, "toolConfig/functionCallingConfig", fcc.Unknown)
 	req.ToolChoice = out
@@ -157,8 +157,8 @@ func (e *encoder) tools() ([]Tool, error) {
 					if dr.GetMode() == parleyv1.DynamicRetrievalMode_DYNAMIC_RETRIEVAL_MODE_DYNAMIC {
 						gsr.DynamicRetrievalConfig.Mode = "MODE_DYNAMIC"
 					}
-					if v, ok := markMode.Value(t.GetExtensions()); ok && e.same {
-						_ = jsonx.Unmarshal(v, &gsr.DynamicRetrievalConfig.Mode)
+					if s, ok := markMode.String(t.GetExtensions()); ok && e.same {
+						gsr.DynamicRetrievalConfig.Mode = s
 					}
 				}
 				out = append(out, Tool{GoogleSearchRetrieval: gsr})
@@ -274,8 +274,8 @@ func (e *encoder) toolConfig() *toolConfig {
 			fcc.AllowedFunctionNames = []string{tc.GetName()}
 		}
 	}
-	if v, ok := markMode.Value(e.req.GetExtensions()); ok && e.same {
-		_ = jsonx.Unmarshal(v, &fcc.Mode)
+	if s, ok := markMode.String(e.req.GetExtensions()); ok && e.same {
+		fcc.Mode = s
 	}
 	if fcc.Mode == "" && len(fcc.AllowedFunctionNames) == 0 && len(fcc.Unknown) == 0 {
 		// Only parallel_calls was set, which this dialect has no switch for.
@@ -370,7 +370,7 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 			if w, ok := e.nestedMedia(c); ok {
 				name := fmt.Sprintf("%s-%d%s", sanitizeID(tr.GetCallId()), len(nested), mediaExt(c.GetMedia()))
 				if w.InlineData != nil {
-					w.InlineData.Unknown = jsonx.Unknown{"displayName": quoteValue(name)}
+					w.InlineData.Unknown = jsonx.Unknown{"displayName": jsonx.Quote(name)}
 				}
 				nested = append(nested, functionResponsePart{InlineData: w.InlineData, FileData: w.FileData})
 				fmt.Fprintf(&text, "[%s attached to this response: %s]", describeMedia(c.GetMedia()), name)
@@ -574,9 +574,4 @@ func mediaExt(m *parleyv1.Media) string {
 		return ".txt"
 	}
 	return ""
-}
-
-func quoteValue(s string) jsontext.Value {
-	b, _ := jsontext.AppendQuote(nil, s)
-	return b
 }

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -22,7 +20,7 @@ const DefaultVersion = "2023-06-01"
 func headers(req *parleyv1.Request, h http.Header) {
 	version := firstHeader(h, "anthropic-version", "provider-version")
 	if version != "" {
-		markVersion.Keep(&req.Extensions, jsontext.Value(quote(version)))
+		markVersion.KeepString(&req.Extensions, version)
 	}
 	var betas []string
 	seen := map[string]bool{}

@@ -363,11 +363,6 @@ func (e *encoder) systemBlock(p *parleyv1.Part, field string) (Block, bool, erro
 	return b, true, nil
 }
 
-func quote(s string) string {
-	b, _ := jsonx.Marshal(s)
-	return string(b)
-}
-
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {

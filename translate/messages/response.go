@@ -190,8 +190,8 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 			break
 		}
 		typ := defaultResultType(k.HostedToolResult.GetKind())
-		if v, ok := markType.Value(p.GetExtensions()); ok {
-			_ = jsonx.Unmarshal(v, &typ)
+		if s, ok := markType.String(p.GetExtensions()); ok {
+			typ = s
 		}
 		out = append(out, Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput()), Unknown: unknown})
 	case nil:

@@ -122,17 +122,17 @@ func readTool(w *tool, path string) (*parleyv1.Tool, error) {
 		}
 		t.Kind = &parleyv1.Tool_WebSearch{WebSearch: ws}
 		if w.Name != "web_search" {
-			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsontext.Value(quote(w.Name)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsonx.Quote(w.Name))
 		}
 	case kind == parleyv1.ToolKind_TOOL_KIND_CODE_EXECUTION:
 		t.Kind = &parleyv1.Tool_CodeExecution{CodeExecution: &parleyv1.CodeExecutionTool{Version: w.Type}}
 		if w.Name != "code_execution" {
-			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsontext.Value(quote(w.Name)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsonx.Quote(w.Name))
 		}
 	case kind == parleyv1.ToolKind_TOOL_KIND_URL_CONTEXT:
 		t.Kind = &parleyv1.Tool_UrlContext{UrlContext: &parleyv1.UrlContextTool{Version: w.Type}}
 		if w.Name != "web_fetch" {
-			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsontext.Value(quote(w.Name)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "name", jsonx.Quote(w.Name))
 		}
 	default:
 		// A tool type Parley does not model (memory, tool search, MCP
@@ -146,7 +146,7 @@ func readTool(w *tool, path string) (*parleyv1.Tool, error) {
 	}
 	if t.GetFunction() == nil {
 		if w.Description != nil {
-			jsonx.KeepValue(&t.Extensions, thisDialect, "description", jsontext.Value(quote(*w.Description)))
+			jsonx.KeepValue(&t.Extensions, thisDialect, "description", jsonx.Quote(*w.Description))
 		}
 		if len(w.InputSchema) > 0 {
 			jsonx.KeepValue(&t.Extensions, thisDialect, "input_schema", w.InputSchema)

@@ -197,7 +197,7 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 			hr := &parleyv1.HostedToolResult{CallId: b.ToolUseID, Kind: kind, Output: string(b.Content), IsError: isErrorContent(b.Content)}
 			p.Kind = &parleyv1.Part_HostedToolResult{HostedToolResult: hr}
 			if b.Type != defaultResultType(kind) {
-				markType.Keep(&p.Extensions, jsontext.Value(quote(b.Type)))
+				markType.KeepString(&p.Extensions, b.Type)
 			}
 			break
 		}
@@ -348,8 +348,8 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			return nil, nil
 		}
 		typ := defaultResultType(k.HostedToolResult.GetKind())
-		if v, ok := markType.Value(p.GetExtensions()); ok {
-			_ = jsonx.Unmarshal(v, &typ)
+		if s, ok := markType.String(p.GetExtensions()); ok {
+			typ = s
 		}
 		return one(Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput())}), nil
 	case *parleyv1.Part_ItemReference:

@@ -1,7 +1,6 @@
 package messages
 
 import (
-	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -98,7 +97,7 @@ func serviceTier(s string, ext **parleyv1.Extensions) parleyv1.ServiceTier {
 	case "priority":
 		return parleyv1.ServiceTier_SERVICE_TIER_PRIORITY
 	}
-	jsonx.KeepValue(ext, thisDialect, "usage/service_tier", jsontext.Value(quote(s)))
+	jsonx.KeepValue(ext, thisDialect, "usage/service_tier", jsonx.Quote(s))
 	return parleyv1.ServiceTier_SERVICE_TIER_UNSPECIFIED
 }
 

@@ -245,10 +245,10 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 
 func keepIDStatus(m *parleyv1.Message, it *Item) {
 	if it.ID != "" {
-		markID.Keep(&m.Extensions, quote(it.ID))
+		markID.KeepString(&m.Extensions, it.ID)
 	}
 	if it.Status != "" {
-		markStatus.Keep(&m.Extensions, quote(it.Status))
+		markStatus.KeepString(&m.Extensions, it.Status)
 	}
 }
 
@@ -355,11 +355,11 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 }
 
 func (e *encoder) idStatus(it *Item, m *parleyv1.Message) {
-	if v, ok := markID.Value(m.GetExtensions()); ok && e.same {
-		_ = jsonx.Unmarshal(v, &it.ID)
+	if s, ok := markID.String(m.GetExtensions()); ok && e.same {
+		it.ID = s
 	}
-	if v, ok := markStatus.Value(m.GetExtensions()); ok && e.same {
-		_ = jsonx.Unmarshal(v, &it.Status)
+	if s, ok := markStatus.String(m.GetExtensions()); ok && e.same {
+		it.Status = s
 	}
 }
 

@@ -37,7 +37,7 @@ func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part,
 			jsonx.KeepValue(&p.Extensions, thisDialect, "annotations", raw)
 		}
 		if w.Type == "output_text" {
-			markType.Keep(&p.Extensions, quote(w.Type))
+			markType.KeepString(&p.Extensions, w.Type)
 		}
 	case "refusal":
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{Text: deref(w.Refusal)}}}
@@ -96,8 +96,8 @@ func (e *encoder) content(p *parleyv1.Part, role parleyv1.Role, field string) (*
 		if role == parleyv1.Role_ROLE_ASSISTANT {
 			typ = "output_text"
 		}
-		if v, ok := markType.Value(p.GetExtensions()); ok && e.same {
-			_ = jsonx.Unmarshal(v, &typ)
+		if s, ok := markType.String(p.GetExtensions()); ok && e.same {
+			typ = s
 		}
 		cp := &ContentPart{Type: typ, Text: &k.Text.Text, Unknown: unknown}
 		if typ == "output_text" {

@@ -223,8 +223,3 @@ func deref(s *string) string {
 	}
 	return *s
 }
-
-func quote(s string) jsontext.Value {
-	b, _ := jsonx.Marshal(s)
-	return b
-}

@@ -39,7 +39,7 @@ func decodeResponse(w *Response, t translate.Target) (*parleyv1.Response, error)
 		if st, ok := openai.ServiceTier(*w.ServiceTier); ok {
 			resp.ServiceTier = st
 		} else {
-			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", quote(*w.ServiceTier))
+			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", jsonx.Quote(*w.ServiceTier))
 		}
 	}
 	for _, name := range echoMembers {

@@ -477,7 +477,7 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 		_, d := openai.ErrorObject(e)
 		code := d.Code
 		if string(code) == "null" || len(code) == 0 {
-			code = quote(d.Type)
+			code = jsonx.Quote(d.Type)
 		}
 		return s.emit(w, &event{Type: "error", Code: code, Message: d.Message, Param: d.Param})
 	}

@@ -211,7 +211,7 @@ func decodeToolChoice(req *parleyv1.Request, w *Request) error {
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH
 		case tc.Type == "web_search_preview" || tc.Type == "web_search_preview_2025_03_11" || tc.Type == "web_search":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH
-			markToolChoiceType.Keep(&req.Extensions, quote(tc.Type))
+			markToolChoiceType.KeepString(&req.Extensions, tc.Type)
 		case tc.Type == "computer_use_preview":
 			c.Mode, c.Kind = parleyv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE
 		default:
@@ -265,8 +265,8 @@ func (e *encoder) tools(w *Request) error {
 			w.ToolChoice = &ToolChoice{Type: "function", Name: tc.GetName()}
 		case kindTypes[tc.GetKind()] != "":
 			typ := kindTypes[tc.GetKind()]
-			if v, ok := markToolChoiceType.Value(e.req.GetExtensions()); ok && e.same {
-				_ = jsonx.Unmarshal(v, &typ)
+			if s, ok := markToolChoiceType.String(e.req.GetExtensions()); ok && e.same {
+				typ = s
 			}
 			w.ToolChoice = &ToolChoice{Type: typ}
 		default:

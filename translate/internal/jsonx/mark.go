@@ -55,3 +55,35 @@ func (m Mark) Value(ext *parleyv1.Extensions) (jsontext.Value, bool) {
 // IsMark reports whether an Extensions key is a mark's rather than a wire
 // member's.
 func IsMark(key string) bool { return strings.HasPrefix(key, "@") }
+
+// KeepString records the mark with the string s.
+func (m Mark) KeepString(ext **parleyv1.Extensions, s string) {
+	KeepValue(ext, m.d, m.key, Quote(s))
+}
+
+// String returns the string the mark holds in ext; ok is false when it
+// holds none, or a value that is not a string.
+func (m Mark) String(ext *parleyv1.Extensions) (string, bool) {
+	return String(ext, m.d, m.key)
+}
+
+// String returns the string stored under name, when ext belongs to d and
+// holds one there; ok is false for a value of any other kind.
+func String(ext *parleyv1.Extensions, d parleyv1.Dialect, name string) (string, bool) {
+	v, ok := Value(ext, d, name)
+	if !ok || v.Kind() != '"' {
+		return "", false
+	}
+	var s string
+	if err := Unmarshal(v, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Quote returns s as a JSON string. Invalid UTF-8 becomes U+FFFD, so the
+// value is always well formed.
+func Quote(s string) jsontext.Value {
+	b, _ := jsontext.AppendQuote(nil, s)
+	return b
+}
