@@ -97,11 +97,6 @@ func InvalidField(field, format string, args ...any) error {
 	return fieldError(CodeInvalidField, field, format, args...)
 }
 
-// HookRefused is the error for a notify_hook that may not be called.
-func HookRefused(format string, args ...any) error {
-	return fieldError(CodeHookRefused, "notify_hook", format, args...)
-}
-
 // decodeError turns a JSON decode error into an envelope error: a body
 // that is not a JSON object is invalid_json, a member of the wrong type is
 // invalid_field naming it.
