@@ -82,9 +82,13 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	if d.done {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("a chunk after [DONE]"))
 	}
-	var w chunk
-	if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
-		return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("chunk: %w", err))
+	r := chunkReaders.Get().(*chunkReader)
+	defer chunkReaders.Put(r)
+	w, quick := r.read(ev.Data, !d.phase.Started())
+	if !quick {
+		if err := jsonx.Unmarshal(ev.Data, w); err != nil {
+			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("chunk: %w", err))
+		}
 	}
 	if len(w.Error) > 0 && string(w.Error) != "null" {
 		var detail openai.ErrorDetail

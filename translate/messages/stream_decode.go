@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -289,7 +286,7 @@ func quickDelta(b []byte, w *event) bool {
 		if end < 0 || string(str[end:]) != "}}" {
 			return false
 		}
-		s, ok := unquote(str[:end])
+		s, ok := jsonx.Unquote(str[:end])
 		if !ok {
 			return false
 		}
@@ -314,23 +311,4 @@ func stringEnd(b []byte) int {
 		}
 	}
 	return -1
-}
-
-// unquote is the text of a JSON string token: the bytes between its
-// quotes when nothing in them needs reading (no escape, no control
-// character, valid UTF-8), else as jsontext unquotes it.
-func unquote(tok []byte) (string, bool) {
-	inner := tok[1 : len(tok)-1]
-	plain := utf8.Valid(inner)
-	for _, c := range inner {
-		if c == '\\' || c < 0x20 {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(inner), true
-	}
-	text, err := jsontext.AppendUnquote(nil, tok)
-	return string(text), err == nil
 }

@@ -367,3 +367,26 @@ func ReadStringOrObject[T any](dec *jsontext.Decoder, obj *T, what string) (stri
 	}
 	return "", errors.New(what + " must be a string or an object")
 }
+
+// Unquote is the text of a JSON string token: the bytes between its
+// quotes when nothing in them needs reading (no escape, no control
+// character, valid UTF-8), else as jsontext unquotes it. ok is false for
+// a token that is not a valid JSON string.
+func Unquote(tok []byte) (string, bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return "", false
+	}
+	inner := tok[1 : len(tok)-1]
+	plain := utf8.Valid(inner)
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 || c == '"' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(inner), true
+	}
+	text, err := jsontext.AppendUnquote(nil, tok)
+	return string(text), err == nil
+}
