@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -223,7 +224,7 @@ func (x *clientRequest) fail(err error) {
 
 // done records the request in the log and the metrics.
 func (x *clientRequest) done(e *parleyv1.Error) {
-	x.finish(x.s, x.c.label, x.status, e, "path", x.r.URL.Path)
+	x.finish(x.s, x.c.label, x.status, e, slog.String("path", x.r.URL.Path))
 }
 
 // govern admits a generation request against its key's limits, before
@@ -299,8 +300,8 @@ func (m *meter) settle(dialect string, status int, e *parleyv1.Error, elapsed ti
 func (m *meter) ctx() context.Context { return context.Background() }
 
 // finish records a finished request in the metrics and writes its log
-// line; where names the request (path or procedure, and more pairs).
-func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...any) {
+// line; where names the request (path or procedure, and the key).
+func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error, where ...slog.Attr) {
 	elapsed := time.Since(m.start)
 	m.settle(dialect, status, e, elapsed)
 	if m.inFlight != nil {
@@ -314,22 +315,26 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	s.now.observe(m.call.Upstream, sample{at: m.start.UnixNano(), duration: elapsed, ttft: m.ttft, failed: status >= 500 || status == http.StatusTooManyRequests && m.call.Upstream != ""})
 	m.endSpan(dialect, status, e)
 	s.observe(outcome{dialect: dialect, status: status, call: &m.call, elapsed: elapsed, ttft: m.ttft, usage: m.usage})
-	attrs := append([]any{"id", m.id, "dialect", dialect}, where...)
-	attrs = append(attrs, "status", status, "model", m.call.Model, "upstream", m.call.Upstream,
-		"attempts", m.call.Attempts, "duration", elapsed.Round(time.Microsecond))
+	// Attributes rather than pairs of any: an int or a duration in an any
+	// is one allocation each, on every request.
+	var buf [16]slog.Attr
+	attrs := append(buf[:0], slog.String("id", m.id), slog.String("dialect", dialect))
+	attrs = append(attrs, where...)
+	attrs = append(attrs, slog.Int("status", status), slog.String("model", m.call.Model), slog.String("upstream", m.call.Upstream),
+		slog.Int("attempts", m.call.Attempts), slog.Duration("duration", elapsed.Round(time.Microsecond)))
 	if m.usage != nil {
-		attrs = append(attrs, "input_tokens", m.usage.GetInputTokens(), "output_tokens", m.usage.GetOutputTokens())
+		attrs = append(attrs, slog.Int64("input_tokens", m.usage.GetInputTokens()), slog.Int64("output_tokens", m.usage.GetOutputTokens()))
 	}
 	if op := m.call.Operation; op != "" && op != dispatch.OperationChat {
-		attrs = append(attrs, "operation", op)
+		attrs = append(attrs, slog.String("operation", op))
 	}
 	if m.call.Forwarded {
-		attrs = append(attrs, "forwarded", true)
+		attrs = append(attrs, slog.Bool("forwarded", true))
 	}
 	if e != nil {
-		attrs = append(attrs, "error", e.GetCode().String())
+		attrs = append(attrs, slog.String("error", e.GetCode().String()))
 	}
-	s.log.Info("request", attrs...)
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request", attrs...)
 }
 
 // serve answers a generation request, whole or streamed.

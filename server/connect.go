@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -102,11 +103,11 @@ func (g rpcGate) end(r *rpc, err error) *connect.Error {
 		}
 		ce.Meta().Set("X-Request-Id", r.id)
 	}
-	where := []any{"procedure", r.procedure}
 	if r.p != nil {
-		where = append(where, "key", r.p.name)
+		r.finish(g.s, "connect", status, e, slog.String("procedure", r.procedure), slog.String("key", r.p.name))
+	} else {
+		r.finish(g.s, "connect", status, e, slog.String("procedure", r.procedure))
 	}
-	r.finish(g.s, "connect", status, e, where...)
 	if err == nil {
 		return nil
 	}
