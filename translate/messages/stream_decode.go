@@ -40,11 +40,12 @@ type streamDecoder struct {
 	toolUse  bool
 	usage    usage // the latest counts, merged
 	finished bool
+	quick    quickEvent
 }
 
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
 	var w event
-	if !quickDelta(ev.Data, &w) {
+	if !d.quick.read(ev.Data, &w) {
 		if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
 		}
@@ -263,17 +264,67 @@ var quickDeltaForms = []struct {
 	{[]byte(`,"delta":{"type":"thinking_delta","thinking":`), "thinking_delta", func(d *delta, s *string) { d.Thinking = s }},
 }
 
-func quickDelta(b []byte, w *event) bool {
-	if !bytes.HasPrefix(b, quickDeltaPrefix) {
-		return false
+// quickEvent holds what quick forms read, so that reading one allocates
+// nothing but its text; an event read from it is valid until the next.
+type quickEvent struct {
+	index int64
+	delta delta
+	text  string
+}
+
+// quickSmall are events whose whole form is fixed.
+var quickSmall = []struct {
+	form []byte
+	typ  string
+}{
+	{[]byte(`{"type":"message_stop"}`), "message_stop"},
+	{[]byte(`{"type":"ping"}`), "ping"},
+}
+
+var quickStopPrefix = []byte(`{"type":"content_block_stop","index":`)
+
+// read reads the events of a fixed form without reflection: text,
+// argument and thinking deltas, block stops, message stops and pings, as
+// the service writes them. ok is false for anything else (another
+// spelling, more members), which jsonx.Unmarshal then reads.
+func (q *quickEvent) read(b []byte, w *event) bool {
+	for _, f := range quickSmall {
+		if bytes.Equal(b, f.form) {
+			*w = event{Type: f.typ}
+			return true
+		}
 	}
-	b = b[len(quickDeltaPrefix):]
+	if rest, ok := bytes.CutPrefix(b, quickStopPrefix); ok {
+		n, ok := q.quickIndex(rest)
+		if !ok || string(rest[n:]) != "}" {
+			return false
+		}
+		*w = event{Type: "content_block_stop", Index: &q.index}
+		return true
+	}
+	return q.blockDelta(b, w)
+}
+
+// quickIndex reads the index b starts with: n digits, no leading zero.
+func (q *quickEvent) quickIndex(b []byte) (n int, ok bool) {
 	var index int64
-	n := 0
 	for ; n < len(b) && n < 9 && b[n] >= '0' && b[n] <= '9'; n++ {
 		index = index*10 + int64(b[n]-'0')
 	}
 	if n == 0 || n == 9 || n > 1 && b[0] == '0' {
+		return 0, false
+	}
+	q.index = index
+	return n, true
+}
+
+func (q *quickEvent) blockDelta(b []byte, w *event) bool {
+	if !bytes.HasPrefix(b, quickDeltaPrefix) {
+		return false
+	}
+	b = b[len(quickDeltaPrefix):]
+	n, ok := q.quickIndex(b)
+	if !ok {
 		return false
 	}
 	b = b[n:]
@@ -290,8 +341,10 @@ func quickDelta(b []byte, w *event) bool {
 		if !ok {
 			return false
 		}
-		*w = event{Type: "content_block_delta", Index: &index, Delta: &delta{Type: f.typ}}
-		f.set(w.Delta, &s)
+		q.text = s
+		q.delta = delta{Type: f.typ}
+		f.set(&q.delta, &q.text)
+		*w = event{Type: "content_block_delta", Index: &q.index, Delta: &q.delta}
 		return true
 	}
 	return false
