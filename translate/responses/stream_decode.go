@@ -84,9 +84,13 @@ func (s *streamDecoder) delta(dst []*parleyv1.StreamEvent, pd *parleyv1.PartDelt
 }
 
 func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*parleyv1.StreamEvent, error) {
-	var w event
-	if err := jsonx.Unmarshal(e.Data, &w); err != nil {
-		return dst, protocol("event %q: %w", e.Type, err)
+	r := deltaReaders.Get().(*deltaReader)
+	defer deltaReaders.Put(r)
+	w, quick := r.read(e.Data)
+	if !quick {
+		if err := jsonx.Unmarshal(e.Data, w); err != nil {
+			return dst, protocol("event %q: %w", e.Type, err)
+		}
 	}
 	if w.Type == "" {
 		w.Type = e.Type
@@ -116,7 +120,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		resp.Candidates, resp.Usage, resp.Status = nil, nil, parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}}), nil
 	case "response.output_item.added":
-		return s.itemAdded(dst, &w)
+		return s.itemAdded(dst, w)
 	case "response.content_part.added":
 		if w.OutputIndex == nil || w.ContentIndex == nil || w.Part == nil {
 			return dst, protocol("content_part.added without output_index, content_index or part")
@@ -179,7 +183,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		}
 		return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningSummary{ReasoningSummary: &parleyv1.ReasoningSummaryDelta{SummaryIndex: idx, Text: deref(w.Delta)}}}), nil
 	case "response.output_item.done":
-		return s.itemDone(dst, &w)
+		return s.itemDone(dst, w)
 	case "response.completed", "response.incomplete":
 		if s.open >= 0 {
 			return dst, protocol("%s while part %d is open", w.Type, s.open)

@@ -3,6 +3,7 @@ package responses
 import (
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
@@ -42,6 +43,8 @@ type streamEncoder struct {
 	usage   *parleyv1.Usage
 	reason  parleyv1.FinishReason
 	message string
+	// deltaBuf holds the last text delta written without reflection.
+	deltaBuf []byte
 }
 
 func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
@@ -52,6 +55,33 @@ func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 		return err
 	}
 	return w.Event(e.Type, b)
+}
+
+// textDelta writes the output_text.delta event of the open part, the
+// event most streams are made of, without reflection: the same bytes emit
+// writes (TestTextDeltaIsTheMarshalledEvent). ok is false when a string
+// cannot be written (invalid UTF-8), for emit to report.
+func (s *streamEncoder) textDelta(id, text string) (b []byte, ok bool) {
+	b = append(s.deltaBuf[:0], `{"type":"response.output_text.delta","sequence_number":`...)
+	b = strconv.AppendInt(b, s.seq, 10)
+	b = append(b, `,"output_index":`...)
+	b = strconv.AppendInt(b, s.out, 10)
+	var err error
+	if id != "" {
+		b = append(b, `,"item_id":`...)
+		if b, err = jsontext.AppendQuote(b, id); err != nil {
+			return nil, false
+		}
+	}
+	b = append(b, `,"content_index":`...)
+	b = strconv.AppendInt(b, s.content, 10)
+	b = append(b, `,"delta":`...)
+	if b, err = jsontext.AppendQuote(b, text); err != nil {
+		return nil, false
+	}
+	b = append(b, `,"logprobs":[]}`...)
+	s.deltaBuf = b
+	return b, true
 }
 
 func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Response {
@@ -336,6 +366,10 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		s.pending = append(s.pending, d.Text...)
 		if d.Text == "" {
 			return nil
+		}
+		if b, ok := s.textDelta(id, d.Text); ok {
+			s.seq++
+			return w.Event("response.output_text.delta", b)
 		}
 		return s.emit(w, &event{Type: "response.output_text.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Text), Logprobs: emptyList})
 	case *parleyv1.PartDelta_Refusal:

@@ -1,0 +1,165 @@
+package responses
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// recordedEvents are the data lines of every recorded responses stream in
+// the repository.
+func recordedEvents(t testing.TB) [][]byte {
+	var out [][]byte
+	err := filepath.WalkDir(filepath.Join("..", "..", "testdata"), func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || filepath.Ext(path) != ".sse" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(data, []byte(`"type":"response.`)) {
+			return err
+		}
+		for line := range bytes.Lines(data) {
+			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data: ")); ok {
+				out = append(out, bytes.Clone(d))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// quickVariants are delta events as other servers write them, and events
+// the quick reader leaves to the reflective one (after the first eight).
+var quickVariants = []string{
+	`{"delta":"Hi","content_index":0,"output_index":1,"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","logprobs":[],"obfuscation":"aB3"}`,
+	`{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"a \"q\" \\ \n \u00e9 \ud83c\udf0d"}`,
+	`{"type":"response.refusal.delta","output_index":0,"content_index":1,"delta":"no","item_id":null,"logprobs":null}`,
+	`{"type":"response.function_call_arguments.delta","output_index":2,"delta":"{\"a\":","item_id":"fc_1"}`,
+	`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":3,"delta":"think","sequence_number":null}`,
+	`{"type":"response.reasoning_text.delta","output_index":0,"content_index":0,"delta":""}`,
+	`{"type":"response.output_text.delta","output_index":null,"content_index":0,"delta":null}`,
+	`{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"x","logprobs":[{"token":"x","logprob":-0.1}]}`,
+	// Left to the reflective reader.
+	`{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"x"}`,
+	`{"type":"response.output_text.delta","output_index":0,"delta":"x","extra":1}`,
+	`{"type":"response.output_text.delta","type":"response.refusal.delta","delta":"x"}`,
+	`{"type":"response.output_text.delta","output_index":"0","delta":"x"}`,
+	`{"type":"response.output_text.delta","output_index":0,"delta":5}`,
+	`{"type":"response.output_text.delta","item_id":7,"delta":"x"}`,
+	`{"type":null,"delta":"x"}`,
+	`{"\u0074ype":"response.output_text.delta","delta":"x"}`,
+	`{"type":"response.output_text.delta","delta":"x"} {}`,
+	"{\"type\":\"response.output_text.delta\",\"delta\":\"\xff\"}",
+}
+
+// checkQuick: when the quick reader reads an event, the reflective
+// decoder reads it too, to the same values but for the members a delta
+// never needs.
+func checkQuick(t *testing.T, data []byte) bool {
+	t.Helper()
+	var r deltaReader
+	w, ok := r.read(data)
+	if !ok {
+		return false
+	}
+	got := *w
+	var want event
+	if err := jsonx.Unmarshal(data, &want); err != nil {
+		t.Fatalf("the quick reader read %s, which jsonx.Unmarshal refuses: %v", data, err)
+	}
+	want.ItemID, want.SequenceNumber, want.Logprobs, want.Obfuscation, want.Unknown = "", nil, nil, "", nil
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("event %s:\nquick      %+v\nreflective %+v", data, got, want)
+	}
+	return true
+}
+
+func TestQuickEventReadsAsTheReflectiveDecoder(t *testing.T) {
+	deltas := 0
+	for _, d := range recordedEvents(t) {
+		quick := checkQuick(t, d)
+		isDelta := bytes.Contains(d, []byte(`.delta"`)) && !bytes.Contains(d, []byte(`"response.output_text.annotation`))
+		if isDelta {
+			deltas++
+		}
+		if isDelta != quick {
+			t.Errorf("quick %v for the recorded event %s", quick, d)
+		}
+	}
+	if deltas < 20 {
+		t.Errorf("only %d recorded deltas", deltas)
+	}
+	for i, v := range quickVariants {
+		if quick := checkQuick(t, []byte(v)); quick != (i < 8) {
+			t.Errorf("quick %v for %s", quick, v)
+		}
+	}
+}
+
+func FuzzQuickEvent(f *testing.F) {
+	for _, d := range recordedEvents(f) {
+		f.Add(d)
+	}
+	for _, v := range quickVariants {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkQuick(t, data) })
+}
+
+// BenchmarkDeltaEvent reads an output_text.delta as OpenAI writes it,
+// with the quick reader and with the reflective decoder.
+func BenchmarkDeltaEvent(b *testing.B) {
+	data := []byte(`{"type":"response.output_text.delta","sequence_number":12,"item_id":"msg_68af1c0e5b1c819fa2b8e1a4c0b7d2e3","output_index":0,"content_index":0,"delta":" Harmony","logprobs":[],"obfuscation":"k3Pq"}`)
+	b.Run("quick", func(b *testing.B) {
+		b.ReportAllocs()
+		var r deltaReader
+		for b.Loop() {
+			if _, ok := r.read(data); !ok {
+				b.Fatal("not quick")
+			}
+		}
+	})
+	b.Run("reflective", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var w event
+			if err := jsonx.Unmarshal(data, &w); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestTextDeltaIsTheMarshalledEvent: the output_text.delta events
+// textDelta writes without reflection are, byte for byte, the ones emit
+// writes through jsonx.Marshal, whatever the text and the item id.
+func TestTextDeltaIsTheMarshalledEvent(t *testing.T) {
+	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<script>&amp;</script>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	for _, id := range []string{"msg_1", "", `id"q`} {
+		for _, text := range texts {
+			s := &streamEncoder{seq: 41, out: 2, content: 1}
+			got, ok := s.textDelta(id, text)
+			if !ok {
+				t.Fatalf("no quick delta for %q", text)
+			}
+			e := event{Type: "response.output_text.delta", SequenceNumber: new(int64(41)), ItemID: id, OutputIndex: new(int64(2)), ContentIndex: new(int64(1)), Delta: new(text), Logprobs: emptyList}
+			want, err := jsonx.Marshal(&e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("\n got %s\nwant %s", got, want)
+			}
+		}
+	}
+	if _, ok := (&streamEncoder{}).textDelta("msg_1", "bad \xff"); ok {
+		t.Error("a delta of invalid UTF-8 was written the quick way")
+	}
+}
