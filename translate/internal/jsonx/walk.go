@@ -195,3 +195,20 @@ func (w *Walker) Skip() error {
 	}
 	return nil
 }
+
+// BoolPtr reads true or false into *at, returning at; null is nil.
+func (w *Walker) BoolPtr(at *bool) (*bool, error) {
+	switch w.dec.PeekKind() {
+	case 'n':
+		w.Null()
+		return nil, nil
+	case 't', 'f':
+		tok, err := w.dec.ReadToken()
+		if err != nil {
+			return nil, ErrForm
+		}
+		*at = tok.Bool()
+		return at, nil
+	}
+	return nil, ErrForm
+}

@@ -1,0 +1,153 @@
+package generatecontent
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// recordedChunks are the data lines of every recorded content-generation
+// stream in the repository.
+func recordedChunks(t testing.TB) [][]byte {
+	var out [][]byte
+	err := filepath.WalkDir(filepath.Join("..", "..", "testdata"), func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || filepath.Ext(path) != ".sse" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(data, []byte(`{"candidates":`)) {
+			return err
+		}
+		for line := range bytes.Lines(data) {
+			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data: ")); ok {
+				out = append(out, bytes.Clone(d))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// quickVariants are chunks as the service and Vertex AI write them, and
+// chunks the quick reader leaves to the reflective one (after the first
+// nine).
+var quickVariants = []string{
+	`{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":3,"promptTokensDetails":[{"modality":"TEXT","tokenCount":3}],"serviceTier":"standard"},"modelVersion":"gemini-3-flash","responseId":"r1"}`,
+	`{"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":"**Plan**","thought":true},{"text":"","thoughtSignature":"EpcC"}]}}],"createTime":"2026-01-01T00:00:00Z","responseId":"r1"}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a \"q\" \\ \n \u00e9"}]},"finishReason":"STOP"},{"content":{"parts":[{"text":"b","thought":false}],"role":"model"},"index":1}]}`,
+	`{"candidates":[{"content":{"parts":[]}}],"usageMetadata":null}`,
+	`{"candidates":[],"modelVersion":null}`,
+	`{"candidates":null}`,
+	`{"candidates":[{"content":null,"index":null,"finishReason":"MAX_TOKENS"}]}`,
+	`{"candidates":[],"usageMetadata":{"promptTokenCount":null,"cacheTokensDetails":null,"promptTokensDetails":[],"candidatesTokensDetails":[{"modality":"AUDIO","tokenCount":1,"x":2},{"modality":"SMELL"},{"tokenCount":null}],"trafficType":"ON_DEMAND"}}`,
+	`{"candidates":[],"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","tokenCount":1},{"modality":"TEXT","tokenCount":2},{"modality":"TEXT","tokenCount":3},{"modality":"TEXT","tokenCount":4},{"modality":"TEXT","tokenCount":5}],"candidatesTokensDetails":[{"modality":"TEXT","tokenCount":6},{"modality":"TEXT","tokenCount":7},{"modality":"TEXT","tokenCount":8},{"modality":"TEXT","tokenCount":9},{"modality":"TEXT","tokenCount":10}]}}`,
+	// Left to the reflective reader.
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x","extra":1}]}}]}`,
+	`{"candidates":[{"content":{"parts":{"text":"x"}}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]},"safetyRatings":[]}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]},"finish_reason":"STOP"}]}`,
+	`{"candidates":[{"Content":{"parts":[{"text":"x"}]}}]}`,
+	`{"candidates":[],"promptFeedback":{"blockReason":"SAFETY"}}`,
+	`{"candidates":[],"prompt_feedback":{"blockReason":"SAFETY"}}`,
+	`{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x","thought":"yes"}]}}]}`,
+	`{"candidates":[{"index":1.0}]}`,
+	`{"candidates":[],"usageMetadata":{"prompt_token_count":3}}`,
+	`{"candidates":[],"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","TokenCount":3}]}}`,
+	`{"candidates":[],"candidates":[]}`,
+	`{"candidates":[]} []`,
+	"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\xff\"}]}}]}",
+}
+
+// checkQuick: when the quick reader reads a chunk, the reflective decoder
+// reads it too, to the same values but for the members the decoder reads
+// from the first chunk only.
+func checkQuick(t *testing.T, data []byte) bool {
+	t.Helper()
+	var r chunkReader
+	w, ok := r.read(data)
+	if !ok {
+		return false
+	}
+	got := *w
+	var want Response
+	if err := jsonx.Unmarshal(data, &want); err != nil {
+		t.Fatalf("the quick reader read %s, which jsonx.Unmarshal refuses: %v", data, err)
+	}
+	want.ModelVersion, want.ResponseID, want.Unknown = "", "", nil
+	if u := want.UsageMetadata; u != nil {
+		// The stream decoder reads no unknown member of the usage.
+		u.Unknown = nil
+		for _, list := range [][]modalityTokenCount{u.PromptTokensDetails, u.CacheTokensDetails, u.CandidatesTokensDetails, u.ToolUsePromptTokensDetails} {
+			for i := range list {
+				list[i].Unknown = nil
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("chunk %s:\nquick      %+v\nreflective %+v", data, got, want)
+	}
+	return true
+}
+
+func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
+	quick, n := 0, 0
+	for _, d := range recordedChunks(t) {
+		n++
+		if checkQuick(t, d) {
+			quick++
+		}
+	}
+	// Recorded streams hold calls, citations, grounding and safety
+	// ratings, which are left to reflection; most of the rest is text.
+	if quick < n/2 {
+		t.Errorf("the quick reader read %d of %d recorded chunks", quick, n)
+	}
+	for i, v := range quickVariants {
+		if got := checkQuick(t, []byte(v)); got != (i < 9) {
+			t.Errorf("quick %v for %s", got, v)
+		}
+	}
+}
+
+func FuzzQuickChunk(f *testing.F) {
+	for _, d := range recordedChunks(f) {
+		f.Add(d)
+	}
+	for _, v := range quickVariants {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkQuick(t, data) })
+}
+
+// BenchmarkChunk reads a text chunk as the service writes it, with the
+// quick reader and with the reflective decoder.
+func BenchmarkChunk(b *testing.B) {
+	data := []byte(`{"candidates":[{"content":{"parts":[{"text":" Harmony"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":15,"candidatesTokenCount":12,"totalTokenCount":79,"promptTokensDetails":[{"modality":"TEXT","tokenCount":15}],"thoughtsTokenCount":52},"modelVersion":"gemini-3-flash-preview","responseId":"vQRpaqzAPN2M9MoPxPq2uQ4"}`)
+	b.Run("quick", func(b *testing.B) {
+		b.ReportAllocs()
+		var r chunkReader
+		for b.Loop() {
+			if _, ok := r.read(data); !ok {
+				b.Fatal("not quick")
+			}
+		}
+	})
+	b.Run("reflective", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var w Response
+			if err := jsonx.Unmarshal(data, &w); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
