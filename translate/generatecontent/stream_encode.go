@@ -1,11 +1,14 @@
 package generatecontent
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/go-json-experiment/json/jsontext"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -44,6 +47,22 @@ type streamEncoder struct {
 	resp      *parleyv1.Response // start metadata, for the extension bag
 	cands     map[int32]*candOut
 	order     []int32
+	// text is the form of the last text chunk written without
+	// reflection (textChunk), kept while the usage it holds is current.
+	text *textForm
+}
+
+// textForm is a text chunk's bytes around its text: the candidate's
+// part before and after the text, for one candidate and kind (text or
+// thought), and the reply's members after the candidates, for one usage
+// report.
+type textForm struct {
+	ci            int32
+	thought       bool
+	before, after []byte
+	usage         *usageMetadata
+	tail          []byte
+	buf           []byte
 }
 
 type candOut struct {
@@ -147,8 +166,164 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 // chunk writes one reply object holding the given part for a candidate.
 func (s *streamEncoder) chunk(w *sse.Writer, ci int32, part Part) error {
 	s.cand(ci).wrote = true
+	if b, ok := s.textChunk(ci, &part); ok {
+		return w.Event("", b)
+	}
+	return s.write(w, s.chunkReply(ci, part))
+}
+
+func (s *streamEncoder) chunkReply(ci int32, part Part) Response {
 	c := candidate{Content: &Content{Role: "model", Parts: PartList{part}}, Index: ptr(int64(ci))}
-	return s.write(w, Response{Candidates: []candidate{c}, UsageMetadata: s.wireUsage, ModelVersion: s.model, ResponseID: s.id})
+	return Response{Candidates: []candidate{c}, UsageMetadata: s.wireUsage, ModelVersion: s.model, ResponseID: s.id}
+}
+
+// textChunk writes a chunk whose one part is text (or thought text) and
+// nothing else, the chunk most streams are made of, without reflection:
+// the bytes around the text are marshalled once per candidate, kind and
+// usage report, and are the same bytes jsonx.Marshal writes for the whole
+// chunk (TestTextChunkIsTheMarshalledChunk). ok is false for any other
+// part, or text that cannot be written (invalid UTF-8), which the
+// reflective path then reports.
+func (s *streamEncoder) textChunk(ci int32, p *Part) (b []byte, ok bool) {
+	if p.Text == nil || p.ThoughtSignature != "" || len(p.Unknown) > 0 || p.Thought != nil && !*p.Thought ||
+		p.InlineData != nil || p.FileData != nil || p.FunctionCall != nil || p.FunctionResponse != nil ||
+		p.ExecutableCode != nil || p.CodeExecutionResult != nil {
+		return nil, false
+	}
+	thought := p.Thought != nil
+	t := s.text
+	if t == nil {
+		t = &textForm{ci: -1}
+		s.text = t
+	}
+	if t.ci != ci || t.thought != thought || t.before == nil {
+		// {"candidates":[ CANDIDATE ] with the text cut out.
+		empty := Part{Text: new("")}
+		if thought {
+			empty.Thought = new(true)
+		}
+		c := candidate{Content: &Content{Role: "model", Parts: PartList{empty}}, Index: ptr(int64(ci))}
+		whole, err := jsonx.Marshal(Response{Candidates: []candidate{c}})
+		const at = `"parts":[{"text":""`
+		i := bytes.Index(whole, []byte(at))
+		if err != nil || i < 0 || bytes.Count(whole, []byte(at)) != 1 || whole[len(whole)-1] != '}' {
+			return nil, false
+		}
+		cut := i + len(at) - len(`""`)
+		t.ci, t.thought, t.before, t.after = ci, thought, whole[:cut], whole[cut+len(`""`):len(whole)-1]
+	}
+	if t.tail == nil || t.usage != s.wireUsage {
+		// The members after the candidates, and the reply's end: the
+		// usage changes on most chunks of a stream of this dialect.
+		tail, ok := s.appendTail(t.tail[:0])
+		if !ok {
+			return nil, false
+		}
+		t.usage, t.tail = s.wireUsage, tail
+	}
+	b = append(t.buf[:0], t.before...)
+	b, err := jsontext.AppendQuote(b, *p.Text)
+	if err != nil {
+		return nil, false
+	}
+	b = append(b, t.after...)
+	b = append(b, t.tail...)
+	t.buf = b
+	return b, true
+}
+
+// appendTail appends the members of a chunk after its candidates, and
+// its end, as jsonx.Marshal writes them; ok is false for a value it does
+// not write (a usage with unknown members, invalid UTF-8).
+func (s *streamEncoder) appendTail(b []byte) (_ []byte, ok bool) {
+	var err error
+	if u := s.wireUsage; u != nil {
+		b = append(b, `,"usageMetadata":`...)
+		if b, ok = appendUsage(b, u); !ok {
+			return nil, false
+		}
+	}
+	if s.model != "" {
+		b = append(b, `,"modelVersion":`...)
+		if b, err = jsontext.AppendQuote(b, s.model); err != nil {
+			return nil, false
+		}
+	}
+	if s.id != "" {
+		b = append(b, `,"responseId":`...)
+		if b, err = jsontext.AppendQuote(b, s.id); err != nil {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendUsage appends u as jsonx.Marshal writes it (members in order,
+// the absent left out); ok is false when u holds unknown members.
+func appendUsage(b []byte, u *usageMetadata) (_ []byte, ok bool) {
+	if len(u.Unknown) > 0 {
+		return nil, false
+	}
+	// Every member goes out with a comma before it; the first one's is
+	// taken out at the end.
+	start := len(b)
+	b = append(b, '{')
+	for _, c := range [...]struct {
+		name string
+		n    *int64
+	}{
+		{`"promptTokenCount":`, u.PromptTokenCount},
+		{`"cachedContentTokenCount":`, u.CachedContentTokenCount},
+		{`"candidatesTokenCount":`, u.CandidatesTokenCount},
+		{`"toolUsePromptTokenCount":`, u.ToolUsePromptTokenCount},
+		{`"thoughtsTokenCount":`, u.ThoughtsTokenCount},
+		{`"totalTokenCount":`, u.TotalTokenCount},
+	} {
+		if c.n != nil {
+			b = append(b, ',')
+			b = append(b, c.name...)
+			b = strconv.AppendInt(b, *c.n, 10)
+		}
+	}
+	for _, d := range [...]struct {
+		name string
+		list []modalityTokenCount
+	}{
+		{`"promptTokensDetails":`, u.PromptTokensDetails},
+		{`"cacheTokensDetails":`, u.CacheTokensDetails},
+		{`"candidatesTokensDetails":`, u.CandidatesTokensDetails},
+		{`"toolUsePromptTokensDetails":`, u.ToolUsePromptTokensDetails},
+	} {
+		if len(d.list) == 0 {
+			continue
+		}
+		b = append(b, ',')
+		b = append(b, d.name...)
+		b = append(b, '[')
+		for i, m := range d.list {
+			if len(m.Unknown) > 0 {
+				return nil, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"modality":`...)
+			var err error
+			if b, err = jsontext.AppendQuote(b, m.Modality); err != nil {
+				return nil, false
+			}
+			if m.TokenCount != nil {
+				b = append(b, `,"tokenCount":`...)
+				b = strconv.AppendInt(b, *m.TokenCount, 10)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(b) > start+1 {
+		b = append(b[:start+1], b[start+2:]...)
+	}
+	return append(b, '}'), true
 }
 
 func (s *streamEncoder) write(w *sse.Writer, r Response) error {

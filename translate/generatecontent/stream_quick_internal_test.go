@@ -151,3 +151,53 @@ func BenchmarkChunk(b *testing.B) {
 		}
 	})
 }
+
+// TestTextChunkIsTheMarshalledChunk: the text chunks textChunk writes
+// without reflection are, byte for byte, the ones jsonx.Marshal writes for
+// the whole reply, whatever the text, the candidate, the kind and the
+// members after the candidates, and as the usage changes between chunks.
+func TestTextChunkIsTheMarshalledChunk(t *testing.T) {
+	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<script>&amp;</script>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	n := func(v int64) *int64 { return &v }
+	usages := []*usageMetadata{nil, {}, {PromptTokenCount: n(3)}, {TotalTokenCount: n(0)},
+		{PromptTokenCount: n(3), CandidatesTokenCount: n(9), PromptTokensDetails: []modalityTokenCount{{Modality: "TEXT", TokenCount: n(3)}}},
+		{PromptTokenCount: n(1), CachedContentTokenCount: n(2), CandidatesTokenCount: n(3), ToolUsePromptTokenCount: n(4), ThoughtsTokenCount: n(5), TotalTokenCount: n(-6),
+			PromptTokensDetails:        []modalityTokenCount{{Modality: "TEXT", TokenCount: n(1)}, {Modality: "IMAGE"}},
+			CacheTokensDetails:         []modalityTokenCount{{Modality: "", TokenCount: n(2)}},
+			CandidatesTokensDetails:    []modalityTokenCount{{Modality: "AUDIO", TokenCount: n(3)}},
+			ToolUsePromptTokensDetails: []modalityTokenCount{{Modality: "DOC\"UMENT", TokenCount: n(4)}}},
+		{CacheTokensDetails: []modalityTokenCount{{Modality: "VIDEO", TokenCount: n(7)}}}}
+	for _, head := range [][2]string{{"", ""}, {"gemini-3-flash", ""}, {"", `r"1`}, {"gemini-3-flash", "r1"}} {
+		s := &streamEncoder{model: head[0], id: head[1]}
+		for _, u := range usages {
+			s.wireUsage = u
+			for _, ci := range []int32{0, 2} {
+				for _, thought := range []bool{false, true} {
+					for _, text := range texts {
+						p := Part{Text: new(text)}
+						if thought {
+							p.Thought = new(true)
+						}
+						got, ok := s.textChunk(ci, &p)
+						if !ok {
+							t.Fatalf("no text chunk for %q", text)
+						}
+						want, err := jsonx.Marshal(s.chunkReply(ci, p))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !bytes.Equal(got, want) {
+							t.Errorf("\n got %s\nwant %s", got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	s := &streamEncoder{wireUsage: &usageMetadata{Unknown: jsonx.Unknown{"x": []byte("1")}}}
+	for _, p := range []Part{{Text: new("x")}, {Text: new("x"), Thought: new(false)}, {Text: new("x"), ThoughtSignature: "EpcC"}, {Text: new("bad \xff")}, {FunctionCall: &FunctionCall{Name: "f"}}} {
+		if _, ok := s.textChunk(0, &p); ok {
+			t.Errorf("%+v was written as a text chunk", p)
+		}
+	}
+}
