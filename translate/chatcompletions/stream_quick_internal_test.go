@@ -2,38 +2,12 @@ package chatcompletions
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
-
-// recordedChunks are the data lines of every recorded chat-completions
-// stream in the repository.
-func recordedChunks(t testing.TB) [][]byte {
-	var out [][]byte
-	err := filepath.WalkDir(filepath.Join("..", "..", "testdata"), func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() || filepath.Ext(path) != ".sse" {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || !bytes.Contains(data, []byte("chat.completion.chunk")) {
-			return err
-		}
-		for line := range bytes.Lines(data) {
-			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data: ")); ok && string(d) != "[DONE]" {
-				out = append(out, bytes.Clone(d))
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // quickVariants are chunks as services other than the recorded ones write
 // them: members in another order, extras the decoder does not read,
@@ -115,11 +89,11 @@ func checkQuick(t *testing.T, data []byte, head bool) (quick bool) {
 }
 
 func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
-	recorded := recordedChunks(t)
-	if len(recorded) < 50 {
-		t.Fatalf("only %d recorded chunks", len(recorded))
+	chunks := recorded.DataLines(t, `chat.completion.chunk`)
+	if len(chunks) < 50 {
+		t.Fatalf("only %d recorded chunks", len(chunks))
 	}
-	for _, d := range recorded {
+	for _, d := range chunks {
 		for _, head := range []bool{true, false} {
 			// Every recorded chunk but an error is read quickly.
 			if !checkQuick(t, d, head) && !bytes.HasPrefix(d, []byte(`{"error":`)) {
@@ -142,7 +116,7 @@ func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
 }
 
 func FuzzQuickChunk(f *testing.F) {
-	for _, d := range recordedChunks(f) {
+	for _, d := range recorded.DataLines(f, `chat.completion.chunk`) {
 		f.Add(d)
 	}
 	for _, v := range quickVariants {
@@ -159,22 +133,8 @@ func FuzzQuickChunk(f *testing.F) {
 // reader and with the reflective decoder.
 func BenchmarkChunk(b *testing.B) {
 	data := []byte(`{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":[{"index":0,"delta":{"content":" Harmony"},"logprobs":null,"finish_reason":null}],"obfuscation":"k3Pq"}`)
-	b.Run("quick", func(b *testing.B) {
-		b.ReportAllocs()
-		var r chunkReader
-		for b.Loop() {
-			if _, ok := r.read(data, false); !ok {
-				b.Fatal("not quick")
-			}
-		}
-	})
-	b.Run("reflective", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var w chunk
-			if err := jsonx.Unmarshal(data, &w); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	var r chunkReader
+	recorded.Bench(b,
+		func() bool { _, ok := r.read(data, false); return ok },
+		func() error { var w chunk; return jsonx.Unmarshal(data, &w) })
 }

@@ -2,38 +2,12 @@ package generatecontent
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
-
-// recordedChunks are the data lines of every recorded content-generation
-// stream in the repository.
-func recordedChunks(t testing.TB) [][]byte {
-	var out [][]byte
-	err := filepath.WalkDir(filepath.Join("..", "..", "testdata"), func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() || filepath.Ext(path) != ".sse" {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || !bytes.Contains(data, []byte(`{"candidates":`)) {
-			return err
-		}
-		for line := range bytes.Lines(data) {
-			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data: ")); ok {
-				out = append(out, bytes.Clone(d))
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // quickVariants are chunks as the service and Vertex AI write them, and
 // chunks the quick reader leaves to the reflective one (after the first
@@ -100,7 +74,7 @@ func checkQuick(t *testing.T, data []byte) bool {
 
 func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
 	quick, n := 0, 0
-	for _, d := range recordedChunks(t) {
+	for _, d := range recorded.DataLines(t, `{"candidates":`) {
 		n++
 		if checkQuick(t, d) {
 			quick++
@@ -119,7 +93,7 @@ func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
 }
 
 func FuzzQuickChunk(f *testing.F) {
-	for _, d := range recordedChunks(f) {
+	for _, d := range recorded.DataLines(f, `{"candidates":`) {
 		f.Add(d)
 	}
 	for _, v := range quickVariants {
@@ -132,24 +106,10 @@ func FuzzQuickChunk(f *testing.F) {
 // quick reader and with the reflective decoder.
 func BenchmarkChunk(b *testing.B) {
 	data := []byte(`{"candidates":[{"content":{"parts":[{"text":" Harmony"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":15,"candidatesTokenCount":12,"totalTokenCount":79,"promptTokensDetails":[{"modality":"TEXT","tokenCount":15}],"thoughtsTokenCount":52},"modelVersion":"gemini-3-flash-preview","responseId":"vQRpaqzAPN2M9MoPxPq2uQ4"}`)
-	b.Run("quick", func(b *testing.B) {
-		b.ReportAllocs()
-		var r chunkReader
-		for b.Loop() {
-			if _, ok := r.read(data); !ok {
-				b.Fatal("not quick")
-			}
-		}
-	})
-	b.Run("reflective", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var w Response
-			if err := jsonx.Unmarshal(data, &w); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	var r chunkReader
+	recorded.Bench(b,
+		func() bool { _, ok := r.read(data); return ok },
+		func() error { var w Response; return jsonx.Unmarshal(data, &w) })
 }
 
 // TestTextChunkIsTheMarshalledChunk: the text chunks textChunk writes

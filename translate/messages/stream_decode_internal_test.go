@@ -2,13 +2,11 @@ package messages
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
-	"github.com/parleyhq/parley/translate/sse"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
 // TestQuickEventIsTheUnmarshalledEvent: every event the quick forms read
@@ -16,23 +14,7 @@ import (
 // in awkward forms, is the event jsonx.Unmarshal reads; what they
 // decline, the general way reads.
 func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
-	var datas [][]byte
-	files, _ := filepath.Glob("../../testdata/messages/*/stream.sse")
-	more, _ := filepath.Glob("../../testdata/cross_table/*/messages/stream.sse")
-	for _, f := range append(files, more...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := sse.NewReader(bytes.NewReader(b), 0)
-		for {
-			ev, err := r.Next()
-			if err != nil {
-				break
-			}
-			datas = append(datas, append([]byte(nil), ev.Data...))
-		}
-	}
+	datas := recorded.DataLines(t, `"type":"message_start"`)
 	for _, s := range []string{
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>"}}`,
 		`{"type":"content_block_delta","index":12,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}}`,

@@ -2,38 +2,12 @@ package responses
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
-
-// recordedEvents are the data lines of every recorded responses stream in
-// the repository.
-func recordedEvents(t testing.TB) [][]byte {
-	var out [][]byte
-	err := filepath.WalkDir(filepath.Join("..", "..", "testdata"), func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() || filepath.Ext(path) != ".sse" {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || !bytes.Contains(data, []byte(`"type":"response.`)) {
-			return err
-		}
-		for line := range bytes.Lines(data) {
-			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data: ")); ok {
-				out = append(out, bytes.Clone(d))
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // quickVariants are delta events as other servers write them, and events
 // the quick reader leaves to the reflective one (after the first eight).
@@ -83,7 +57,7 @@ func checkQuick(t *testing.T, data []byte) bool {
 
 func TestQuickEventReadsAsTheReflectiveDecoder(t *testing.T) {
 	deltas := 0
-	for _, d := range recordedEvents(t) {
+	for _, d := range recorded.DataLines(t, `"type":"response.`) {
 		quick := checkQuick(t, d)
 		isDelta := bytes.Contains(d, []byte(`.delta"`)) && !bytes.Contains(d, []byte(`"response.output_text.annotation`))
 		if isDelta {
@@ -104,7 +78,7 @@ func TestQuickEventReadsAsTheReflectiveDecoder(t *testing.T) {
 }
 
 func FuzzQuickEvent(f *testing.F) {
-	for _, d := range recordedEvents(f) {
+	for _, d := range recorded.DataLines(f, `"type":"response.`) {
 		f.Add(d)
 	}
 	for _, v := range quickVariants {
@@ -117,24 +91,10 @@ func FuzzQuickEvent(f *testing.F) {
 // with the quick reader and with the reflective decoder.
 func BenchmarkDeltaEvent(b *testing.B) {
 	data := []byte(`{"type":"response.output_text.delta","sequence_number":12,"item_id":"msg_68af1c0e5b1c819fa2b8e1a4c0b7d2e3","output_index":0,"content_index":0,"delta":" Harmony","logprobs":[],"obfuscation":"k3Pq"}`)
-	b.Run("quick", func(b *testing.B) {
-		b.ReportAllocs()
-		var r deltaReader
-		for b.Loop() {
-			if _, ok := r.read(data); !ok {
-				b.Fatal("not quick")
-			}
-		}
-	})
-	b.Run("reflective", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var w event
-			if err := jsonx.Unmarshal(data, &w); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	var r deltaReader
+	recorded.Bench(b,
+		func() bool { _, ok := r.read(data); return ok },
+		func() error { var w event; return jsonx.Unmarshal(data, &w) })
 }
 
 // TestTextDeltaIsTheMarshalledEvent: the output_text.delta events
