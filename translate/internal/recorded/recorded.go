@@ -7,8 +7,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"testing"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
 // DataLines returns the data of every event of every recorded stream
@@ -61,4 +64,27 @@ func Bench(b *testing.B, quick func() bool, reflective func() error) {
 			}
 		}
 	})
+}
+
+// Same checks a quick reader against the reflective decoder on data: when
+// read reads data, jsonx.Unmarshal reads it too, to the same value once
+// omit has cleared, on both sides, what the quick reader leaves out. It
+// reports whether read read data.
+func Same[T any](t testing.TB, data []byte, read func([]byte) (*T, bool), omit func(*T)) bool {
+	t.Helper()
+	w, ok := read(data)
+	if !ok {
+		return false
+	}
+	got := *w
+	var want T
+	if err := jsonx.Unmarshal(data, &want); err != nil {
+		t.Fatalf("the quick reader read %s, which jsonx.Unmarshal refuses: %v", data, err)
+	}
+	omit(&got)
+	omit(&want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\nquick      %+v\nreflective %+v", data, got, want)
+	}
+	return true
 }
