@@ -1,7 +1,6 @@
 package chatcompletions
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -271,12 +270,14 @@ func (s *streamEncoder) textChunk(c *chunkChoice) (b []byte, ok bool) {
 		head := s.head
 		head.Choices = []chunkChoice{}
 		whole, err := jsonx.Marshal(head)
-		i := bytes.Index(whole, []byte(`"choices":[]`))
-		if err != nil || i < 0 || bytes.Count(whole, []byte(`"choices":[]`)) != 1 {
+		if err != nil {
 			return nil, false
 		}
-		at := i + len(`"choices":[`)
-		s.text = &textForm{before: whole[:at], after: whole[at:]}
+		before, after, ok := jsonx.Hole(whole, `"choices":[`, "")
+		if !ok {
+			return nil, false
+		}
+		s.text = &textForm{before: before, after: after}
 	}
 	t := s.text
 	b = append(t.buf[:0], t.before...)

@@ -204,13 +204,14 @@ func (s *streamEncoder) textChunk(ci int32, p *Part) (b []byte, ok bool) {
 		}
 		c := candidate{Content: &Content{Role: "model", Parts: PartList{empty}}, Index: ptr(int64(ci))}
 		whole, err := jsonx.Marshal(Response{Candidates: []candidate{c}})
-		const at = `"parts":[{"text":""`
-		i := bytes.Index(whole, []byte(at))
-		if err != nil || i < 0 || bytes.Count(whole, []byte(at)) != 1 || whole[len(whole)-1] != '}' {
+		if err != nil {
 			return nil, false
 		}
-		cut := i + len(at) - len(`""`)
-		t.ci, t.thought, t.before, t.after = ci, thought, whole[:cut], whole[cut+len(`""`):len(whole)-1]
+		before, after, ok := jsonx.Hole(whole, `"parts":[{"text":`, `""`)
+		if !ok || !bytes.HasSuffix(after, []byte("}")) {
+			return nil, false
+		}
+		t.ci, t.thought, t.before, t.after = ci, thought, before, after[:len(after)-1]
 	}
 	if t.tail == nil || t.usage != s.wireUsage {
 		// The members after the candidates, and the reply's end: the

@@ -10,6 +10,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strconv"
@@ -389,4 +390,18 @@ func Unquote(tok []byte) (string, bool) {
 	}
 	text, err := jsontext.AppendUnquote(nil, tok)
 	return string(text), err == nil
+}
+
+// Hole cuts a marshalled value around a placeholder, for writers that
+// marshal a shape once and then fill in one member by hand: lead+hole must
+// occur exactly once in whole; before ends with lead, after starts right
+// after hole.
+func Hole(whole []byte, lead, hole string) (before, after []byte, ok bool) {
+	mark := []byte(lead + hole)
+	i := bytes.Index(whole, mark)
+	if i < 0 || bytes.Count(whole, mark) != 1 {
+		return nil, nil, false
+	}
+	cut := i + len(lead)
+	return whole[:cut], whole[cut+len(hole):], true
 }
