@@ -165,7 +165,10 @@ func hasMetadata(c *parleyv1.Candidate) bool {
 // moreText extends the open text or thought part with a part that only
 // holds more of it, most chunks' one part, without building the
 // canonical part that part would then turn into a delta: the same events,
-// fewer allocations. ok is false for any other part.
+// fewer allocations. ok is false for any other part. It mirrors, for that
+// one case, how decoder.part reads text and thoughts (a thought false is
+// kept as a mark, so such a part is not continued text) and how
+// candStream.part continues an open part: a change there changes this.
 func (cs *candStream) moreText(dst []*parleyv1.StreamEvent, ci int32, w *Part) ([]*parleyv1.StreamEvent, bool) {
 	if cs.open < 0 || w.Text == nil || *w.Text == "" || w.ThoughtSignature != "" || len(w.Unknown) > 0 ||
 		w.InlineData != nil || w.FileData != nil || w.FunctionCall != nil || w.FunctionResponse != nil ||
