@@ -18,6 +18,7 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/gen/parley/v1/parleyv1connect"
 	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -95,7 +96,7 @@ type adminOp func(r *http.Request) (int, any, error)
 
 func (s *Server) adminHandler(op adminOp) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start, id := time.Now(), newRequestID()
+		start, id := time.Now(), store.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("Cache-Control", "no-store")
 		status, v, err := http.StatusOK, any(nil), s.adminAuth(r.Header)

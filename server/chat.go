@@ -3,8 +3,6 @@ package server
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
@@ -74,7 +73,7 @@ type meter struct {
 	req *parleyv1.Request
 }
 
-func newMeter() meter { return meter{start: time.Now(), id: newRequestID()} }
+func newMeter() meter { return meter{start: time.Now(), id: store.NewRequestID()} }
 
 // startSpan opens the request's server span, continuing the caller's trace
 // when its headers carry one, and returns the context that carries it.
@@ -97,12 +96,6 @@ func (s *Server) newClientRequest(w http.ResponseWriter, r *http.Request, c *cli
 		x.call.Sent = t.sent
 	}
 	return x
-}
-
-func newRequestID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
 }
 
 // incoming reads the request: key first (no work for a stranger), then

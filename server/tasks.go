@@ -10,6 +10,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tasks"
 	"github.com/parleyhq/parley/translate"
 )
@@ -86,7 +87,7 @@ func (s *Server) getTask(ctx context.Context, c translate.TaskClient, p *princip
 // Retry-After when the task service advised one).
 func (s *Server) taskEndpoint(c translate.TaskClient, label string, op taskOp) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start, id := time.Now(), newRequestID()
+		start, id := time.Now(), store.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
 		status, owner, err := http.StatusOK, "", error(nil)
 		defer func() {
@@ -161,7 +162,7 @@ func (s *Server) governTask(ctx context.Context, p *principal, dialect string, i
 	if key == nil {
 		key = &govern.Key{Name: p.name}
 	}
-	start, id := time.Now(), newRequestID()
+	start, id := time.Now(), store.NewRequestID()
 	ticket, _, err := s.gov.Admit(context.WithoutCancel(ctx), key, id, nil)
 	var t *parleyv1.Task
 	if err == nil {

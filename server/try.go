@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -59,7 +60,7 @@ type tryInput struct {
 const maxTryPrompt = 32 << 10
 
 func (s *Server) adminTry(w http.ResponseWriter, r *http.Request) {
-	start, id := time.Now(), newRequestID()
+	start, id := time.Now(), store.NewRequestID()
 	w.Header().Set("X-Request-Id", id)
 	err := s.adminAuth(r.Header)
 	if errors.Is(err, errAdminOff) {

@@ -24,7 +24,8 @@ func Bench(b *testing.B, be Backend) {
 	b.Run("SaveParallel16", func(b *testing.B) { benchSaveParallel(b, be) })
 	b.Run("PollRound10k", func(b *testing.B) { benchPollRound(b, be, 1) })
 	b.Run("PollRound10kParallel16", func(b *testing.B) { benchPollRound(b, be, 16) })
-	b.Run("RecordUsage100", func(b *testing.B) { benchRecordUsage(b, be) })
+	b.Run("RecordUsage100", func(b *testing.B) { benchRecordUsage(b, be, false) })
+	b.Run("RecordUsage100RandomIDs", func(b *testing.B) { benchRecordUsage(b, be, true) })
 }
 
 // benchSubmitFetch is one submit (a durable insert) and one fetch (a read

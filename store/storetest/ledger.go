@@ -3,6 +3,7 @@ package storetest
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -375,15 +376,21 @@ func testSpent(t *testing.T, b Backend) {
 }
 
 // benchRecordUsage is one batch of 100 usage records, as the ledger's
-// writer sends them from a busy gateway.
-func benchRecordUsage(b *testing.B, be Backend) {
+// writer sends them from a busy gateway, with request ids as the gateway
+// makes them. With random ids (the second form) each batch lands all over
+// the request-id index, the cost time-ordered ids avoid.
+func benchRecordUsage(b *testing.B, be Backend, random bool) {
 	s := be.Open(b).Store
 	ctx := b.Context()
 	batch := make([]store.UsageRecord, 100)
 	n := 0
 	for b.Loop() {
 		for i := range batch {
-			batch[i] = usage(fmt.Sprintf("req-%09d", n), ledgerBase.Add(time.Duration(n)*time.Millisecond), fmt.Sprintf("key-%d", n%20),
+			id := store.NewRequestID()
+			if random {
+				id = fmt.Sprintf("req_%016x%016x", rand.Uint64(), rand.Uint64())
+			}
+			batch[i] = usage(id, ledgerBase.Add(time.Duration(n)*time.Millisecond), fmt.Sprintf("key-%d", n%20),
 				"gpt-4o", "openai", "openai", "chat", 200, 1200, 300, 4500)
 			n++
 		}
