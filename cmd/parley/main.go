@@ -15,6 +15,11 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		// Process-wide, so here rather than in serve, which tests run
+		// in-process.
+		startGCTuner(gcFloor, os.LookupEnv)
+	}
 	err := run(context.Background(), os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookup: os.LookupEnv})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "parley:", err)
