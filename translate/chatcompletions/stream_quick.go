@@ -60,8 +60,6 @@ func (r *chunkReader) chunkMember(name []byte, w *chunk, head bool) error {
 		if !head {
 			return r.SkipString()
 		}
-		// name points into the decoder's buffer, which reading the value
-		// moves: pick the member first.
 		dst := &w.Model
 		switch string(name) {
 		case "id":

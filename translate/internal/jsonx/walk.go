@@ -3,68 +3,135 @@ package jsonx
 import (
 	"bytes"
 	"errors"
-	"io"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Walker reads a JSON value token by token, for the quick readers of
-// stream events: the events most streams are made of are read without
-// reflection, by member name, and anything a quick reader does not expect
-// makes it give up (ErrForm) so that Unmarshal reads the event instead.
-// A Walker accepts only what Unmarshal accepts, in the same way (a member
-// repeated is refused, where Unmarshal lets the last one win, so that such
-// an event too is left to Unmarshal).
+// Walker reads a JSON value in place, for the quick readers of stream
+// events: the events most streams are made of are read without reflection,
+// by member name, and anything a quick reader does not expect makes it
+// give up (ErrForm) so that Unmarshal reads the event instead.
 //
-// Strings read with StringPtr live in the Walker until the next Reset.
+// A Walker accepts only what Unmarshal accepts, and reads it the same way:
+// it checks the grammar of every value it reads or passes over, strings
+// for control characters, escapes and UTF-8 (a string with escapes is
+// checked by jsontext itself), and numbers for their form. A member
+// repeated in an object a reader reads is refused, where Unmarshal lets
+// the last one win, so that such an event too is left to Unmarshal. It
+// is a scanner of its own rather than a jsontext.Decoder because the
+// decoder's state machine cost more than the rest of a quick read.
+//
+// Names given to Object's callback and values from Raw point into the
+// data given to Reset; strings read with StringPtr live in the Walker
+// until the next Reset.
 type Walker struct {
-	rd   bytes.Reader
-	dec  jsontext.Decoder
-	strs [8]string
-	nstr int
+	data  []byte
+	pos   int
+	depth int
+	strs  [8]string
+	nstr  int
+	// names are the names of the objects being read, outermost first.
+	names [][]byte
+	// scratch holds the text of an escaped string being checked.
+	scratch []byte
 }
 
 // ErrForm says that a value is not in the form a quick reader reads.
 var ErrForm = errors.New("jsonx: not the quick form")
 
-var walkOptions = jsontext.AllowDuplicateNames(false)
+// maxDepth bounds the nesting a Walker follows (Unmarshal allows more;
+// deeper values are left to it).
+const maxDepth = 512
 
 // Reset starts reading data.
 func (w *Walker) Reset(data []byte) {
-	w.rd.Reset(data)
-	w.dec.Reset(&w.rd, walkOptions)
-	w.nstr = 0
+	w.data, w.pos, w.depth, w.nstr = data, 0, 0, 0
+	w.names = w.names[:0]
+}
+
+// space passes over white space and returns the next byte, or 0 at the
+// end.
+func (w *Walker) space() byte {
+	for w.pos < len(w.data) {
+		switch c := w.data[w.pos]; c {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return c
+		}
+	}
+	return 0
 }
 
 // End reports whether the value read was the whole input.
 func (w *Walker) End() bool {
-	_, err := w.dec.ReadToken()
-	return errors.Is(err, io.EOF)
+	w.space()
+	return w.pos == len(w.data)
 }
 
-// Kind is the kind of the next token.
-func (w *Walker) Kind() jsontext.Kind { return w.dec.PeekKind() }
+// Kind is the kind of the next value, as jsontext names kinds: '{', '[',
+// '"', 'n', 't', 'f', '0' for a number, 0 for anything else.
+func (w *Walker) Kind() jsontext.Kind {
+	switch c := w.space(); c {
+	case '{', '[', '"', 'n', 't', 'f':
+		return jsontext.Kind(c)
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return '0'
+	}
+	return 0
+}
 
 // Object reads a JSON object, calling member with each name (without its
 // quotes); member reads the value. A name spelled with escapes is
 // ErrForm: it may stand for a name the reader knows.
 func (w *Walker) Object(member func(name []byte) error) error {
-	if tok, err := w.dec.ReadToken(); err != nil || tok.Kind() != '{' {
+	if w.space() != '{' {
 		return ErrForm
 	}
-	for w.dec.PeekKind() == '"' {
-		name, err := w.dec.ReadValue()
-		if err != nil || bytes.IndexByte(name, '\\') >= 0 {
+	if w.depth++; w.depth > maxDepth {
+		return ErrForm
+	}
+	w.pos++
+	mark := len(w.names)
+	if w.space() == '}' {
+		w.pos++
+		w.depth--
+		return nil
+	}
+	for {
+		if w.space() != '"' {
 			return ErrForm
 		}
-		if err := member(name[1 : len(name)-1]); err != nil {
+		name, escaped, ok := w.str()
+		if !ok || escaped {
+			return ErrForm
+		}
+		for _, seen := range w.names[mark:] {
+			if bytes.Equal(seen, name) {
+				return ErrForm
+			}
+		}
+		w.names = append(w.names, name)
+		if w.space() != ':' {
+			return ErrForm
+		}
+		w.pos++
+		if err := member(name); err != nil {
 			return err
 		}
+		switch w.space() {
+		case ',':
+			w.pos++
+		case '}':
+			w.pos++
+			w.depth--
+			w.names = w.names[:mark]
+			return nil
+		default:
+			return ErrForm
+		}
 	}
-	if tok, err := w.dec.ReadToken(); err != nil || tok.Kind() != '}' {
-		return ErrForm
-	}
-	return nil
 }
 
 // Array reads a JSON array, or null (isNull, calling nothing), calling
@@ -73,30 +140,85 @@ func (w *Walker) Array(elem func() error) (isNull bool, err error) {
 	if w.Null() {
 		return true, nil
 	}
-	if tok, err := w.dec.ReadToken(); err != nil || tok.Kind() != '[' {
+	if w.space() != '[' {
 		return false, ErrForm
 	}
-	for w.dec.PeekKind() != ']' {
-		if w.dec.PeekKind() == 0 {
-			return false, ErrForm
-		}
+	if w.depth++; w.depth > maxDepth {
+		return false, ErrForm
+	}
+	w.pos++
+	if w.space() == ']' {
+		w.pos++
+		w.depth--
+		return false, nil
+	}
+	for {
 		if err := elem(); err != nil {
 			return false, err
 		}
+		switch w.space() {
+		case ',':
+			w.pos++
+		case ']':
+			w.pos++
+			w.depth--
+			return false, nil
+		default:
+			return false, ErrForm
+		}
 	}
-	if _, err := w.dec.ReadToken(); err != nil {
-		return false, ErrForm
+}
+
+// literal reads lit if it comes next.
+func (w *Walker) literal(lit string) bool {
+	if w.space() != lit[0] || !bytes.HasPrefix(w.data[w.pos:], []byte(lit)) {
+		return false
 	}
-	return false, nil
+	w.pos += len(lit)
+	return true
 }
 
 // Null reads a null if one comes next.
-func (w *Walker) Null() bool {
-	if w.dec.PeekKind() != 'n' {
-		return false
+func (w *Walker) Null() bool { return w.literal("null") }
+
+// str reads the string at w.pos (its opening quote), returning what is
+// between the quotes and whether it has escapes; ok is false for a string
+// Unmarshal refuses: a control character, a bad escape, invalid UTF-8, no
+// closing quote.
+func (w *Walker) str() (inner []byte, escaped, ok bool) {
+	start := w.pos + 1
+	i := start
+	for i < len(w.data) {
+		c := w.data[i]
+		switch {
+		case c == '"':
+			w.pos = i + 1
+			inner = w.data[start:i]
+			if escaped {
+				// Escapes (\u surrogates among them) are checked as
+				// Unmarshal checks them.
+				var err error
+				if w.scratch, err = jsontext.AppendUnquote(w.scratch[:0], w.data[start-1:i+1]); err != nil {
+					return nil, false, false
+				}
+			}
+			return inner, escaped, true
+		case c == '\\':
+			escaped = true
+			i += 2
+		case c < 0x20:
+			return nil, false, false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(w.data[i:])
+			if r == utf8.RuneError && n == 1 {
+				return nil, false, false
+			}
+			i += n
+		}
 	}
-	_, err := w.dec.ReadToken()
-	return err == nil
+	return nil, false, false
 }
 
 // String reads a string, or null as "" (as Unmarshal leaves a string).
@@ -104,18 +226,17 @@ func (w *Walker) String() (string, error) {
 	if w.Null() {
 		return "", nil
 	}
-	if w.dec.PeekKind() != '"' {
+	if w.space() != '"' {
 		return "", ErrForm
 	}
-	v, err := w.dec.ReadValue()
-	if err != nil {
+	inner, escaped, ok := w.str()
+	switch {
+	case !ok:
 		return "", ErrForm
+	case escaped:
+		return string(w.scratch), nil
 	}
-	s, ok := Unquote(v)
-	if !ok {
-		return "", ErrForm
-	}
-	return s, nil
+	return string(inner), nil
 }
 
 // StringPtr reads a string, or null as nil.
@@ -140,10 +261,52 @@ func (w *Walker) StringPtr() (*string, error) {
 
 // SkipString passes over a string or null.
 func (w *Walker) SkipString() error {
-	if k := w.dec.PeekKind(); k != '"' && k != 'n' {
+	if k := w.Kind(); k != '"' && k != 'n' {
 		return ErrForm
 	}
 	return w.Skip()
+}
+
+// number reads a number in JSON's grammar and returns it.
+func (w *Walker) number() ([]byte, bool) {
+	d := w.data
+	start, i := w.pos, w.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return nil, false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return nil, false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	w.pos = i
+	return d[start:i], true
 }
 
 // Int reads an integer as Unmarshal reads one into an int64 (digits only,
@@ -152,14 +315,14 @@ func (w *Walker) Int() (int64, error) {
 	if w.Null() {
 		return 0, nil
 	}
-	if w.dec.PeekKind() != '0' {
+	if w.Kind() != '0' {
 		return 0, ErrForm
 	}
-	v, err := w.dec.ReadValue()
-	if err != nil {
+	v, ok := w.number()
+	if !ok {
 		return 0, ErrForm
 	}
-	neg := len(v) > 0 && v[0] == '-'
+	neg := v[0] == '-'
 	if neg {
 		v = v[1:]
 	}
@@ -179,18 +342,76 @@ func (w *Walker) Int() (int64, error) {
 	return n, nil
 }
 
-// Raw reads the next value whole; it is valid until the next read.
+// Raw reads the next value whole; it points into the data being read.
 func (w *Walker) Raw() (jsontext.Value, error) {
-	v, err := w.dec.ReadValue()
-	if err != nil {
-		return nil, ErrForm
+	w.space()
+	start := w.pos
+	if err := w.Skip(); err != nil {
+		return nil, err
 	}
-	return v, nil
+	return jsontext.Value(w.data[start:w.pos]), nil
 }
 
-// Skip passes over the next value, whatever it is.
+// Skip passes over the next value, whatever it is, checking it as
+// Unmarshal would.
 func (w *Walker) Skip() error {
-	if err := w.dec.SkipValue(); err != nil {
+	switch w.space() {
+	case '"':
+		if _, _, ok := w.str(); !ok {
+			return ErrForm
+		}
+		return nil
+	case 'n':
+		return w.must(w.literal("null"))
+	case 't':
+		return w.must(w.literal("true"))
+	case 'f':
+		return w.must(w.literal("false"))
+	case '{':
+		if w.depth++; w.depth > maxDepth {
+			return ErrForm
+		}
+		w.pos++
+		if w.space() == '}' {
+			w.pos++
+			w.depth--
+			return nil
+		}
+		for {
+			if w.space() != '"' {
+				return ErrForm
+			}
+			if _, _, ok := w.str(); !ok {
+				return ErrForm
+			}
+			if w.space() != ':' {
+				return ErrForm
+			}
+			w.pos++
+			if err := w.Skip(); err != nil {
+				return err
+			}
+			switch w.space() {
+			case ',':
+				w.pos++
+			case '}':
+				w.pos++
+				w.depth--
+				return nil
+			default:
+				return ErrForm
+			}
+		}
+	case '[':
+		_, err := w.Array(w.Skip)
+		return err
+	}
+	_, ok := w.number()
+	return w.must(ok)
+}
+
+func (w *Walker) must(ok bool) error {
+	if !ok {
 		return ErrForm
 	}
 	return nil
@@ -198,16 +419,14 @@ func (w *Walker) Skip() error {
 
 // BoolPtr reads true or false into *at, returning at; null is nil.
 func (w *Walker) BoolPtr(at *bool) (*bool, error) {
-	switch w.dec.PeekKind() {
-	case 'n':
-		w.Null()
+	switch {
+	case w.Null():
 		return nil, nil
-	case 't', 'f':
-		tok, err := w.dec.ReadToken()
-		if err != nil {
-			return nil, ErrForm
-		}
-		*at = tok.Bool()
+	case w.literal("true"):
+		*at = true
+		return at, nil
+	case w.literal("false"):
+		*at = false
 		return at, nil
 	}
 	return nil, ErrForm

@@ -1,0 +1,91 @@
+package jsonx
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+var walkSeeds = []string{
+	`{"a":[1,-2.5e+3,true,false,null,"x\"y\u00e9\ud83d\ude00"],"b":{"c":{}},"d":[]}`,
+	`{"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"Hi"}}]}`,
+	` [ 0 , -0 , 1.0 , 1e5 , "" ] `, `"\ud800"`, `"\u12"`, `01`, `1.`, `-`, `{"a":1,}`, `[1,]`,
+	`{"a" 1}`, `nul`, `truex`, "\"\xff\"", "\"a\tb\"", `{"a":1,"a":2}`, `{"\u0061":1}`,
+	strings.Repeat("[", 600) + strings.Repeat("]", 600),
+}
+
+// FuzzWalkerSkip: the Walker passes over exactly the values Unmarshal
+// accepts (nesting deeper than maxDepth aside, which it leaves to
+// Unmarshal), and Raw returns the value itself.
+func FuzzWalkerSkip(f *testing.F) {
+	for _, s := range walkSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var w Walker
+		w.Reset(data)
+		raw, err := w.Raw()
+		walked := err == nil && w.End()
+		var v jsontext.Value
+		valid := Unmarshal(data, &v) == nil
+		if walked && !valid {
+			t.Fatalf("the Walker passed over %q, which Unmarshal refuses", data)
+		}
+		if valid && !walked && w.depth <= maxDepth {
+			t.Fatalf("the Walker refused %q, which Unmarshal accepts", data)
+		}
+		if walked && string(raw) != strings.Trim(string(data), " \t\r\n") {
+			t.Fatalf("Raw = %q, want the value of %q", raw, data)
+		}
+	})
+}
+
+// FuzzWalkerString: a string the Walker reads is the string Unmarshal
+// reads.
+func FuzzWalkerString(f *testing.F) {
+	for _, s := range walkSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`"plain"`))
+	f.Add([]byte(`"tab\tand \\ and \/ and \u2028"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var w Walker
+		w.Reset(data)
+		got, err := w.String()
+		if err != nil || !w.End() {
+			return
+		}
+		var want *string
+		if err := Unmarshal(data, &want); err != nil {
+			t.Fatalf("the Walker read %q, which Unmarshal refuses: %v", data, err)
+		}
+		if want == nil {
+			want = new(string)
+		}
+		if got != *want {
+			t.Fatalf("String() = %q, Unmarshal reads %q", got, *want)
+		}
+	})
+}
+
+func TestWalkerRefusesARepeatedMember(t *testing.T) {
+	for _, data := range []string{`{"a":1,"a":2}`, `{"a":1,"b":{"a":1,"b":2},"a":3}`} {
+		var w Walker
+		w.Reset([]byte(data))
+		err := w.Object(func([]byte) error { return w.Skip() })
+		if err == nil {
+			t.Errorf("%s: a repeated member was read", data)
+		}
+	}
+	var w Walker
+	w.Reset([]byte(`{"a":{"x":1},"b":{"x":2}}`))
+	var names []string
+	err := w.Object(func(name []byte) error {
+		names = append(names, string(name))
+		return w.Object(func(inner []byte) error { names = append(names, string(inner)); return w.Skip() })
+	})
+	if err != nil || strings.Join(names, ",") != "a,x,b,x" {
+		t.Errorf("one name in two objects: %v, %v", names, err)
+	}
+}
