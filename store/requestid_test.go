@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 func TestRequestIDsSortByTime(t *testing.T) {
