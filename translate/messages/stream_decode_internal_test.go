@@ -25,6 +25,10 @@ func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"bad \x"}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}} `,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}`,
+		`{"type":"content_block_start","index":7,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":[]}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}`,
 		`{"type":"content_block_stop","index":00}`,
 		`{"type":"content_block_stop","index":1,"x":2}`,
 		`{"type":"message_stop","x":1}`,
@@ -32,7 +36,7 @@ func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
 	} {
 		datas = append(datas, []byte(s))
 	}
-	quick, small := 0, 0
+	quick, small, starts := 0, 0, 0
 	var q quickEvent
 	for _, data := range datas {
 		var fast event
@@ -41,6 +45,9 @@ func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
 		}
 		if fast.Delta == nil {
 			small++
+		}
+		if fast.ContentBlock != nil {
+			starts++
 		}
 		quick++
 		var slow event
@@ -52,8 +59,8 @@ func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
 			t.Errorf("%s:\nquick %+v\nslow  %+v", data, fast, slow)
 		}
 	}
-	if quick < 20 || small < 10 {
-		t.Errorf("the quick forms read only %d of %d events (%d stops and pings)", quick, len(datas), small)
+	if quick < 20 || small < 10 || starts < 5 {
+		t.Errorf("the quick forms read only %d of %d events (%d starts, stops and pings; %d block starts)", quick, len(datas), small, starts)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 // Most events of a stream are deltas of text, thinking or tool arguments,
 // which the service writes in one form, member for member, and block
-// stops, message stops and pings, fixed in form. quickEvent reads events
+// starts, block stops, message stops and pings, fixed in form. quickEvent reads events
 // of exactly those forms without reflection, into w as jsonx.Unmarshal
 // would (TestQuickEventIsTheUnmarshalledEvent); any other event, or
 // anything in those it cannot read, goes the general way.
@@ -32,6 +32,26 @@ type quickEvent struct {
 	index int64
 	delta delta
 	text  string
+	block Block
+	// empty is the empty text or thinking of a starting block, and its
+	// empty signature.
+	empty, emptySig string
+}
+
+var quickStartPrefix = []byte(`{"type":"content_block_start","index":`)
+
+// quickStartForms are the block starts quickEvent reads: an empty text
+// block and an empty thinking block, as the service starts them.
+var quickStartForms = []struct {
+	form []byte
+	set  func(*quickEvent)
+}{
+	{[]byte(`,"content_block":{"type":"text","text":""}}`), func(q *quickEvent) {
+		q.block = Block{Type: "text", Text: &q.empty}
+	}},
+	{[]byte(`,"content_block":{"type":"thinking","thinking":"","signature":""}}`), func(q *quickEvent) {
+		q.block = Block{Type: "thinking", Thinking: &q.empty, Signature: &q.emptySig}
+	}},
 }
 
 // quickSmall are events whose whole form is fixed.
@@ -46,8 +66,9 @@ var quickSmall = []struct {
 var quickStopPrefix = []byte(`{"type":"content_block_stop","index":`)
 
 // read reads the events of a fixed form without reflection: text,
-// argument and thinking deltas, block stops, message stops and pings, as
-// the service writes them. ok is false for anything else (another
+// argument and thinking deltas, the starts of empty text and thinking
+// blocks, block stops, message stops and pings, as the service writes
+// them. ok is false for anything else (another
 // spelling, more members), which jsonx.Unmarshal then reads.
 func (q *quickEvent) read(b []byte, w *event) bool {
 	for _, f := range quickSmall {
@@ -63,6 +84,21 @@ func (q *quickEvent) read(b []byte, w *event) bool {
 		}
 		*w = event{Type: "content_block_stop", Index: &q.index}
 		return true
+	}
+	if rest, ok := bytes.CutPrefix(b, quickStartPrefix); ok {
+		n, ok := q.quickIndex(rest)
+		if !ok {
+			return false
+		}
+		for _, f := range quickStartForms {
+			if bytes.Equal(rest[n:], f.form) {
+				q.empty, q.emptySig = "", ""
+				f.set(q)
+				*w = event{Type: "content_block_start", Index: &q.index, ContentBlock: &q.block}
+				return true
+			}
+		}
+		return false
 	}
 	return q.blockDelta(b, w)
 }
