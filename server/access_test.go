@@ -1,11 +1,16 @@
 package server_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestAccess checks, for every client dialect through its official SDK,
@@ -111,4 +116,71 @@ func rawResult(t *testing.T, url string, body []byte, shape string) sdkResult {
 		t.Errorf("error body %s lacks %s", b, shape)
 	}
 	return sdkResult{err: fmt.Errorf("%s", b), status: resp.StatusCode}
+}
+
+// lockedBuffer is a log the gateway writes while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestAccessLine: each request leaves one line naming what an operator
+// looks for (the request id the client was given, the dialects, the
+// model and upstream, the status, attempts, time and tokens), whole and
+// streamed; a log set above Info gets none.
+func TestAccessLine(t *testing.T) {
+	logs := &lockedBuffer{}
+	g := startGateway(t, gwExtra{logger: slog.New(slog.NewTextHandler(logs, nil))})
+	g.fakes["chat_completions"].set("text", nil)
+	for _, stream := range []bool{false, true} {
+		body := withModel(t, fixture(t, "text", "messages", "request.json"), "via-chat_completions", stream)
+		req, _ := http.NewRequest(http.MethodPost, g.url+"/v1/messages", bytes.NewReader(body))
+		req.Header.Set("x-api-key", clientKey)
+		req.Header.Set("anthropic-version", "2023-06-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		id := resp.Header.Get("X-Request-Id")
+		want := regexp.MustCompile(`^time=\S+ level=INFO msg=request id=` + id +
+			` dialect=messages path=/v1/messages status=200 model=via-chat_completions upstream=fake-chat_completions attempts=1 duration=\S+ input_tokens=[1-9]\d* output_tokens=[1-9]\d*$`)
+		var line string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			for l := range strings.Lines(logs.String()) {
+				if strings.Contains(l, "id="+id+" ") {
+					line = strings.TrimSuffix(l, "\n")
+				}
+			}
+			if line != "" {
+				break
+			}
+		}
+		if !want.MatchString(line) {
+			t.Errorf("stream %v: access line %q, want it to match %s", stream, line, want)
+		}
+	}
+
+	quiet := &lockedBuffer{}
+	g = startGateway(t, gwExtra{logger: slog.New(slog.NewTextHandler(quiet, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	g.fakes["chat_completions"].set("text", nil)
+	if res := sdks["messages"](t, g.url, clientKey, "via-chat_completions", fixture(t, "text", "messages", "request.json"), false); res.err != nil {
+		t.Fatal(res.err)
+	}
+	if s := quiet.String(); strings.Contains(s, "msg=request") {
+		t.Errorf("a log set to warnings got an access line:\n%s", s)
+	}
 }

@@ -327,7 +327,21 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	if e != nil {
 		attrs = append(attrs, slog.String("error", e.GetCode().String()))
 	}
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request", attrs...)
+	s.accessLine(attrs)
+}
+
+// accessLine writes the request's line. It goes to the handler as a record
+// made here, not through Logger.LogAttrs, which walks the stack for the
+// caller's program counter on every line, whether the handler reports
+// the source or not; an access line's source is always this function.
+func (s *Server) accessLine(attrs []slog.Attr) {
+	ctx, h := context.Background(), s.log.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	r.AddAttrs(attrs...)
+	_ = h.Handle(ctx, r)
 }
 
 // serve answers a generation request, whole or streamed.
