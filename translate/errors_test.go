@@ -81,3 +81,15 @@ func TestHTTPStatusTablesAgree(t *testing.T) {
 		t.Error("a non-error upstream status must not be kept")
 	}
 }
+
+func TestIndexNamesAnElement(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{translate.Index("tools", 3), "tools[3]"},
+		{translate.Index(translate.Index("messages", 12)+".parts", 0), "messages[12].parts[0]"},
+		{translate.Index("", 1234), "[1234]"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

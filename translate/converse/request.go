@@ -1,7 +1,6 @@
 package converse
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -149,14 +148,14 @@ func (e *encoder) system() ([]SystemBlock, error) {
 		return nil
 	}
 	for i, p := range e.req.GetInstructions() {
-		if err := add(p, fmt.Sprintf("instructions[%d]", i)); err != nil {
+		if err := add(p, translate.Index("instructions", i)); err != nil {
 			return nil, err
 		}
 	}
 	leading, _ := translate.SplitLeadingSystem(e.req.GetMessages())
 	for i, m := range leading {
 		for j, p := range m.GetParts() {
-			if err := add(p, fmt.Sprintf("messages[%d].parts[%d]", i, j)); err != nil {
+			if err := add(p, translate.Index(translate.Index("messages", i)+".parts", j)); err != nil {
 				return nil, err
 			}
 		}
@@ -181,7 +180,7 @@ func (e *encoder) messages() ([]Message, error) {
 		}
 		var blocks []ContentBlock
 		for j, p := range m.GetParts() {
-			bs, err := e.part(p, fmt.Sprintf("messages[%d].parts[%d]", i, j))
+			bs, err := e.part(p, translate.Index(translate.Index("messages", i)+".parts", j))
 			if err != nil {
 				return nil, err
 			}

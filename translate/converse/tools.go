@@ -3,7 +3,6 @@ package converse
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -50,7 +49,7 @@ func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*toolResult
 		b.Status = "error"
 	}
 	for j, p := range tr.GetContent() {
-		f := fmt.Sprintf("%s.content[%d]", field, j)
+		f := translate.Index(field+".content", j)
 		switch k := p.GetKind().(type) {
 		case *parleyv1.Part_Text:
 			if k.Text.GetText() == "" {
@@ -87,7 +86,7 @@ func (e *encoder) tools(w *Request) error {
 	}
 	var specs []tool
 	for i, t := range e.req.GetTools() {
-		field := fmt.Sprintf("tools[%d]", i)
+		field := translate.Index("tools", i)
 		f := t.GetFunction()
 		if t.GetKind() == nil {
 			// A tool another dialect kept whole (a kind Parley does not

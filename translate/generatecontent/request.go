@@ -1,7 +1,6 @@
 package generatecontent
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -78,7 +77,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	}
 	d := decoder{}
 	for i := range *w.Contents {
-		m, err := d.content(&(*w.Contents)[i], fmt.Sprintf("contents[%d]", i))
+		m, err := d.content(&(*w.Contents)[i], translate.Index("contents", i))
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +96,7 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 		}
 	}
 	for i := range w.Tools {
-		tools, err := tool(&w.Tools[i], fmt.Sprintf("tools[%d]", i))
+		tools, err := tool(&w.Tools[i], translate.Index("tools", i))
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +163,7 @@ func (d *decoder) parts(ps PartList, path string, model bool) ([]*parleyv1.Part,
 		if model && emptyPart(&ps[i]) {
 			continue
 		}
-		p, err := d.part(&ps[i], fmt.Sprintf("%s[%d]", path, i), i)
+		p, err := d.part(&ps[i], translate.Index(path, i), i)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +315,7 @@ func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, er
 		}
 		c.Unknown = jsonx.Take(m.GetExtensions(), thisDialect, "")
 	}
-	parts, err := e.parts(m.GetParts(), fmt.Sprintf("messages[%d]", i), current && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
+	parts, err := e.parts(m.GetParts(), translate.Index("messages", i), current && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
 	if err != nil {
 		return Content{}, err
 	}
@@ -330,9 +329,9 @@ func (e *encoder) parts(ps []*parleyv1.Part, field string, currentModelTurn bool
 	firstCall := true
 	for j, p := range ps {
 		if tr := p.GetToolResult(); tr != nil && !e.same {
-			moved = append(moved, e.resultMedia(tr, fmt.Sprintf("%s.parts[%d]", field, j))...)
+			moved = append(moved, e.resultMedia(tr, translate.Index(field+".parts", j))...)
 		}
-		wp, ok, err := e.part(p, fmt.Sprintf("%s.parts[%d]", field, j))
+		wp, ok, err := e.part(p, translate.Index(field+".parts", j))
 		if err != nil {
 			return nil, err
 		}

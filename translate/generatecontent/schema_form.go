@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -284,7 +285,7 @@ func forService(v any, path string, dropped *[]string) any {
 func forServiceList(list []any, path string, dropped *[]string) []any {
 	out := make([]any, len(list))
 	for i, s := range list {
-		out[i] = forService(s, fmt.Sprintf("%s[%d]", path, i), dropped)
+		out[i] = forService(s, translate.Index(path, i), dropped)
 	}
 	return out
 }

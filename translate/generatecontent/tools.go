@@ -23,7 +23,7 @@ func tool(w *Tool, path string) ([]*parleyv1.Tool, error) {
 	var out []*parleyv1.Tool
 	for i := range w.FunctionDeclarations {
 		fd := &w.FunctionDeclarations[i]
-		fpath := fmt.Sprintf("%s.functionDeclarations[%d]", path, i)
+		fpath := translate.Index(path+".functionDeclarations", i)
 		if fd.Name == "" {
 			return nil, translate.Invalid(fpath+".name", "required field name is missing")
 		}
@@ -134,7 +134,7 @@ func (e *encoder) tools() ([]Tool, error) {
 	var out []Tool
 	fnIndex := -1
 	for i, t := range e.req.GetTools() {
-		field := fmt.Sprintf("tools[%d]", i)
+		field := translate.Index("tools", i)
 		switch k := t.GetKind().(type) {
 		case *parleyv1.Tool_Function:
 			fd, err := e.declaration(t, k.Function, field)

@@ -1,9 +1,9 @@
 package messages
 
 import (
-	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -155,7 +155,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		}
 	}
 	for i := range w.Messages {
-		m, err := d.message(&w.Messages[i], fmt.Sprintf("messages.%d", i))
+		m, err := d.message(&w.Messages[i], "messages."+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +189,7 @@ func (d *decoder) request(w *Request, countOnly bool) (*parleyv1.Request, error)
 		jsonx.Keep(&req.Extensions, thisDialect, "tool_choice", w.ToolChoice.Unknown)
 	}
 	for i := range w.Tools {
-		t, err := readTool(&w.Tools[i], fmt.Sprintf("tools.%d", i))
+		t, err := readTool(&w.Tools[i], "tools."+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
@@ -315,7 +315,7 @@ func (e *encoder) request(countOnly bool) (*Request, error) {
 func (e *encoder) system(w *Request) error {
 	var blocks []Block
 	for i, p := range e.req.GetInstructions() {
-		b, ok, err := e.systemBlock(p, fmt.Sprintf("instructions[%d]", i))
+		b, ok, err := e.systemBlock(p, translate.Index("instructions", i))
 		if err != nil {
 			return err
 		}
@@ -327,7 +327,7 @@ func (e *encoder) system(w *Request) error {
 		leading, _ := translate.SplitLeadingSystem(e.req.GetMessages())
 		for i, m := range leading {
 			for j, p := range m.GetParts() {
-				b, ok, err := e.systemBlock(p, fmt.Sprintf("messages[%d].parts[%d]", i, j))
+				b, ok, err := e.systemBlock(p, translate.Index(translate.Index("messages", i)+".parts", j))
 				if err != nil {
 					return err
 				}

@@ -166,7 +166,7 @@ func (e *encoder) tools(w *Request) error {
 		allowed[n] = true
 	}
 	for i, t := range e.req.GetTools() {
-		wt, ok, err := e.tool(t, fmt.Sprintf("tools[%d]", i))
+		wt, ok, err := e.tool(t, translate.Index("tools", i))
 		if err != nil {
 			return err
 		}
@@ -381,7 +381,7 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, field st
 	}
 	var inner []Block
 	for j, c := range tr.GetContent() {
-		bs, err := e.part(c, fmt.Sprintf("%s.tool_result.content[%d]", field, j), false)
+		bs, err := e.part(c, translate.Index(field+".tool_result.content", j), false)
 		if err != nil {
 			return Block{}, err
 		}

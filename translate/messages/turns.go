@@ -1,7 +1,7 @@
 package messages
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -51,7 +51,7 @@ func (d *decoder) blocks(c Content, path string, assistant bool) ([]*parleyv1.Pa
 	parts := make([]*parleyv1.Part, 0, len(c.Blocks))
 	var carried *parleyv1.Opaque
 	for i := range c.Blocks {
-		p, err := d.block(&c.Blocks[i], fmt.Sprintf("%s.%d", path, i))
+		p, err := d.block(&c.Blocks[i], path+"."+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
@@ -269,7 +269,7 @@ func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
 	parts := m.GetParts()
 	out := make([]Block, 0, len(parts))
 	for j, p := range parts {
-		field := fmt.Sprintf("messages[%d].parts[%d]", mi, j)
+		field := translate.Index(translate.Index("messages", mi)+".parts", j)
 		bs, err := e.part(p, field, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
 		if err != nil {
 			return nil, err
