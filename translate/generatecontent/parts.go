@@ -92,7 +92,7 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			}
 			response = string(compact)
 		}
-		tr := &parleyv1.ToolResult{CallId: fr.ID, Name: fr.Name, Content: []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: response}}}}}
+		tr := &parleyv1.ToolResult{CallId: fr.ID, Name: fr.Name, Content: translate.TextParts(response)}
 		for j := range fr.Parts {
 			mp, err := responseMedia(&fr.Parts[j], translate.Index(path+".functionResponse.parts", j))
 			if err != nil {

@@ -46,7 +46,7 @@ func (d *decoder) message(w *message, path string) (*parleyv1.Message, error) {
 
 func (d *decoder) blocks(c Content, path string, assistant bool) ([]*parleyv1.Part, error) {
 	if c.String {
-		return []*parleyv1.Part{{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: c.Text}}}}, nil
+		return translate.TextParts(c.Text), nil
 	}
 	parts := make([]*parleyv1.Part, 0, len(c.Blocks))
 	var carried *parleyv1.Opaque
