@@ -86,6 +86,13 @@ func (w *Walker) Kind() jsontext.Kind {
 // quotes); member reads the value. A name spelled with escapes is
 // ErrForm: it may stand for a name the reader knows.
 func (w *Walker) Object(member func(name []byte) error) error {
+	return w.members(true, member)
+}
+
+// members reads an object, calling member for each name. With named, a
+// name spelled with escapes or given twice is ErrForm; without, any name
+// Unmarshal accepts is passed over.
+func (w *Walker) members(named bool, member func(name []byte) error) error {
 	if w.space() != '{' {
 		return ErrForm
 	}
@@ -104,15 +111,17 @@ func (w *Walker) Object(member func(name []byte) error) error {
 			return ErrForm
 		}
 		name, escaped, ok := w.str()
-		if !ok || escaped {
+		if !ok || named && escaped {
 			return ErrForm
 		}
-		for _, seen := range w.names[mark:] {
-			if bytes.Equal(seen, name) {
-				return ErrForm
+		if named {
+			for _, seen := range w.names[mark:] {
+				if bytes.Equal(seen, name) {
+					return ErrForm
+				}
 			}
+			w.names = append(w.names, name)
 		}
-		w.names = append(w.names, name)
 		if w.space() != ':' {
 			return ErrForm
 		}
@@ -368,40 +377,7 @@ func (w *Walker) Skip() error {
 	case 'f':
 		return w.must(w.literal("false"))
 	case '{':
-		if w.depth++; w.depth > maxDepth {
-			return ErrForm
-		}
-		w.pos++
-		if w.space() == '}' {
-			w.pos++
-			w.depth--
-			return nil
-		}
-		for {
-			if w.space() != '"' {
-				return ErrForm
-			}
-			if _, _, ok := w.str(); !ok {
-				return ErrForm
-			}
-			if w.space() != ':' {
-				return ErrForm
-			}
-			w.pos++
-			if err := w.Skip(); err != nil {
-				return err
-			}
-			switch w.space() {
-			case ',':
-				w.pos++
-			case '}':
-				w.pos++
-				w.depth--
-				return nil
-			default:
-				return ErrForm
-			}
-		}
+		return w.members(false, w.skipMember)
 	case '[':
 		_, err := w.Array(w.Skip)
 		return err
@@ -409,6 +385,9 @@ func (w *Walker) Skip() error {
 	_, ok := w.number()
 	return w.must(ok)
 }
+
+// skipMember passes over the value of a member Skip passes over.
+func (w *Walker) skipMember([]byte) error { return w.Skip() }
 
 func (w *Walker) must(ok bool) error {
 	if !ok {
