@@ -11,13 +11,7 @@ import (
 // TextPart is a part holding plain text. The part, its kind and its text
 // are made in one allocation rather than three: requests carry text parts
 // by the hundred.
-func TextPart(s string) *parleyv1.Part {
-	t := &textPart{}
-	t.text.Text = s
-	t.kind.Text = &t.text
-	t.part.Kind = &t.kind
-	return &t.part
-}
+func TextPart(s string) *parleyv1.Part { return TextParts(s)[0] }
 
 // TextParts is a list of one text part, made in one allocation.
 func TextParts(s string) []*parleyv1.Part {

@@ -8,10 +8,10 @@ import (
 
 // Most events of a stream are deltas of text, thinking or tool arguments,
 // which the service writes in one form, member for member, and block
-// starts, block stops, message stops and pings, fixed in form. quickEvent reads events
-// of exactly those forms without reflection, into w as jsonx.Unmarshal
-// would (TestQuickEventIsTheUnmarshalledEvent); any other event, or
-// anything in those it cannot read, goes the general way.
+// starts, block stops, message stops and pings, fixed in form. quickEvent
+// reads events of exactly those forms without reflection, into w as
+// jsonx.Unmarshal would (TestQuickEventIsTheUnmarshalledEvent); any other
+// event, or anything in those it cannot read, goes the general way.
 var quickDeltaPrefix = []byte(`{"type":"content_block_delta","index":`)
 
 // quickDeltaForms are the delta forms quickEvent reads: what follows the
@@ -68,8 +68,8 @@ var quickStopPrefix = []byte(`{"type":"content_block_stop","index":`)
 // read reads the events of a fixed form without reflection: text,
 // argument and thinking deltas, the starts of empty text and thinking
 // blocks, block stops, message stops and pings, as the service writes
-// them. ok is false for anything else (another
-// spelling, more members), which jsonx.Unmarshal then reads.
+// them. ok is false for anything else (another spelling, more members),
+// which jsonx.Unmarshal then reads.
 func (q *quickEvent) read(b []byte, w *event) bool {
 	for _, f := range quickSmall {
 		if bytes.Equal(b, f.form) {
