@@ -16,3 +16,7 @@ func BenchmarkRequest(b *testing.B) {
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.ChatCompletions, dialecttest.ChatCompletions)
 }
+
+func BenchmarkStreamText(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.ChatCompletions, dialecttest.ChatCompletions)
+}

@@ -57,3 +57,13 @@ func BenchmarkAgentToolsToContentGeneration(b *testing.B) {
 func BenchmarkStream500MessagesToChatCompletions(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.ChatCompletions, dialecttest.Messages)
 }
+
+// The load benchmark's stream chat>messages route on a recorded stream.
+func BenchmarkStreamTextMessagesToChatCompletions(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.ChatCompletions, dialecttest.Messages)
+}
+
+// The load benchmark's stream messages>chat route on a recorded stream.
+func BenchmarkStreamTextChatCompletionsToMessages(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.ChatCompletions)
+}

@@ -13,9 +13,9 @@ import (
 	"github.com/parleyhq/parley/translate/messages"
 )
 
-// The benchmarks BenchmarkRequest and BenchmarkStream500 are the shared
-// ones (translate/internal/dialecttest says what they measure) for a
-// same-dialect route.
+// The benchmarks BenchmarkRequest, BenchmarkStream500 and
+// BenchmarkStreamText are the shared ones (translate/internal/dialecttest
+// says what they measure) for a same-dialect route.
 
 func BenchmarkRequest(b *testing.B) {
 	dialecttest.BenchmarkRequest(b, dialecttest.Messages, dialecttest.Messages)
@@ -23,6 +23,10 @@ func BenchmarkRequest(b *testing.B) {
 
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.Messages, dialecttest.Messages)
+}
+
+func BenchmarkStreamText(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.Messages)
 }
 
 // agentRequest is a coding agent's request of about 130 KB: a system

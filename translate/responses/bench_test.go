@@ -16,3 +16,7 @@ func BenchmarkRequest(b *testing.B) {
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.Responses, dialecttest.Responses)
 }
+
+func BenchmarkStreamText(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.Responses, dialecttest.Responses)
+}

@@ -40,7 +40,25 @@ func BenchmarkRequest(b *testing.B, from, to *Spec) {
 // encodes it for a client of from. Every pass must yield at least
 // to.Stream500Events events, or the stream is not the one meant.
 func BenchmarkStream500(b *testing.B, from, to *Spec) {
-	stream := to.Stream500()
+	benchmarkStream(b, from, to, to.Stream500(), to.Stream500Events)
+}
+
+// BenchmarkStreamText decodes to's StreamText from an upstream of to and
+// encodes it for a client of from.
+func BenchmarkStreamText(b *testing.B, from, to *Spec) {
+	if to.StreamText == "" {
+		b.Skipf("%s has no recorded text stream", to.Name())
+	}
+	stream, err := os.ReadFile(filepath.Join(to.Cases, to.StreamText))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkStream(b, from, to, stream, 1)
+}
+
+// benchmarkStream decodes stream from an upstream of to and encodes it
+// for a client of from; every pass must yield at least events events.
+func benchmarkStream(b *testing.B, from, to *Spec, stream []byte, events int) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -57,8 +75,8 @@ func BenchmarkStream500(b *testing.B, from, to *Spec) {
 			}
 			n++
 		}
-		if n < to.Stream500Events {
-			b.Fatalf("%d events, want at least %d", n, to.Stream500Events)
+		if n < events {
+			b.Fatalf("%d events, want at least %d", n, events)
 		}
 	}
 }

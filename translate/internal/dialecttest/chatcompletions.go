@@ -52,6 +52,7 @@ var ChatCompletions = &Spec{
 	BenchRequest:    "tool_round_trip/request.json",
 	Stream500:       chatCompletionsStream500,
 	Stream500Events: 500,
+	StreamText:      "stream_text_usage/stream.sse",
 }
 
 func chatCompletionsSchemas(t *testing.T) (request, response *golden.Validator) {

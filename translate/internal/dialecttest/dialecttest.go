@@ -72,6 +72,11 @@ type Spec struct {
 	BenchRequest    string
 	Stream500       func() []byte
 	Stream500Events int
+	// StreamText is a short recorded stream of text from the dialect's
+	// service, a file under Cases, or "" for a dialect without one: a
+	// stream of a dozen events, where what a stream costs once (its start
+	// and its end) weighs as it does in real traffic.
+	StreamText string
 }
 
 // All describes every chat dialect, in the order of dialects.All().

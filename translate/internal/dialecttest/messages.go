@@ -48,6 +48,7 @@ var Messages = &Spec{
 	BenchRequest:    "sdk_thinking_history/request.json",
 	Stream500:       messagesStream500,
 	Stream500Events: 500,
+	StreamText:      "stream_text/stream.sse",
 }
 
 func messagesSchemas(t *testing.T) (request, response *golden.Validator) {

@@ -51,6 +51,7 @@ var Responses = &Spec{
 	BenchRequest:    "tool_round_trip_items/request.json",
 	Stream500:       responsesStream500,
 	Stream500Events: 495,
+	StreamText:      "stream_text/stream.sse",
 }
 
 func responsesSchemas(t *testing.T) (request, response *golden.Validator) {
