@@ -51,7 +51,7 @@ func TestAllIsTheDialectList(t *testing.T) {
 // call, and its files exist, so that a new dialect's gaps show here
 // rather than as a nil call in one of them.
 func TestSpecsAreComplete(t *testing.T) {
-	optional := map[string]bool{"SDKSameStream": true, "PinStreams": true}
+	optional := map[string]bool{"SDKSameStream": true, "PinStreams": true, "StreamText": true}
 	for _, s := range dialecttest.All {
 		v := reflect.ValueOf(s).Elem()
 		for i := range v.NumField() {
@@ -61,7 +61,11 @@ func TestSpecsAreComplete(t *testing.T) {
 		}
 		// The paths are relative to translate/<package>, one level
 		// below this one.
-		for _, p := range []string{s.Cases, filepath.Join(s.Cases, s.BenchRequest)} {
+		paths := []string{s.Cases, filepath.Join(s.Cases, s.BenchRequest)}
+		if s.StreamText != "" {
+			paths = append(paths, filepath.Join(s.Cases, s.StreamText))
+		}
+		for _, p := range paths {
 			if _, err := os.Stat(filepath.Join("..", p)); err != nil {
 				t.Errorf("%s: %v", s.Name(), err)
 			}
