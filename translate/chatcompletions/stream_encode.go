@@ -37,12 +37,12 @@ type streamEncoder struct {
 	// phase only moves forward: before the start, streaming, ended.
 	phase translate.Phase
 	head  chunk
-	// text is the form of a chunk that only adds text (textChunk), made
+	// chunkForm is the form of this stream's chunks (quickChunk), made
 	// from head once.
-	text   *textForm
-	origin parleyv1.Dialect
-	usage  *parleyv1.Usage
-	cands  map[int32]*candOut
+	chunkForm *chunkForm
+	origin    parleyv1.Dialect
+	usage     *parleyv1.Usage
+	cands     map[int32]*candOut
 }
 
 func (s *streamEncoder) cand(i int32) *candOut {
@@ -55,10 +55,8 @@ func (s *streamEncoder) cand(i int32) *candOut {
 }
 
 func (s *streamEncoder) write(w *sse.Writer, choices []chunkChoice, usage *usage) error {
-	if usage == nil && len(choices) == 1 {
-		if b, ok := s.textChunk(&choices[0]); ok {
-			return w.Event("", b)
-		}
+	if b, ok := s.quickChunk(choices, usage); ok {
+		return w.Event("", b)
 	}
 	ch := s.head
 	ch.Choices = choices
@@ -249,53 +247,228 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	return w.Event("", b)
 }
 
-// textForm is a chunk of this stream with its choices left out: what
-// comes before them and after them, as jsonx.Marshal writes the chunk.
-type textForm struct {
+// chunkForm is a chunk of this stream with its choices and usage left
+// out: what comes before the choices and what follows the usage, as
+// jsonx.Marshal writes the chunk. It is written once per stream.
+type chunkForm struct {
 	before, after []byte
 	buf           []byte
 }
 
-// textChunk writes a chunk whose one choice only adds text (or reasoning
-// text), the chunk most streams are made of, without reflection: the
-// same bytes jsonx.Marshal writes (TestTextChunkIsTheMarshalledChunk), at
-// a fraction of the cost. ok is false for any other chunk.
-func (s *streamEncoder) textChunk(c *chunkChoice) (b []byte, ok bool) {
-	d := &c.Delta
-	if c.FinishReason != nil || c.Logprobs != nil || len(c.Unknown) > 0 || d.Role != "" || d.Refusal != nil || d.Reasoning != nil ||
-		d.ToolCalls != nil || d.Annotations != nil || len(d.Unknown) > 0 || (d.Content == nil) == (d.ReasoningContent == nil) {
-		return nil, false
+// form returns the stream's chunk form, writing it on first use; nil if
+// the head holds what only jsonx.Marshal writes.
+func (s *streamEncoder) form() *chunkForm {
+	if s.chunkForm != nil {
+		return s.chunkForm
 	}
-	if s.text == nil {
-		head := s.head
-		head.Choices = []chunkChoice{}
-		whole, err := jsonx.Marshal(head)
-		if err != nil {
-			return nil, false
-		}
-		before, after, ok := jsonx.Hole(whole, `"choices":[`, "")
-		if !ok {
-			return nil, false
-		}
-		s.text = &textForm{before: before, after: after}
+	h := &s.head
+	if h.Error != nil || len(h.Unknown) > 0 {
+		return nil
 	}
-	t := s.text
-	b = append(t.buf[:0], t.before...)
-	b = append(b, `{"index":`...)
-	b = strconv.AppendInt(b, c.Index, 10)
-	text := d.Content
-	if text != nil {
-		b = append(b, `,"delta":{"content":`...)
-	} else {
-		text = d.ReasoningContent
-		b = append(b, `,"delta":{"reasoning_content":`...)
-	}
-	b, err := jsontext.AppendQuote(b, *text)
+	b, err := jsontext.AppendQuote(append([]byte(nil), `{"id":`...), h.ID)
 	if err != nil {
+		return nil
+	}
+	if b, err = jsontext.AppendQuote(append(b, `,"object":`...), h.Object); err != nil {
+		return nil
+	}
+	b = strconv.AppendInt(append(b, `,"created":`...), h.Created, 10)
+	if b, err = jsontext.AppendQuote(append(b, `,"model":`...), h.Model); err != nil {
+		return nil
+	}
+	b = append(b, `,"choices":[`...)
+	after := []byte(nil)
+	if h.ServiceTier != nil {
+		if after, err = jsontext.AppendQuote(append(after, `,"service_tier":`...), *h.ServiceTier); err != nil {
+			return nil
+		}
+	}
+	if h.SystemFingerprint != nil {
+		if after, err = jsontext.AppendQuote(append(after, `,"system_fingerprint":`...), *h.SystemFingerprint); err != nil {
+			return nil
+		}
+	}
+	s.chunkForm = &chunkForm{before: b, after: append(after, '}')}
+	return s.chunkForm
+}
+
+// quickChunk writes a chunk of at most one choice without reflection: the
+// same bytes jsonx.Marshal writes (TestQuickChunkIsTheMarshalledChunk) at
+// a fraction of the cost. It writes the chunks streams are made of: the
+// role, text, reasoning and refusal deltas, tool-call steps, the finish and
+// the usage. ok is false for any other chunk (logprobs, annotations,
+// members kept from an upstream), which jsonx.Marshal then writes. b is
+// valid until the next call.
+func (s *streamEncoder) quickChunk(choices []chunkChoice, u *usage) (b []byte, ok bool) {
+	if len(choices) > 1 {
 		return nil, false
 	}
-	b = append(b, `},"finish_reason":null,"logprobs":null}`...)
-	b = append(b, t.after...)
-	t.buf = b
+	f := s.form()
+	if f == nil {
+		return nil, false
+	}
+	b = append(f.buf[:0], f.before...)
+	if len(choices) == 1 {
+		if b, ok = appendChoice(b, &choices[0]); !ok {
+			return nil, false
+		}
+	}
+	b = append(b, ']')
+	if u != nil {
+		if b, ok = appendUsage(b, u); !ok {
+			return nil, false
+		}
+	}
+	b = append(b, f.after...)
+	f.buf = b
 	return b, true
+}
+
+// appendChoice appends c as jsonx.Marshal writes it; ok is false for what
+// it leaves to jsonx.Marshal.
+func appendChoice(b []byte, c *chunkChoice) (_ []byte, ok bool) {
+	d := &c.Delta
+	if c.Logprobs != nil || len(c.Unknown) > 0 || len(d.Unknown) > 0 || d.Annotations != nil {
+		return b, false
+	}
+	b = strconv.AppendInt(append(b, `{"index":`...), c.Index, 10)
+	b = append(b, `,"delta":{`...)
+	var m members
+	if d.Role != "" {
+		if b, ok = m.str(b, `"role":`, d.Role); !ok {
+			return b, false
+		}
+	}
+	for _, f := range [...]struct {
+		name string
+		v    *string
+	}{{`"content":`, d.Content}, {`"refusal":`, d.Refusal}, {`"reasoning_content":`, d.ReasoningContent}, {`"reasoning":`, d.Reasoning}} {
+		if f.v != nil {
+			if b, ok = m.str(b, f.name, *f.v); !ok {
+				return b, false
+			}
+		}
+	}
+	if d.ToolCalls != nil {
+		b = m.name(b, `"tool_calls":[`)
+		for i := range d.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendToolCall(b, &d.ToolCalls[i]); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `},"finish_reason":`...)
+	if c.FinishReason == nil {
+		b = append(b, "null"...)
+	} else if b, ok = appendQuote(b, *c.FinishReason); !ok {
+		return b, false
+	}
+	return append(b, `,"logprobs":null}`...), true
+}
+
+// appendToolCall appends one step of a tool call as jsonx.Marshal writes
+// it.
+func appendToolCall(b []byte, c *deltaToolCall) (_ []byte, ok bool) {
+	if len(c.Unknown) > 0 || (c.Function != nil && len(c.Function.Unknown) > 0) {
+		return b, false
+	}
+	b = strconv.AppendInt(append(b, `{"index":`...), c.Index, 10)
+	m := members{n: 1}
+	if c.ID != "" {
+		if b, ok = m.str(b, `"id":`, c.ID); !ok {
+			return b, false
+		}
+	}
+	if c.Type != "" {
+		if b, ok = m.str(b, `"type":`, c.Type); !ok {
+			return b, false
+		}
+	}
+	if f := c.Function; f != nil {
+		b = m.name(b, `"function":{`)
+		var fm members
+		if f.Name != "" {
+			if b, ok = fm.str(b, `"name":`, f.Name); !ok {
+				return b, false
+			}
+		}
+		if f.Arguments != nil {
+			if b, ok = fm.str(b, `"arguments":`, *f.Arguments); !ok {
+				return b, false
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), true
+}
+
+// appendUsage appends the usage member as jsonx.Marshal writes it.
+func appendUsage(b []byte, u *usage) (_ []byte, ok bool) {
+	if len(u.Unknown) > 0 {
+		return b, false
+	}
+	b = strconv.AppendInt(append(b, `,"usage":{"prompt_tokens":`...), u.PromptTokens, 10)
+	b = strconv.AppendInt(append(b, `,"completion_tokens":`...), u.CompletionTokens, 10)
+	b = strconv.AppendInt(append(b, `,"total_tokens":`...), u.TotalTokens, 10)
+	if p := u.PromptTokensDetails; p != nil {
+		if len(p.Unknown) > 0 {
+			return b, false
+		}
+		b = append(b, `,"prompt_tokens_details":{`...)
+		var m members
+		b = m.int(b, `"cached_tokens":`, p.CachedTokens)
+		b = m.int(b, `"audio_tokens":`, p.AudioTokens)
+		b = append(b, '}')
+	}
+	if o := u.CompletionTokensDetails; o != nil {
+		if len(o.Unknown) > 0 {
+			return b, false
+		}
+		b = append(b, `,"completion_tokens_details":{`...)
+		var m members
+		b = m.int(b, `"reasoning_tokens":`, o.ReasoningTokens)
+		b = m.int(b, `"audio_tokens":`, o.AudioTokens)
+		b = m.int(b, `"accepted_prediction_tokens":`, o.AcceptedPredictionTokens)
+		b = m.int(b, `"rejected_prediction_tokens":`, o.RejectedPredictionTokens)
+		b = append(b, '}')
+	}
+	return append(b, '}'), true
+}
+
+// members counts the members written into an object, to put commas
+// between them.
+type members struct{ n int }
+
+// name appends a member's name (with its quotes and colon, and whatever
+// opens its value), after a comma unless it is the first.
+func (m *members) name(b []byte, name string) []byte {
+	if m.n > 0 {
+		b = append(b, ',')
+	}
+	m.n++
+	return append(b, name...)
+}
+
+// str appends a string member; ok is false for a string jsonx.Marshal
+// refuses (invalid UTF-8).
+func (m *members) str(b []byte, name, v string) ([]byte, bool) {
+	return appendQuote(m.name(b, name), v)
+}
+
+// int appends a number member, unless v is nil (omitted, as omitzero
+// omits it).
+func (m *members) int(b []byte, name string, v *int64) []byte {
+	if v == nil {
+		return b
+	}
+	return strconv.AppendInt(m.name(b, name), *v, 10)
+}
+
+func appendQuote(b []byte, v string) ([]byte, bool) {
+	b, err := jsontext.AppendQuote(b, v)
+	return b, err == nil
 }
