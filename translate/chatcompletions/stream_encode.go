@@ -333,9 +333,9 @@ func appendChoice(b []byte, c *chunkChoice) (_ []byte, ok bool) {
 	}
 	b = strconv.AppendInt(append(b, `{"index":`...), c.Index, 10)
 	b = append(b, `,"delta":{`...)
-	var m members
+	var m jsonx.Members
 	if d.Role != "" {
-		if b, ok = m.str(b, `"role":`, d.Role); !ok {
+		if b, ok = m.String(b, `"role":`, d.Role); !ok {
 			return b, false
 		}
 	}
@@ -344,13 +344,13 @@ func appendChoice(b []byte, c *chunkChoice) (_ []byte, ok bool) {
 		v    *string
 	}{{`"content":`, d.Content}, {`"refusal":`, d.Refusal}, {`"reasoning_content":`, d.ReasoningContent}, {`"reasoning":`, d.Reasoning}} {
 		if f.v != nil {
-			if b, ok = m.str(b, f.name, *f.v); !ok {
+			if b, ok = m.String(b, f.name, *f.v); !ok {
 				return b, false
 			}
 		}
 	}
 	if d.ToolCalls != nil {
-		b = m.name(b, `"tool_calls":[`)
+		b = m.Name(b, `"tool_calls":[`)
 		for i := range d.ToolCalls {
 			if i > 0 {
 				b = append(b, ',')
@@ -364,7 +364,7 @@ func appendChoice(b []byte, c *chunkChoice) (_ []byte, ok bool) {
 	b = append(b, `},"finish_reason":`...)
 	if c.FinishReason == nil {
 		b = append(b, "null"...)
-	} else if b, ok = appendQuote(b, *c.FinishReason); !ok {
+	} else if b, ok = jsonx.AppendQuote(b, *c.FinishReason); !ok {
 		return b, false
 	}
 	return append(b, `,"logprobs":null}`...), true
@@ -376,28 +376,29 @@ func appendToolCall(b []byte, c *deltaToolCall) (_ []byte, ok bool) {
 	if len(c.Unknown) > 0 || (c.Function != nil && len(c.Function.Unknown) > 0) {
 		return b, false
 	}
-	b = strconv.AppendInt(append(b, `{"index":`...), c.Index, 10)
-	m := members{n: 1}
+	b = append(b, '{')
+	var m jsonx.Members
+	b = strconv.AppendInt(m.Name(b, `"index":`), c.Index, 10)
 	if c.ID != "" {
-		if b, ok = m.str(b, `"id":`, c.ID); !ok {
+		if b, ok = m.String(b, `"id":`, c.ID); !ok {
 			return b, false
 		}
 	}
 	if c.Type != "" {
-		if b, ok = m.str(b, `"type":`, c.Type); !ok {
+		if b, ok = m.String(b, `"type":`, c.Type); !ok {
 			return b, false
 		}
 	}
 	if f := c.Function; f != nil {
-		b = m.name(b, `"function":{`)
-		var fm members
+		b = m.Name(b, `"function":{`)
+		var fm jsonx.Members
 		if f.Name != "" {
-			if b, ok = fm.str(b, `"name":`, f.Name); !ok {
+			if b, ok = fm.String(b, `"name":`, f.Name); !ok {
 				return b, false
 			}
 		}
 		if f.Arguments != nil {
-			if b, ok = fm.str(b, `"arguments":`, *f.Arguments); !ok {
+			if b, ok = fm.String(b, `"arguments":`, *f.Arguments); !ok {
 				return b, false
 			}
 		}
@@ -419,9 +420,9 @@ func appendUsage(b []byte, u *usage) (_ []byte, ok bool) {
 			return b, false
 		}
 		b = append(b, `,"prompt_tokens_details":{`...)
-		var m members
-		b = m.int(b, `"cached_tokens":`, p.CachedTokens)
-		b = m.int(b, `"audio_tokens":`, p.AudioTokens)
+		var m jsonx.Members
+		b = m.Int(b, `"cached_tokens":`, p.CachedTokens)
+		b = m.Int(b, `"audio_tokens":`, p.AudioTokens)
 		b = append(b, '}')
 	}
 	if o := u.CompletionTokensDetails; o != nil {
@@ -429,46 +430,12 @@ func appendUsage(b []byte, u *usage) (_ []byte, ok bool) {
 			return b, false
 		}
 		b = append(b, `,"completion_tokens_details":{`...)
-		var m members
-		b = m.int(b, `"reasoning_tokens":`, o.ReasoningTokens)
-		b = m.int(b, `"audio_tokens":`, o.AudioTokens)
-		b = m.int(b, `"accepted_prediction_tokens":`, o.AcceptedPredictionTokens)
-		b = m.int(b, `"rejected_prediction_tokens":`, o.RejectedPredictionTokens)
+		var m jsonx.Members
+		b = m.Int(b, `"reasoning_tokens":`, o.ReasoningTokens)
+		b = m.Int(b, `"audio_tokens":`, o.AudioTokens)
+		b = m.Int(b, `"accepted_prediction_tokens":`, o.AcceptedPredictionTokens)
+		b = m.Int(b, `"rejected_prediction_tokens":`, o.RejectedPredictionTokens)
 		b = append(b, '}')
 	}
 	return append(b, '}'), true
-}
-
-// members counts the members written into an object, to put commas
-// between them.
-type members struct{ n int }
-
-// name appends a member's name (with its quotes and colon, and whatever
-// opens its value), after a comma unless it is the first.
-func (m *members) name(b []byte, name string) []byte {
-	if m.n > 0 {
-		b = append(b, ',')
-	}
-	m.n++
-	return append(b, name...)
-}
-
-// str appends a string member; ok is false for a string jsonx.Marshal
-// refuses (invalid UTF-8).
-func (m *members) str(b []byte, name, v string) ([]byte, bool) {
-	return appendQuote(m.name(b, name), v)
-}
-
-// int appends a number member, unless v is nil (omitted, as omitzero
-// omits it).
-func (m *members) int(b []byte, name string, v *int64) []byte {
-	if v == nil {
-		return b
-	}
-	return strconv.AppendInt(m.name(b, name), *v, 10)
-}
-
-func appendQuote(b []byte, v string) ([]byte, bool) {
-	b, err := jsontext.AppendQuote(b, v)
-	return b, err == nil
 }

@@ -85,6 +85,12 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 // clientResponse fills the envelope of a reply: everything but the content
 // and the stop reason.
 func clientResponse(req *parleyv1.Request, resp *parleyv1.Response) *Response {
+	return clientResponseUsage(req, resp, resp.GetUsage())
+}
+
+// clientResponseUsage is clientResponse with u in place of the response's
+// usage.
+func clientResponseUsage(req *parleyv1.Request, resp *parleyv1.Response, u *parleyv1.Usage) *Response {
 	same := resp.GetExtensions().GetDialect() == thisDialect
 	w := &Response{ID: resp.GetId(), Type: "message", Role: "assistant", Model: resp.GetModel(), Content: []Block{}}
 	if w.ID == "" {
@@ -93,7 +99,6 @@ func clientResponse(req *parleyv1.Request, resp *parleyv1.Response) *Response {
 	if w.Model == "" {
 		w.Model = req.GetModel()
 	}
-	u := resp.GetUsage()
 	if u == nil {
 		u = &parleyv1.Usage{}
 	}

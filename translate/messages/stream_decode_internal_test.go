@@ -96,3 +96,97 @@ func TestDeltaBytesIsTheMarshalledEvent(t *testing.T) {
 		t.Error("a signature delta was written the quick way")
 	}
 }
+
+// TestQuickEventsAreTheMarshalledEvents: the message_start and
+// message_delta events quickStart and quickDelta write without reflection
+// are, byte for byte, the ones jsonx.Marshal writes, whatever the strings
+// and whichever counts are reported; and they leave to jsonx.Marshal what
+// they do not write.
+func TestQuickEventsAreTheMarshalledEvents(t *testing.T) {
+	s := &streamEncoder{}
+	n := func(v int64) *int64 { return &v }
+	usages := []*usage{
+		nil,
+		{},
+		{InputTokens: n(12), OutputTokens: n(1)},
+		{InputTokens: n(58), OutputTokens: n(0), CacheCreationInputTokens: n(0), CacheReadInputTokens: n(3), CacheCreation: &cacheCreation{Ephemeral5m: n(0), Ephemeral1h: n(7)}, ServiceTier: "standard"},
+		{OutputTokens: n(9), ServerToolUse: &serverToolUse{WebSearchRequests: n(2)}, OutputTokensDetails: &outputTokensDetails{ThinkingTokens: n(5)}, ServiceTier: "priority"},
+		{CacheCreation: &cacheCreation{}, ServerToolUse: &serverToolUse{}, OutputTokensDetails: &outputTokensDetails{}},
+		{InputTokens: n(12), OutputTokens: n(1), ServiceTier: "standard", Unknown: jsonx.Unknown{"inference_geo": []byte(`"not_available"`)}},
+		{CacheCreation: &cacheCreation{Unknown: jsonx.Unknown{"x": []byte(`7`)}}, ServerToolUse: &serverToolUse{Unknown: jsonx.Unknown{"y": []byte(`null`)}},
+			OutputTokensDetails: &outputTokensDetails{Unknown: jsonx.Unknown{"z": []byte(`true`)}}},
+	}
+	texts := []string{"", "msg_01QC4g3H", "a \"q\" \\ \n\t", "<m&m>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	for _, u := range usages {
+		for _, text := range texts {
+			for _, m := range []*Response{
+				{ID: text, Type: "message", Role: "assistant", Model: "claude-sonnet-4-5", Content: []Block{}, Usage: u},
+				{ID: "msg_1", Type: "message", Role: "assistant", Model: text, StopReason: &text, StopSequence: &text, Usage: u},
+				{ID: "msg_2", Model: "m", Usage: u, Unknown: jsonx.Unknown{"container": []byte(`null`)}},
+			} {
+				got, ok := s.quickStart(m)
+				if !ok {
+					t.Fatalf("no quick message_start for %+v", m)
+				}
+				want, err := jsonx.Marshal(messageStartEvent{Type: "message_start", Message: m})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("\n got %s\nwant %s", got, want)
+				}
+			}
+			for _, seq := range []*string{nil, &text} {
+				e := messageDeltaEvent{Type: "message_delta", Delta: messageDeltaDelta{StopReason: text, StopSequence: seq}, Usage: u}
+				if seq != nil {
+					e.Delta.Unknown = jsonx.Unknown{"stop_details": []byte(`"x"`)}
+				}
+				got, ok := s.quickDelta(&e)
+				if !ok {
+					t.Fatalf("no quick message_delta for %+v", e)
+				}
+				want, err := jsonx.Marshal(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("\n got %s\nwant %s", got, want)
+				}
+			}
+		}
+	}
+	// Kept members whose bytes could differ from jsonx.Marshal's.
+	kept := jsonx.Unknown{"x": []byte(`{ "a" : 1 }`)}
+	for _, m := range []*Response{
+		{Content: []Block{{Type: "text"}}},
+		{Unknown: kept},
+		{ID: "\xff"},
+		{Usage: &usage{Unknown: kept}},
+		{Usage: &usage{CacheCreation: &cacheCreation{Unknown: kept}}},
+		{Usage: &usage{ServerToolUse: &serverToolUse{Unknown: kept}}},
+		{Usage: &usage{OutputTokensDetails: &outputTokensDetails{Unknown: kept}}},
+	} {
+		if _, ok := s.quickStart(m); ok {
+			t.Errorf("%+v was written the quick way", m)
+		}
+	}
+	if _, ok := s.quickDelta(&messageDeltaEvent{Delta: messageDeltaDelta{Unknown: kept}}); ok {
+		t.Error("a message_delta with a kept object was written the quick way")
+	}
+	for _, c := range []struct {
+		b []byte
+		v any
+	}{{ping, struct {
+		Type string `json:"type"`
+	}{"ping"}}, {messageStop, struct {
+		Type string `json:"type"`
+	}{"message_stop"}}} {
+		want, err := jsonx.Marshal(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(c.b, want) {
+			t.Errorf("got %s, want %s", c.b, want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/sse"
-	"google.golang.org/protobuf/proto"
 )
 
 // Stream encoding: canonical stream events into this dialect's events for
@@ -58,7 +57,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 	case *parleyv1.StreamEvent_Start:
 		return s.start(w, e.Start.GetResponse())
 	case *parleyv1.StreamEvent_KeepAlive:
-		return s.write(w, "ping", pingEvent{Type: "ping"})
+		return w.Event("ping", ping)
 	case *parleyv1.StreamEvent_Error:
 		// An upstream may fail before it says anything; the error event
 		// is valid at any point of the stream.
@@ -111,9 +110,11 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 	return nil
 }
 
-type pingEvent struct {
-	Type string `json:"type"`
-}
+// The events that are only a type.
+var (
+	ping        = []byte(`{"type":"ping"}`)
+	messageStop = []byte(`{"type":"message_stop"}`)
+)
 
 func (s *streamEncoder) write(w *sse.Writer, typ string, v any) error {
 	b, err := jsonx.Marshal(v)
@@ -137,8 +138,9 @@ func (s *streamEncoder) start(w *sse.Writer, resp *parleyv1.Response) error {
 		resp = &parleyv1.Response{}
 	}
 	s.enc = clientEncoder{same: resp.GetExtensions().GetDialect() == thisDialect}
-	s.usage = cloneUsage(resp.GetUsage())
-	if u := resp.GetUsage(); u == nil || u.InputTokens == nil {
+	u := resp.GetUsage()
+	s.usage = cloneUsage(u)
+	if u == nil || u.InputTokens == nil {
 		// An upstream that reports usage only at its end (chat completions,
 		// responses) said nothing of the input yet. Clients read input
 		// tokens here (libraries size context by it), so they get Parley's
@@ -147,14 +149,133 @@ func (s *streamEncoder) start(w *sse.Writer, resp *parleyv1.Response) error {
 			s.usage = &parleyv1.Usage{}
 		}
 		s.usage.InputTokens = ptr(translate.Estimate(s.req))
-		resp = proto.CloneOf(resp)
-		resp.Usage = cloneUsage(s.usage)
+		u = s.usage
 	}
-	m := clientResponse(s.req, resp)
-	if resp.GetUsage().GetOutputTokens() == 0 {
+	m := clientResponseUsage(s.req, resp, u)
+	if u.GetOutputTokens() == 0 {
 		m.Usage.OutputTokens = ptr(int64(1)) // as the service reports before the first token
 	}
+	if b, ok := s.quickStart(m); ok {
+		return w.Event("message_start", b)
+	}
 	return s.write(w, "message_start", messageStartEvent{Type: "message_start", Message: m})
+}
+
+// quickStart writes a message_start event without reflection, the same
+// bytes jsonx.Marshal writes (TestQuickEventsAreTheMarshalledEvents); ok
+// is false for a message with content, or with kept members that
+// jsonx.Members.Kept leaves to jsonx.Marshal, which then writes it. b is
+// valid until the next quick event.
+func (s *streamEncoder) quickStart(m *Response) (b []byte, ok bool) {
+	if len(m.Content) > 0 {
+		return nil, false
+	}
+	b = append(s.buf[:0], `{"type":"message_start","message":{`...)
+	var ms jsonx.Members
+	for _, f := range [...]struct{ name, v string }{{`"id":`, m.ID}, {`"type":`, m.Type}, {`"role":`, m.Role}, {`"model":`, m.Model}} {
+		if b, ok = ms.String(b, f.name, f.v); !ok {
+			return nil, false
+		}
+	}
+	b = ms.Name(b, `"content":[]`) // an empty list, nil or not
+	if b, ok = appendNullable(ms.Name(b, `"stop_reason":`), m.StopReason); !ok {
+		return nil, false
+	}
+	if b, ok = appendNullable(ms.Name(b, `"stop_sequence":`), m.StopSequence); !ok {
+		return nil, false
+	}
+	if m.Usage != nil {
+		if b, ok = appendUsage(ms.Name(b, `"usage":`), m.Usage); !ok {
+			return nil, false
+		}
+	}
+	if b, ok = ms.Kept(b, m.Unknown); !ok {
+		return nil, false
+	}
+	b = append(b, "}}"...)
+	s.buf = b
+	return b, true
+}
+
+// quickDelta writes a message_delta event as quickStart writes a
+// message_start.
+func (s *streamEncoder) quickDelta(e *messageDeltaEvent) (b []byte, ok bool) {
+	b = append(s.buf[:0], `{"type":"message_delta","delta":{`...)
+	var ms jsonx.Members
+	if b, ok = ms.String(b, `"stop_reason":`, e.Delta.StopReason); !ok {
+		return nil, false
+	}
+	if b, ok = appendNullable(ms.Name(b, `"stop_sequence":`), e.Delta.StopSequence); !ok {
+		return nil, false
+	}
+	if b, ok = ms.Kept(b, e.Delta.Unknown); !ok {
+		return nil, false
+	}
+	b = append(b, `},"usage":`...)
+	if e.Usage == nil {
+		b = append(b, "null"...)
+	} else if b, ok = appendUsage(b, e.Usage); !ok {
+		return nil, false
+	}
+	b = append(b, '}')
+	s.buf = b
+	return b, true
+}
+
+// appendUsage appends u as jsonx.Marshal writes it; ok is false for kept
+// members that jsonx.Members.Kept leaves to jsonx.Marshal.
+func appendUsage(b []byte, u *usage) (_ []byte, ok bool) {
+	b = append(b, '{')
+	var m jsonx.Members
+	b = m.Int(b, `"input_tokens":`, u.InputTokens)
+	b = m.Int(b, `"output_tokens":`, u.OutputTokens)
+	b = m.Int(b, `"cache_creation_input_tokens":`, u.CacheCreationInputTokens)
+	b = m.Int(b, `"cache_read_input_tokens":`, u.CacheReadInputTokens)
+	if c := u.CacheCreation; c != nil {
+		b = m.Name(b, `"cache_creation":{`)
+		var cm jsonx.Members
+		b = cm.Int(b, `"ephemeral_5m_input_tokens":`, c.Ephemeral5m)
+		b = cm.Int(b, `"ephemeral_1h_input_tokens":`, c.Ephemeral1h)
+		if b, ok = cm.Kept(b, c.Unknown); !ok {
+			return b, false
+		}
+		b = append(b, '}')
+	}
+	if t := u.ServerToolUse; t != nil {
+		b = m.Name(b, `"server_tool_use":{`)
+		var tm jsonx.Members
+		b = tm.Int(b, `"web_search_requests":`, t.WebSearchRequests)
+		if b, ok = tm.Kept(b, t.Unknown); !ok {
+			return b, false
+		}
+		b = append(b, '}')
+	}
+	if d := u.OutputTokensDetails; d != nil {
+		b = m.Name(b, `"output_tokens_details":{`)
+		var dm jsonx.Members
+		b = dm.Int(b, `"thinking_tokens":`, d.ThinkingTokens)
+		if b, ok = dm.Kept(b, d.Unknown); !ok {
+			return b, false
+		}
+		b = append(b, '}')
+	}
+	if u.ServiceTier != "" {
+		if b, ok = m.String(b, `"service_tier":`, u.ServiceTier); !ok {
+			return b, false
+		}
+	}
+	if b, ok = m.Kept(b, u.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// appendNullable appends v as a JSON string, or null for nil.
+func appendNullable(b []byte, v *string) ([]byte, bool) {
+	if v == nil {
+		return append(b, "null"...), true
+	}
+	return jsonx.AppendQuote(b, *v)
 }
 
 type blockStartEvent struct {
@@ -448,10 +569,15 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 	wu := wireUsage(u)
 	wu.CacheCreation = nil // message_start reported the split; message_delta carries totals
 	wu.Unknown = s.usageUnknown
-	if err := s.write(w, "message_delta", messageDeltaEvent{Type: "message_delta", Delta: messageDeltaDelta{StopReason: reason, StopSequence: s.stopSequence, Unknown: s.stopUnknown}, Usage: wu}); err != nil {
+	e := messageDeltaEvent{Type: "message_delta", Delta: messageDeltaDelta{StopReason: reason, StopSequence: s.stopSequence, Unknown: s.stopUnknown}, Usage: wu}
+	if b, ok := s.quickDelta(&e); ok {
+		if err := w.Event("message_delta", b); err != nil {
+			return err
+		}
+	} else if err := s.write(w, "message_delta", e); err != nil {
 		return err
 	}
-	return s.write(w, "message_stop", pingEvent{Type: "message_stop"})
+	return w.Event("message_stop", messageStop)
 }
 
 // Fail implements translate.StreamEncoder: the dialect's in-stream error

@@ -34,3 +34,57 @@ func TestKeepFlagSharesUntilWritten(t *testing.T) {
 		t.Fatalf("the shared bag changed: %v", c)
 	}
 }
+
+// TestMembersAreMarshalled: what Members writes is what Marshal writes for
+// the same members, kept ones among them; and Kept refuses what Marshal
+// would write otherwise than as it is.
+func TestMembersAreMarshalled(t *testing.T) {
+	type inner struct {
+		N       *int64        `json:"n,omitzero"`
+		S       string        `json:"s"`
+		Unknown jsonx.Unknown `json:",embed"`
+	}
+	n := int64(-42)
+	for _, c := range []struct {
+		v    inner
+		kept bool
+	}{
+		{inner{S: "x"}, true},
+		{inner{N: &n, S: "héllo \"q\" <&> \u2028"}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"geo": []byte(`"not_available"`)}}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"na\"me": []byte(`1.5e-3`)}}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"t": []byte(`true`)}}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"z": []byte(`null`)}}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`{ "a" : 1 }`)}}, false},
+		{inner{S: "a", Unknown: jsonx.Unknown{"e": []byte(`"\u00e9"`)}}, false},
+		{inner{S: "a", Unknown: jsonx.Unknown{"n": []byte(`01`)}}, false},
+		{inner{S: "a", Unknown: jsonx.Unknown{"x": []byte(`1`), "y": []byte(`2`)}}, false},
+	} {
+		var m jsonx.Members
+		b := append([]byte(nil), '{')
+		b = m.Int(b, `"n":`, c.v.N)
+		b, ok := m.String(b, `"s":`, c.v.S)
+		if !ok {
+			t.Fatalf("%+v: the string was refused", c.v)
+		}
+		b, ok = m.Kept(b, c.v.Unknown)
+		if ok != c.kept {
+			t.Errorf("%+v: Kept says %v, want %v", c.v, ok, c.kept)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		b = append(b, '}')
+		want, err := jsonx.Marshal(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != string(want) {
+			t.Errorf("got %s, want %s", b, want)
+		}
+	}
+	if _, ok := jsonx.AppendQuote(nil, "\xff"); ok {
+		t.Error("invalid UTF-8 was quoted")
+	}
+}
