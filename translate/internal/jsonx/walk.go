@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"unicode/utf8"
 
@@ -195,19 +196,30 @@ func (w *Walker) Null() bool { return w.literal("null") }
 // Unmarshal refuses: a control character, a bad escape, invalid UTF-8, no
 // closing quote.
 func (w *Walker) str() (inner []byte, escaped, ok bool) {
+	d := w.data
 	start := w.pos + 1
 	i := start
-	for i < len(w.data) {
-		c := w.data[i]
-		switch {
+	for i < len(d) {
+		// Plain bytes (printable ASCII but for the quote and the
+		// backslash), eight at a time and then one at a time.
+		for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
+		switch c := d[i]; {
 		case c == '"':
 			w.pos = i + 1
-			inner = w.data[start:i]
+			inner = d[start:i]
 			if escaped {
 				// Escapes (\u surrogates among them) are checked as
 				// Unmarshal checks them.
 				var err error
-				if w.scratch, err = jsontext.AppendUnquote(w.scratch[:0], w.data[start-1:i+1]); err != nil {
+				if w.scratch, err = jsontext.AppendUnquote(w.scratch[:0], d[start-1:i+1]); err != nil {
 					return nil, false, false
 				}
 			}
@@ -217,10 +229,8 @@ func (w *Walker) str() (inner []byte, escaped, ok bool) {
 			i += 2
 		case c < 0x20:
 			return nil, false, false
-		case c < utf8.RuneSelf:
-			i++
 		default:
-			r, n := utf8.DecodeRune(w.data[i:])
+			r, n := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && n == 1 {
 				return nil, false, false
 			}
@@ -228,6 +238,26 @@ func (w *Walker) str() (inner []byte, escaped, ok bool) {
 		}
 	}
 	return nil, false, false
+}
+
+// plain holds the bytes a string may hold as they are without a closer
+// look: printable ASCII but for the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plain8 reports whether the eight bytes of x (read little-endian) are all
+// plain: none a control character, a quote, a backslash or above ASCII.
+// Each test is the classic has-a-zero-byte one; a byte it flags wrongly
+// only sends the scan to the byte-at-a-time loop.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	control := (x - 0x20*ones) & ^x & highs
+	return (control | zero(x^'"'*ones) | zero(x^'\\'*ones) | x&highs) == 0
 }
 
 // String reads a string, or null as "" (as Unmarshal leaves a string).

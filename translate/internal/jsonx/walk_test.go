@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 
@@ -13,6 +14,10 @@ var walkSeeds = []string{
 	` [ 0 , -0 , 1.0 , 1e5 , "" ] `, `"\ud800"`, `"\u12"`, `01`, `1.`, `-`, `{"a":1,}`, `[1,]`,
 	`{"a" 1}`, `nul`, `truex`, "\"\xff\"", "\"a\tb\"", `{"a":1,"a":2}`, `{"\u0061":1}`,
 	strings.Repeat("[", 600) + strings.Repeat("]", 600),
+	// Strings long enough to be scanned eight bytes at a time, with what
+	// stops the scan at different offsets.
+	`"abcdefghijklmnop\"qrstuvwxyz"`, `"abcdefghé世界🌍abcdefghijklmnop"`, "\"abcdefgh\x7fijklmnop\"",
+	"\"abcdefg\x1fhijklmnop\"", "\"abcdefghijklmno\xc3\"", `"abcdefghijklmnopqrstuvwx\u00e9y"`,
 }
 
 // FuzzWalkerSkip: the Walker passes over exactly the values Unmarshal
@@ -87,5 +92,31 @@ func TestWalkerRefusesARepeatedMember(t *testing.T) {
 	})
 	if err != nil || strings.Join(names, ",") != "a,x,b,x" {
 		t.Errorf("one name in two objects: %v, %v", names, err)
+	}
+}
+
+// TestPlain8: plain8 holds eight bytes plain exactly when each of them is
+// plain, for every byte value at every position among plain ones.
+func TestPlain8(t *testing.T) {
+	fill := []byte("abcdefgh")
+	for pos := range 8 {
+		for c := range 256 {
+			b := append([]byte(nil), fill...)
+			b[pos] = byte(c)
+			// Around it, the plain bytes nearest the edges of the range.
+			for j := range b {
+				if j != pos {
+					b[j] = " ~"[j%2]
+				}
+			}
+			got := plain8(binary.LittleEndian.Uint64(b))
+			want := true
+			for _, x := range b {
+				want = want && plain[x]
+			}
+			if got != want {
+				t.Errorf("%q: plain8 says %v", b, got)
+			}
+		}
 	}
 }
