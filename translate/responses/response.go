@@ -85,6 +85,16 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 // snapshot renders the response object without output and usage: the
 // envelope, the request echo, status, error and incomplete details.
 func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus) *Response {
+	var first *parleyv1.Candidate
+	if cs := resp.GetCandidates(); len(cs) > 0 {
+		first = cs[0]
+	}
+	return snapshotOf(req, resp, status, first)
+}
+
+// snapshotOf is snapshot with first in place of the response's first
+// candidate, whose finish explains an incomplete response.
+func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate) *Response {
 	ext := resp.GetExtensions()
 	w := &Response{
 		ID: resp.GetId(), Object: "response", CreatedAt: time.Now().Unix(), Status: responseStatusWord(status),
@@ -123,10 +133,10 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 	}
 	if status == parleyv1.ResponseStatus_RESPONSE_STATUS_INCOMPLETE {
 		reason := ""
-		if cs := resp.GetCandidates(); len(cs) > 0 {
-			reason = incompleteWord(cs[0].GetFinishReason())
+		if first != nil {
+			reason = incompleteWord(first.GetFinishReason())
 			if reason == "" {
-				reason = cs[0].GetFinishMessage()
+				reason = first.GetFinishMessage()
 			}
 		}
 		if reason == "" {

@@ -85,11 +85,11 @@ func (s *streamEncoder) textDelta(id, text string) (b []byte, ok bool) {
 }
 
 func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Response {
-	resp := cloneResponse(s.resp)
+	var first *parleyv1.Candidate
 	if final {
-		resp.Candidates = []*parleyv1.Candidate{{FinishReason: s.reason, FinishMessage: s.message}}
+		first = &parleyv1.Candidate{FinishReason: s.reason, FinishMessage: s.message}
 	}
-	r := snapshot(s.req, resp, status)
+	r := snapshotOf(s.req, s.resp, status, first)
 	if final {
 		r.Output = append([]Item{}, s.items...)
 		r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
