@@ -9,38 +9,59 @@ import (
 	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
+// quickVariants are events in awkward forms, for the quick forms to read
+// as jsonx.Unmarshal reads them or to decline.
+var quickVariants = []string{
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>"}}`,
+	`{"type":"content_block_delta","index":12,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}}`,
+	`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":""}}`,
+	// Declined: the general way reads these.
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}`,
+	`{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"x"}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"bad \x"}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}} `,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}`,
+	`{"type":"content_block_start","index":7,"content_block":{"type":"text","text":""}}`,
+	`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+	`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":[]}}`,
+	`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}`,
+	`{"type":"content_block_stop","index":00}`,
+	`{"type":"content_block_stop","index":1,"x":2}`,
+	`{"type":"message_stop","x":1}`,
+	`{"type": "ping"}`,
+	`{"type":"message_start","message":{"id":"msg_\u0031","type":"message","role":"assistant","model":"m","content":null,"stop_reason":"end_turn","stop_sequence":"\n\nH:","usage":null,"container":{"id":"c"},"x":[1, 2]}}`,
+	`{"message":{"content":[],"usage":{"input_tokens":null,"cache_creation":null,"service_tier":null,"iterations":[]}},"type":"message_start"}`,
+	`{"type":"message_start","message":{"usage":{"cache_creation":{"ephemeral_5m_input_tokens":1,"ephemeral_1h_input_tokens":null,"ephemeral_30d":3}}}}`,
+	`{"type":"message_start","message":null}`,
+	`{"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"END","stop_details":{"type":"x"}},"usage":{"output_tokens":0}}`,
+	`{"type":"message_delta","delta":null,"usage":null}`,
+	// Declined: the general way reads these.
+	`{"type":"message_start","message":{"content":[{"type":"text","text":"x"}]}}`,
+	`{"type":"message_start","message":{"id":"a","id":"b"}}`,
+	`{"type":"message_start","message":{"usage":{"input_tokens":1.5}}}`,
+	`{"type":"message_start","message":{"usage":{"server_tool_use":{"web_search_requests":1}}}}`,
+	`{"type":"message_start","message":{"id":1}}`,
+	`{"type":"message_start","message":{},"extra":1}`,
+	`{"type":"message_delta","delta":{"type":"x","stop_reason":"end_turn"}}`,
+	`{"type":"message_delta","delta":{"stop_reason":"end_turn"}} x`,
+	`{"type":"message_other","delta":{}}`,
+}
+
 // TestQuickEventIsTheUnmarshalledEvent: every event the quick forms read
-// (deltas, block and message stops, pings), in the recorded streams and
-// in awkward forms, is the event jsonx.Unmarshal reads; what they
-// decline, the general way reads.
+// (deltas, block starts and stops, message starts and ends, pings), in the
+// recorded streams and in awkward forms, is the event jsonx.Unmarshal
+// reads; what they decline, the general way reads. FuzzQuickEvent holds
+// them to it on any input.
 func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
 	datas := recorded.DataLines(t, `"type":"message_start"`)
-	for _, s := range []string{
-		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>"}}`,
-		`{"type":"content_block_delta","index":12,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}}`,
-		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":""}}`,
-		// Declined: the general way reads these.
-		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}`,
-		`{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"x"}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"bad \x"}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}} `,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}`,
-		`{"type":"content_block_start","index":7,"content_block":{"type":"text","text":""}}`,
-		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
-		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":[]}}`,
-		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}`,
-		`{"type":"content_block_stop","index":00}`,
-		`{"type":"content_block_stop","index":1,"x":2}`,
-		`{"type":"message_stop","x":1}`,
-		`{"type": "ping"}`,
-	} {
+	for _, s := range quickVariants {
 		datas = append(datas, []byte(s))
 	}
-	quick, small, starts := 0, 0, 0
+	quick, small, starts, messages := 0, 0, 0, 0
 	var q quickEvent
 	for _, data := range datas {
-		var fast event
-		if !q.read(data, &fast) {
+		fast, ok := checkQuick(t, &q, data)
+		if !ok {
 			continue
 		}
 		if fast.Delta == nil {
@@ -49,19 +70,43 @@ func TestQuickEventIsTheUnmarshalledEvent(t *testing.T) {
 		if fast.ContentBlock != nil {
 			starts++
 		}
+		if fast.Type == "message_start" || fast.Type == "message_delta" {
+			messages++
+		}
 		quick++
-		var slow event
-		if err := jsonx.Unmarshal(data, &slow); err != nil {
-			t.Errorf("the quick forms read %s, which does not unmarshal: %v", data, err)
-			continue
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Errorf("%s:\nquick %+v\nslow  %+v", data, fast, slow)
-		}
 	}
-	if quick < 20 || small < 10 || starts < 5 {
-		t.Errorf("the quick forms read only %d of %d events (%d starts, stops and pings; %d block starts)", quick, len(datas), small, starts)
+	if quick < 20 || small < 10 || starts < 5 || messages < 20 {
+		t.Errorf("the quick forms read only %d of %d events (%d starts, stops and pings; %d block starts; %d message starts and ends)", quick, len(datas), small, starts, messages)
 	}
+}
+
+// checkQuick reads data with the quick forms and, if they read it, holds
+// what they read to what jsonx.Unmarshal reads.
+func checkQuick(t *testing.T, q *quickEvent, data []byte) (fast event, ok bool) {
+	t.Helper()
+	if !q.read(data, &fast) {
+		return fast, false
+	}
+	var slow event
+	if err := jsonx.Unmarshal(data, &slow); err != nil {
+		t.Errorf("the quick forms read %s, which does not unmarshal: %v", data, err)
+		return fast, true
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s:\nquick %+v\nslow  %+v", data, fast, slow)
+	}
+	return fast, true
+}
+
+func FuzzQuickEvent(f *testing.F) {
+	for _, d := range recorded.DataLines(f, `"type":"message_start"`) {
+		f.Add(d)
+	}
+	for _, v := range quickVariants {
+		f.Add([]byte(v))
+	}
+	var q quickEvent
+	f.Fuzz(func(t *testing.T, data []byte) { checkQuick(t, &q, data) })
 }
 
 // TestDeltaBytesIsTheMarshalledEvent: the delta events deltaBytes writes
@@ -189,4 +234,14 @@ func TestQuickEventsAreTheMarshalledEvents(t *testing.T) {
 			t.Errorf("got %s, want %s", c.b, want)
 		}
 	}
+}
+
+// BenchmarkMessageStart reads a message_start as the service writes it,
+// with the quick reader and with the reflective decoder.
+func BenchmarkMessageStart(b *testing.B) {
+	data := []byte(`{"type":"message_start","message":{"model":"claude-sonnet-4-5-20250929","id":"msg_01QC4g3HwBThD4BaNtBckFDJ","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":1,"service_tier":"standard","inference_geo":"not_available"}}}`)
+	var q quickEvent
+	recorded.Bench(b,
+		func() bool { var w event; return q.read(data, &w) },
+		func() error { var w event; return jsonx.Unmarshal(data, &w) })
 }

@@ -2,6 +2,11 @@ package messages
 
 import (
 	"bytes"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
@@ -9,8 +14,9 @@ import (
 // Most events of a stream are deltas of text, thinking or tool arguments,
 // which the service writes in one form, member for member, and block
 // starts, block stops, message stops and pings, fixed in form. quickEvent
-// reads events of exactly those forms without reflection, into w as
-// jsonx.Unmarshal would (TestQuickEventIsTheUnmarshalledEvent); any other
+// reads events of exactly those forms without reflection, and the start
+// and end of the message member by member, into w as jsonx.Unmarshal
+// would (TestQuickEventIsTheUnmarshalledEvent, FuzzQuickEvent); any other
 // event, or anything in those it cannot read, goes the general way.
 var quickDeltaPrefix = []byte(`{"type":"content_block_delta","index":`)
 
@@ -36,7 +42,13 @@ type quickEvent struct {
 	// empty is the empty text or thinking of a starting block, and its
 	// empty signature.
 	empty, emptySig string
+	// r reads the start or the end of a message, while readMessage runs.
+	r *jsonx.Walker
 }
+
+// walkers are the Walkers readMessage reads with, shared by streams so
+// that what a Walker grows is grown once.
+var walkers = sync.Pool{New: func() any { return new(jsonx.Walker) }}
 
 var quickStartPrefix = []byte(`{"type":"content_block_start","index":`)
 
@@ -68,8 +80,9 @@ var quickStopPrefix = []byte(`{"type":"content_block_stop","index":`)
 // read reads the events of a fixed form without reflection: text,
 // argument and thinking deltas, the starts of empty text and thinking
 // blocks, block stops, message stops and pings, as the service writes
-// them. ok is false for anything else (another spelling, more members),
-// which jsonx.Unmarshal then reads.
+// them, and message starts and ends (readMessage). ok is false for
+// anything else (another spelling, more members), which jsonx.Unmarshal
+// then reads.
 func (q *quickEvent) read(b []byte, w *event) bool {
 	for _, f := range quickSmall {
 		if bytes.Equal(b, f.form) {
@@ -100,7 +113,225 @@ func (q *quickEvent) read(b []byte, w *event) bool {
 		}
 		return false
 	}
+	if bytes.HasPrefix(b, quickMessagePrefix) {
+		return q.readMessage(b, w)
+	}
 	return q.blockDelta(b, w)
+}
+
+var quickMessagePrefix = []byte(`{"type":"message_`)
+
+// readMessage reads a message_start or message_delta event member by
+// member, as jsonx.Unmarshal reads it: members it does not model are kept
+// as they are, a message's content must be empty (as the service starts
+// it), and anything else makes it give up. Each is once a stream, but they
+// are the largest events of a short one.
+func (q *quickEvent) readMessage(b []byte, w *event) bool {
+	r := walkers.Get().(*jsonx.Walker)
+	defer walkers.Put(r)
+	q.r = r
+	r.Reset(b)
+	*w = event{}
+	err := r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			w.Type, err = q.word("message_start", "message_delta")
+		case "message":
+			if r.Null() {
+				w.Message = nil
+				return nil
+			}
+			w.Message = &Response{}
+			err = q.message(w.Message)
+		case "delta":
+			if r.Null() {
+				w.Delta = nil
+				return nil
+			}
+			w.Delta = &delta{}
+			err = q.stop(w.Delta)
+		case "usage":
+			w.Usage, err = q.usage()
+		default:
+			return jsonx.ErrForm
+		}
+		return err
+	})
+	if err != nil || !r.End() || (w.Type != "message_start" && w.Type != "message_delta") {
+		*w = event{}
+		return false
+	}
+	return true
+}
+
+// message reads the message of a message_start.
+func (q *quickEvent) message(m *Response) error {
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "id":
+			m.ID, err = r.String()
+		case "type":
+			m.Type, err = q.word("message")
+		case "role":
+			m.Role, err = q.word("assistant")
+		case "model":
+			m.Model, err = r.String()
+		case "content":
+			var isNull bool
+			isNull, err = r.Array(func() error { return jsonx.ErrForm })
+			m.Content = nil
+			if !isNull {
+				m.Content = []Block{}
+			}
+		case "stop_reason":
+			m.StopReason, err = q.stringPtr(stopWords...)
+		case "stop_sequence":
+			m.StopSequence, err = q.stringPtr()
+		case "usage":
+			m.Usage, err = q.usage()
+		default:
+			m.Unknown, err = q.keep(m.Unknown, name)
+		}
+		return err
+	})
+}
+
+// stop reads the delta of a message_delta.
+func (q *quickEvent) stop(d *delta) error {
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "stop_reason":
+			d.StopReason, err = q.stringPtr(stopWords...)
+		case "stop_sequence":
+			d.StopSequence, err = q.stringPtr()
+		case "type", "text", "partial_json", "thinking", "signature", "citation":
+			return jsonx.ErrForm
+		default:
+			d.Unknown, err = q.keep(d.Unknown, name)
+		}
+		return err
+	})
+}
+
+// usage reads a usage object, or null as nil.
+func (q *quickEvent) usage() (*usage, error) {
+	r := q.r
+	if r.Null() {
+		return nil, nil
+	}
+	u := &usage{}
+	return u, r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "input_tokens":
+			u.InputTokens, err = q.count()
+		case "output_tokens":
+			u.OutputTokens, err = q.count()
+		case "cache_creation_input_tokens":
+			u.CacheCreationInputTokens, err = q.count()
+		case "cache_read_input_tokens":
+			u.CacheReadInputTokens, err = q.count()
+		case "service_tier":
+			u.ServiceTier, err = q.word("standard", "priority", "batch")
+		case "cache_creation":
+			if r.Null() {
+				u.CacheCreation = nil
+				return nil
+			}
+			c := &cacheCreation{}
+			u.CacheCreation = c
+			err = r.Object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "ephemeral_5m_input_tokens":
+					c.Ephemeral5m, err = q.count()
+				case "ephemeral_1h_input_tokens":
+					c.Ephemeral1h, err = q.count()
+				default:
+					c.Unknown, err = q.keep(c.Unknown, name)
+				}
+				return err
+			})
+		case "server_tool_use", "output_tokens_details":
+			return jsonx.ErrForm // rare: the general way reads them
+		default:
+			u.Unknown, err = q.keep(u.Unknown, name)
+		}
+		return err
+	})
+}
+
+// stringPtr reads a string, or null as nil. (Walker.StringPtr's strings
+// live in the Walker, which goes back to the pool.)
+func (q *quickEvent) stringPtr(common ...string) (*string, error) {
+	if q.r.Null() {
+		return nil, nil
+	}
+	s, err := q.word(common...)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// word reads a string, or null as "", as one of the common words when it
+// is one, so that reading it allocates nothing.
+func (q *quickEvent) word(common ...string) (string, error) {
+	r := q.r
+	if r.Null() {
+		return "", nil
+	}
+	if r.Kind() != '"' {
+		return "", jsonx.ErrForm
+	}
+	raw, err := r.Raw()
+	if err != nil {
+		return "", err
+	}
+	for _, c := range common {
+		if string(raw[1:len(raw)-1]) == c {
+			return c, nil
+		}
+	}
+	s, ok := jsonx.Unquote(raw)
+	if !ok {
+		return "", jsonx.ErrForm
+	}
+	return s, nil
+}
+
+// stopWords are the stop reasons the service gives.
+var stopWords = slices.Sorted(maps.Keys(stopReasons))
+
+// count reads a token count, or null as nil.
+func (q *quickEvent) count() (*int64, error) {
+	r := q.r
+	if r.Null() {
+		return nil, nil
+	}
+	n, err := r.Int()
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// keep adds the member named name, as it is, to kept.
+func (q *quickEvent) keep(kept jsonx.Unknown, name []byte) (jsonx.Unknown, error) {
+	v, err := q.r.Raw()
+	if err != nil {
+		return kept, err
+	}
+	if kept == nil {
+		kept = jsonx.Unknown{}
+	}
+	kept[string(name)] = append(jsontext.Value(nil), v...)
+	return kept, nil
 }
 
 // quickIndex reads the index b starts with: n digits, no leading zero.
