@@ -373,7 +373,7 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 		defer body.stop()
 		var frame func(sse.Event)
 		if call.Forwarded {
-			frame = func(ev sse.Event) { call.frames = append(call.frames, ev) }
+			frame = call.keepFrame
 		}
 		for ev, err := range translate.DecodeFramed(b.up.Dialect(), body, b.framing(resp.Header), b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace) {
 			if err != nil {

@@ -29,6 +29,9 @@ type Call struct {
 	Forwarded bool
 	Reply     []byte
 	frames    []sse.Event
+	// frameData holds the data of frames, which the stream's reader
+	// reuses: one buffer for every frame rather than a copy each.
+	frameData []byte
 	// Model is the name the client asked for.
 	Model string
 	// Operation is what the call asks of the upstream, as traces name it
@@ -69,8 +72,17 @@ type Call struct {
 // from it. They are valid until the stream is read on.
 func (c *Call) TakeFrames() []sse.Event {
 	f := c.frames
-	c.frames = c.frames[:0]
+	c.frames, c.frameData = c.frames[:0], c.frameData[:0]
 	return f
+}
+
+// keepFrame keeps an upstream event of a forwarded stream until
+// TakeFrames takes it, copying its data, which is the reader's.
+func (c *Call) keepFrame(ev sse.Event) {
+	start := len(c.frameData)
+	c.frameData = append(c.frameData, ev.Data...)
+	ev.Data = c.frameData[start:len(c.frameData):len(c.frameData)]
+	c.frames = append(c.frames, ev)
 }
 
 // Failure is one failed attempt.

@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +52,8 @@ type Pace struct{ More bool }
 // DecodeStreamFrames is DecodeStream that also hands each upstream event,
 // as it came, to frame before yielding the canonical events it decodes
 // to, so that a stream can be relayed as the upstream sent it and decoded
-// only to be observed. frame gets its own copy of the data. pace, when not
+// only to be observed. The data frame gets is valid until the stream is
+// read on: frame copies what it keeps. pace, when not
 // nil, is kept up to date before each yield: events already buffered
 // whole are read and decoded ahead (never waiting for the upstream), so
 // that the last event of a burst is known as such. Nothing is read ahead
@@ -122,7 +122,6 @@ func DecodeFramed(d parleyv1.Dialect, body io.Reader, open OpenFrames, dec Strea
 				return
 			}
 			if frame != nil {
-				ev.Data = bytes.Clone(ev.Data)
 				frame(ev)
 			}
 			buf, err = dec.Decode(buf, ev)
