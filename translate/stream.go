@@ -97,7 +97,11 @@ func DecodeFramed(d parleyv1.Dialect, body io.Reader, open OpenFrames, dec Strea
 		if open != nil {
 			r = open(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
 		} else {
-			r = sse.NewReader(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
+			sr := sse.NewReader(&limitedReader{r: body, left: lim.MaxTotalBytes}, lim.MaxFrameBytes)
+			// Everything yielded is the decoder's own (and frames copy
+			// what they keep), so the buffers are free once it ends.
+			defer sr.Release()
+			r = sr
 		}
 		var (
 			buf   []*parleyv1.StreamEvent

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // DefaultMaxFrame is the frame limit used when NewReader is given 0. Frames
@@ -60,7 +61,25 @@ type Reader struct {
 	lastID    string
 	retry     int
 	typeCache string
+
+	// pooled holds buf and data when they came from readerBuffers, for
+	// Release to give back.
+	pooled *readerBuffers
 }
+
+// readerBuffers are a Reader's buffers, shared by the Readers of streams
+// one after another: a stream's reader is made per request, and its
+// buffers were most of what a stream allocated.
+type readerBuffers struct {
+	buf  [4096]byte
+	data []byte
+}
+
+var readerPool = sync.Pool{New: func() any { return new(readerBuffers) }}
+
+// maxPooledData bounds the event data buffer kept for the next Reader: a
+// stream of huge events does not make every later one hold as much.
+const maxPooledData = 64 << 10
 
 // NewReader returns a Reader of src whose events may be at most maxFrame
 // bytes long, counting every line of the event; 0 means DefaultMaxFrame.
@@ -68,11 +87,27 @@ func NewReader(src io.Reader, maxFrame int) *Reader {
 	if maxFrame <= 0 {
 		maxFrame = DefaultMaxFrame
 	}
-	size := 4096
-	if maxFrame < size {
-		size = maxFrame + 2
+	if maxFrame+2 >= len(readerBuffers{}.buf) {
+		b := readerPool.Get().(*readerBuffers)
+		return &Reader{src: src, buf: b.buf[:], data: b.data[:0], max: maxFrame, pooled: b}
 	}
-	return &Reader{src: src, buf: make([]byte, size), max: maxFrame}
+	return &Reader{src: src, buf: make([]byte, maxFrame+2), max: maxFrame}
+}
+
+// Release gives the Reader's buffers back for another Reader to use, once
+// its stream has been read: the data of the events it returned is not
+// valid after it, and the Reader must not be used again.
+func (r *Reader) Release() {
+	b := r.pooled
+	if b == nil {
+		return
+	}
+	b.data = nil
+	if cap(r.data) <= maxPooledData {
+		b.data = r.data[:0]
+	}
+	r.buf, r.data, r.pooled = nil, nil, nil
+	readerPool.Put(b)
 }
 
 // Next returns the next event. At the end of a stream whose last event was

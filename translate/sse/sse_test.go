@@ -334,3 +334,50 @@ func TestReaderReady(t *testing.T) {
 		t.Fatalf("before the second event's lines: ready %v, %v", r.Ready(), err)
 	}
 }
+
+// TestReleasedBuffersServeTheNextReader: a Reader's buffers, given back
+// with Release, serve later Readers without what an earlier stream left in
+// them showing through, whether the earlier one grew its buffer (an event
+// larger than the first buffer) or not.
+func TestReleasedBuffersServeTheNextReader(t *testing.T) {
+	big := strings.Repeat("x", 10_000)
+	streams := []string{
+		"event: a\ndata: " + big + "\n\n",
+		"data: one\n\ndata: two\ndata: lines\n\n",
+		"event: b\ndata: " + big[:5000] + "\n\n",
+		"data: {}\n\n",
+	}
+	for round := range 3 {
+		for _, s := range streams {
+			r := sse.NewReader(strings.NewReader(s), 0)
+			var got strings.Builder
+			for {
+				ev, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got.WriteString(ev.Type + "|" + string(ev.Data) + "\n")
+			}
+			r.Release()
+			r.Release() // twice is harmless
+			var want strings.Builder
+			for _, ev := range strings.Split(strings.TrimSuffix(s, "\n\n"), "\n\n") {
+				typ, data := "", []string(nil)
+				for _, line := range strings.Split(ev, "\n") {
+					if v, ok := strings.CutPrefix(line, "event: "); ok {
+						typ = v
+					} else {
+						data = append(data, strings.TrimPrefix(line, "data: "))
+					}
+				}
+				want.WriteString(typ + "|" + strings.Join(data, "\n") + "\n")
+			}
+			if got.String() != want.String() {
+				t.Errorf("round %d: read %.60q, want %.60q", round, got.String(), want.String())
+			}
+		}
+	}
+}
