@@ -67,11 +67,14 @@ func (sw *streamWriter) flush() {
 // flushing whenever nothing more is at hand (dispatch.Call.Pace).
 func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing) {
 	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
-	out := sse.NewWriter(sw)
+	var out *sse.Writer
 	if framing == translate.FramingJSONArray {
 		sw.ctype = "application/json"
 		out = sse.NewJSONArrayWriter(sw)
+	} else {
+		out = sse.NewWriter(sw)
 	}
+	defer out.Release()
 	enc := x.c.NewStreamEncoder(req)
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()

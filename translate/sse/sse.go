@@ -333,6 +333,34 @@ type Writer struct {
 	// instead of an event stream; events counts what it wrote.
 	array  bool
 	events int
+	// pooled holds scratch, for Release to give back.
+	pooled *writerBuffer
+}
+
+// writerBuffer is a Writer's scratch buffer, shared by the Writers of
+// streams one after another, as readerBuffers are.
+type writerBuffer struct{ b []byte }
+
+var writerPool = sync.Pool{New: func() any { return &writerBuffer{b: make([]byte, 0, 1024)} }}
+
+func newWriter(w io.Writer, array bool) *Writer {
+	b := writerPool.Get().(*writerBuffer)
+	return &Writer{w: w, scratch: b.b[:0], array: array, pooled: b}
+}
+
+// Release gives the Writer's buffer back for another Writer to use, once
+// its stream is written; the Writer must not be used again.
+func (w *Writer) Release() {
+	b := w.pooled
+	if b == nil {
+		return
+	}
+	b.b = nil
+	if cap(w.scratch) <= maxPooledData {
+		b.b = w.scratch[:0]
+	}
+	w.scratch, w.pooled = nil, nil
+	writerPool.Put(b)
 }
 
 // NewJSONArrayWriter returns a Writer that writes the data of each event
@@ -340,7 +368,7 @@ type Writer struct {
 // streams when a client does not ask for ?alt=sse. Event types and
 // comments are not written; Close writes the closing bracket.
 func NewJSONArrayWriter(w io.Writer) *Writer {
-	return &Writer{w: w, scratch: make([]byte, 0, 1024), array: true}
+	return newWriter(w, true)
 }
 
 // Close ends a JSON array; on an event stream it does nothing.
@@ -372,7 +400,7 @@ func (w *Writer) arrayElement(data []byte) error {
 
 // NewWriter returns a Writer to w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w, scratch: make([]byte, 0, 1024)}
+	return newWriter(w, false)
 }
 
 // Event writes one event with the given type (none when empty) and data. Line

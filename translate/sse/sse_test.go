@@ -381,3 +381,38 @@ func TestReleasedBuffersServeTheNextReader(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasedWriterBuffersServeTheNextWriter: a Writer's buffer, given
+// back with Release, serves later Writers without what an earlier stream
+// wrote showing through.
+func TestReleasedWriterBuffersServeTheNextWriter(t *testing.T) {
+	big := strings.Repeat("y", 3000)
+	for round := range 3 {
+		for _, c := range []struct {
+			array bool
+			data  string
+			want  string
+		}{
+			{false, big, "event: e\ndata: " + big + "\n\n"},
+			{false, "a", "event: e\ndata: a\n\n"},
+			{true, "1", "[1]"},
+		} {
+			var buf bytes.Buffer
+			w := sse.NewWriter(&buf)
+			if c.array {
+				w = sse.NewJSONArrayWriter(&buf)
+			}
+			if err := w.Event("e", []byte(c.data)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			w.Release()
+			w.Release()
+			if buf.String() != c.want {
+				t.Errorf("round %d: wrote %.40q, want %.40q", round, buf.String(), c.want)
+			}
+		}
+	}
+}
