@@ -1,6 +1,7 @@
 package translate_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -412,4 +413,34 @@ func (b *burstReader) Read(p []byte) (int, error) {
 		b.bursts = b.bursts[1:]
 	}
 	return n, nil
+}
+
+// TestDeltaEventsAreThePlainOnes: the deltas made in one allocation are
+// the events built message by message, and each is its own.
+func TestDeltaEventsAreThePlainOnes(t *testing.T) {
+	plain := func(pd *parleyv1.PartDelta) *parleyv1.StreamEvent {
+		pd.CandidateIndex, pd.Index = 2, 7
+		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: pd}}
+	}
+	for _, c := range []struct{ got, want *parleyv1.StreamEvent }{
+		{translate.TextDelta(2, 7, "héllo"), plain(&parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: "héllo"}})},
+		{translate.ArgumentsDelta(2, 7, `{"a":`), plain(&parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: `{"a":`}})},
+		{translate.ReasoningTextDelta(2, 7, "hmm"), plain(&parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: "hmm"}})},
+	} {
+		if !proto.Equal(c.got, c.want) {
+			t.Errorf("got %v, want %v", c.got, c.want)
+		}
+		b, err := proto.Marshal(c.got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := proto.Marshal(c.want); !bytes.Equal(b, w) {
+			t.Errorf("%v marshals as %x, want %x", c.got, b, w)
+		}
+	}
+	a, b := translate.TextDelta(0, 0, "a"), translate.TextDelta(0, 0, "a")
+	b.GetPartDelta().Index = 1
+	if a.GetPartDelta().GetIndex() != 0 {
+		t.Error("two deltas share a message")
+	}
 }

@@ -148,7 +148,7 @@ func (cs *choiceState) closePart(dst []*parleyv1.StreamEvent, ci int32) []*parle
 		return dst
 	}
 	if cs.kind == kindCall && !cs.gotArgs {
-		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: cs.open, Delta: &parleyv1.PartDelta_Arguments{Arguments: "{}"}}))
+		dst = append(dst, translate.ArgumentsDelta(ci, cs.open, "{}"))
 	}
 	dst = append(dst, event(&parleyv1.PartStop{CandidateIndex: ci, Index: cs.open}))
 	cs.open, cs.kind = -1, kindNone
@@ -172,12 +172,12 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*
 	if reasoning != nil && *reasoning != "" {
 		var i int32
 		dst, i = cs.openPart(dst, ci, kindReasoning, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}, Signature: makerStamp(d.t)})
-		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: *reasoning}}))
+		dst = append(dst, translate.ReasoningTextDelta(ci, i, *reasoning))
 	}
 	if dl.Content != nil && *dl.Content != "" {
 		var i int32
 		dst, i = cs.openPart(dst, ci, kindText, translate.TextPart(""))
-		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Text{Text: *dl.Content}}))
+		dst = append(dst, translate.TextDelta(ci, i, *dl.Content))
 	}
 	for _, a := range dl.Annotations {
 		if a.Type != "url_citation" || a.URLCitation == nil {
@@ -216,7 +216,7 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*
 		}
 		if tc.Function != nil && tc.Function.Arguments != nil && *tc.Function.Arguments != "" {
 			cs.gotArgs = true
-			dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: cs.open, Delta: &parleyv1.PartDelta_Arguments{Arguments: *tc.Function.Arguments}}))
+			dst = append(dst, translate.ArgumentsDelta(ci, cs.open, *tc.Function.Arguments))
 		}
 	}
 	if c.Logprobs != nil && (len(c.Logprobs.Content) > 0 || len(c.Logprobs.Refusal) > 0) {

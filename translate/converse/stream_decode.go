@@ -254,7 +254,7 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *blockDelta) (
 	switch want {
 	case blockText:
 		if dl.Text != nil {
-			dst = append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: *dl.Text}}))
+			dst = append(dst, translate.TextDelta(0, int32(i), *dl.Text))
 		}
 		if dl.Citation != nil {
 			if a := annotation(dl.Citation); a != nil {
@@ -265,11 +265,11 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *blockDelta) (
 		if dl.ToolUse.Input != "" {
 			d.gotArgs = true
 		}
-		dst = append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: dl.ToolUse.Input}}))
+		dst = append(dst, translate.ArgumentsDelta(0, int32(i), dl.ToolUse.Input))
 	case blockReasoning:
 		rc := dl.ReasoningContent
 		if rc.Text != nil {
-			dst = append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: *rc.Text}}))
+			dst = append(dst, translate.ReasoningTextDelta(0, int32(i), *rc.Text))
 		}
 		if rc.Signature != nil {
 			dst = append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: translate.Stamp(*rc.Signature, thisDialect, d.t)}}))
@@ -292,7 +292,7 @@ func (d *streamDecoder) blockStop(dst []*parleyv1.StreamEvent, w *blockStop) ([]
 		// A block that said nothing: an empty text.
 		dst = append(dst, partStart(i, translate.TextPart("")))
 	case d.kind == blockTool && !d.gotArgs:
-		dst = append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: "{}"}}))
+		dst = append(dst, translate.ArgumentsDelta(0, int32(i), "{}"))
 	}
 	d.open, d.next, d.kind = -1, i+1, blockNone
 	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: int32(i)}}}), nil

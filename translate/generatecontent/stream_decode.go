@@ -178,11 +178,9 @@ func (cs *candStream) moreText(dst []*parleyv1.StreamEvent, ci int32, w *Part) (
 	thought := w.Thought != nil && *w.Thought
 	switch {
 	case cs.openKind == "text" && w.Thought == nil:
-		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{
-			CandidateIndex: ci, Index: int32(cs.open), Delta: &parleyv1.PartDelta_Text{Text: *w.Text}}}}), true
+		return append(dst, translate.TextDelta(ci, int32(cs.open), *w.Text)), true
 	case cs.openKind == "thought" && thought:
-		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{
-			CandidateIndex: ci, Index: int32(cs.open), Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: *w.Text}}}}), true
+		return append(dst, translate.ReasoningTextDelta(ci, int32(cs.open), *w.Text)), true
 	}
 	return dst, false
 }
@@ -205,11 +203,11 @@ func (cs *candStream) part(dst []*parleyv1.StreamEvent, ci int32, p *parleyv1.Pa
 	}
 	if kind != "" && cs.open >= 0 && (cs.openKind == kind || text == "" && p.GetSignature() != nil && kind == "text") {
 		if text != "" {
-			pd := &parleyv1.PartDelta{CandidateIndex: ci, Index: int32(cs.open), Delta: &parleyv1.PartDelta_Text{Text: text}}
 			if cs.openKind == "thought" {
-				pd.Delta = &parleyv1.PartDelta_ReasoningText{ReasoningText: text}
+				dst = append(dst, translate.ReasoningTextDelta(ci, int32(cs.open), text))
+			} else {
+				dst = append(dst, translate.TextDelta(ci, int32(cs.open), text))
 			}
-			dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: pd}})
 		}
 		if sig := p.GetSignature(); sig != nil {
 			dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{CandidateIndex: ci, Index: int32(cs.open), Delta: &parleyv1.PartDelta_Signature{Signature: sig}}}})

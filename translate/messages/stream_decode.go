@@ -72,7 +72,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_stop for block %v, but block %d is open", index(w.Index), d.open))
 		}
 		if d.kind == "tool_use" && !d.gotArgs {
-			dst = append(dst, partDelta(d.open, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: "{}"}}))
+			dst = append(dst, translate.ArgumentsDelta(0, int32(d.open), "{}"))
 		}
 		d.open = -1
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: int32(*w.Index)}}}), nil
@@ -187,14 +187,14 @@ func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *event) ([]*pa
 	}
 	switch dl.Type {
 	case "text_delta":
-		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: deref(dl.Text)}})), nil
+		return append(dst, translate.TextDelta(0, int32(i), deref(dl.Text))), nil
 	case "input_json_delta":
 		if deref(dl.PartialJSON) != "" {
 			d.gotArgs = true
 		}
-		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: deref(dl.PartialJSON)}})), nil
+		return append(dst, translate.ArgumentsDelta(0, int32(i), deref(dl.PartialJSON))), nil
 	case "thinking_delta":
-		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: deref(dl.Thinking)}})), nil
+		return append(dst, translate.ReasoningTextDelta(0, int32(i), deref(dl.Thinking))), nil
 	case "signature_delta":
 		return append(dst, partDelta(i, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Signature{Signature: translate.Stamp(deref(dl.Signature), thisDialect, d.t)}})), nil
 	case "citations_delta":

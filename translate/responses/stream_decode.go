@@ -156,7 +156,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		case "response.refusal.delta":
 			return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Refusal{Refusal: deref(w.Delta)}}), nil
 		}
-		return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: deref(w.Delta)}}), nil
+		return append(dst, translate.TextDelta(0, s.open, deref(w.Delta))), nil
 	case "response.content_part.done":
 		if w.OutputIndex == nil || w.ContentIndex == nil || s.open < 0 || s.openKey != [2]int64{*w.OutputIndex, *w.ContentIndex} {
 			return dst, protocol("content_part.done for a content part that is not open")
@@ -169,13 +169,13 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		if deref(w.Delta) != "" {
 			s.gotArgs = true
 		}
-		return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: deref(w.Delta)}}), nil
+		return append(dst, translate.ArgumentsDelta(0, s.open, deref(w.Delta))), nil
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		if w.OutputIndex == nil || s.open < 0 || s.openKey != [2]int64{*w.OutputIndex, -1} {
 			return dst, protocol("%s for an item that is not open reasoning", w.Type)
 		}
 		if w.Type == "response.reasoning_text.delta" {
-			return s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_ReasoningText{ReasoningText: deref(w.Delta)}}), nil
+			return append(dst, translate.ReasoningTextDelta(0, s.open, deref(w.Delta))), nil
 		}
 		idx := int32(0)
 		if w.SummaryIndex != nil {
@@ -288,7 +288,7 @@ func (s *streamDecoder) itemDone(dst []*parleyv1.StreamEvent, w *event) ([]*parl
 			if args == "" {
 				args = "{}"
 			}
-			dst = s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Arguments{Arguments: args}})
+			dst = append(dst, translate.ArgumentsDelta(0, s.open, args))
 		}
 		if it.Type == "reasoning" && it.EncryptedContent != nil {
 			dst = s.delta(dst, &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_EncryptedContent{EncryptedContent: translate.Stamp(*it.EncryptedContent, thisDialect, s.t)}})
