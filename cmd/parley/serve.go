@@ -47,7 +47,11 @@ func serve(ctx context.Context, args []string, e env) error {
 	if err := config.CheckExposure(cfg.Listen, len(cfg.Keys)+len(cfg.Admin.Keys)); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	// The log is written behind the requests (logWriter); everything in
+	// it is out by the time serve returns.
+	lw := newLogWriter(e.stderr)
+	defer func() { _ = lw.Close() }()
+	log := slog.New(slog.NewTextHandler(lw, nil))
 	stopTracing, tracing, err := telemetry.Setup(ctx, buildVersion())
 	if err != nil {
 		return fmt.Errorf("tracing (OTEL_TRACES_EXPORTER): %w", err)
