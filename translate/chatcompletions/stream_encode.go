@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -265,26 +263,27 @@ func (s *streamEncoder) form() *chunkForm {
 	if h.Error != nil || len(h.Unknown) > 0 {
 		return nil
 	}
-	b, err := jsontext.AppendQuote(append([]byte(nil), `{"id":`...), h.ID)
-	if err != nil {
+	var m jsonx.Members
+	b, ok := m.String([]byte{'{'}, `"id":`, h.ID)
+	if !ok {
 		return nil
 	}
-	if b, err = jsontext.AppendQuote(append(b, `,"object":`...), h.Object); err != nil {
+	if b, ok = m.String(b, `"object":`, h.Object); !ok {
 		return nil
 	}
-	b = strconv.AppendInt(append(b, `,"created":`...), h.Created, 10)
-	if b, err = jsontext.AppendQuote(append(b, `,"model":`...), h.Model); err != nil {
+	b = strconv.AppendInt(m.Name(b, `"created":`), h.Created, 10)
+	if b, ok = m.String(b, `"model":`, h.Model); !ok {
 		return nil
 	}
-	b = append(b, `,"choices":[`...)
-	after := []byte(nil)
+	b = m.Name(b, `"choices":[`)
+	var after []byte
 	if h.ServiceTier != nil {
-		if after, err = jsontext.AppendQuote(append(after, `,"service_tier":`...), *h.ServiceTier); err != nil {
+		if after, ok = m.String(after, `"service_tier":`, *h.ServiceTier); !ok {
 			return nil
 		}
 	}
 	if h.SystemFingerprint != nil {
-		if after, err = jsontext.AppendQuote(append(after, `,"system_fingerprint":`...), *h.SystemFingerprint); err != nil {
+		if after, ok = m.String(after, `"system_fingerprint":`, *h.SystemFingerprint); !ok {
 			return nil
 		}
 	}

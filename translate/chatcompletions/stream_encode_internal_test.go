@@ -100,7 +100,7 @@ func TestQuickChunkIsTheMarshalledChunk(t *testing.T) {
 		}
 	}
 	// Nor is a head with members of its own.
-	for _, h := range []chunk{{Model: "m", Unknown: jsonx.Unknown{"x": []byte("1")}}, {Model: "m", Error: []byte("{}")}, {Model: "\xff"}} {
+	for _, h := range []chunk{{Model: "m", Unknown: jsonx.Unknown{"x": []byte("1")}}, {Model: "m", Error: []byte("{}")}, {Model: "\xff"}, {ID: "\xff"}} {
 		s := &streamEncoder{head: h}
 		if _, ok := s.quickChunk(nil, nil); ok {
 			t.Errorf("head %+v was written as a quick chunk", h)
