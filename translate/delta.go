@@ -8,49 +8,43 @@ import parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 // decoder makes one per upstream delta, so a stream of text makes one
 // allocation per event where it made four.
 
-// TextDelta returns the event that adds text to part index of candidate.
-func TextDelta(candidate, index int32, text string) *parleyv1.StreamEvent {
-	b := new(struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_PartDelta
-		pd parleyv1.PartDelta
-		d  parleyv1.PartDelta_Text
-	})
-	b.d.Text = text
-	b.pd.CandidateIndex, b.pd.Index, b.pd.Delta = candidate, index, &b.d
+// deltaBox holds the four messages of a delta event; D is the delta's
+// oneof wrapper.
+type deltaBox[D any] struct {
+	ev parleyv1.StreamEvent
+	w  parleyv1.StreamEvent_PartDelta
+	pd parleyv1.PartDelta
+	d  D
+}
+
+// event links the box's messages, once its delta is set, and returns the
+// event.
+func (b *deltaBox[D]) event(candidate, index int32) *parleyv1.StreamEvent {
+	b.pd.CandidateIndex, b.pd.Index = candidate, index
 	b.w.PartDelta = &b.pd
 	b.ev.Event = &b.w
 	return &b.ev
+}
+
+// TextDelta returns the event that adds text to part index of candidate.
+func TextDelta(candidate, index int32, text string) *parleyv1.StreamEvent {
+	b := &deltaBox[parleyv1.PartDelta_Text]{d: parleyv1.PartDelta_Text{Text: text}}
+	b.pd.Delta = &b.d
+	return b.event(candidate, index)
 }
 
 // ArgumentsDelta returns the event that adds argument text to tool-call
 // part index of candidate.
 func ArgumentsDelta(candidate, index int32, args string) *parleyv1.StreamEvent {
-	b := new(struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_PartDelta
-		pd parleyv1.PartDelta
-		d  parleyv1.PartDelta_Arguments
-	})
-	b.d.Arguments = args
-	b.pd.CandidateIndex, b.pd.Index, b.pd.Delta = candidate, index, &b.d
-	b.w.PartDelta = &b.pd
-	b.ev.Event = &b.w
-	return &b.ev
+	b := &deltaBox[parleyv1.PartDelta_Arguments]{d: parleyv1.PartDelta_Arguments{Arguments: args}}
+	b.pd.Delta = &b.d
+	return b.event(candidate, index)
 }
 
 // ReasoningTextDelta returns the event that adds reasoning text to part
 // index of candidate.
 func ReasoningTextDelta(candidate, index int32, text string) *parleyv1.StreamEvent {
-	b := new(struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_PartDelta
-		pd parleyv1.PartDelta
-		d  parleyv1.PartDelta_ReasoningText
-	})
-	b.d.ReasoningText = text
-	b.pd.CandidateIndex, b.pd.Index, b.pd.Delta = candidate, index, &b.d
-	b.w.PartDelta = &b.pd
-	b.ev.Event = &b.w
-	return &b.ev
+	b := &deltaBox[parleyv1.PartDelta_ReasoningText]{d: parleyv1.PartDelta_ReasoningText{ReasoningText: text}}
+	b.pd.Delta = &b.d
+	return b.event(candidate, index)
 }
