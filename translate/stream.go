@@ -53,13 +53,13 @@ type Pace struct{ More bool }
 // as it came, to frame before yielding the canonical events it decodes
 // to, so that a stream can be relayed as the upstream sent it and decoded
 // only to be observed. The data frame gets is valid until the stream is
-// read on: frame copies what it keeps. pace, when not
-// nil, is kept up to date before each yield: events already buffered
-// whole are read and decoded ahead (never waiting for the upstream), so
-// that the last event of a burst is known as such. Nothing is read ahead
-// while frames are relayed, since a relayed frame must follow the events
-// it decoded to; the pace then still says whether the next frame is
-// already buffered whole, so that a relayed burst is flushed once too.
+// read on: frame copies what it keeps. pace, when not nil, is kept up to
+// date before each yield: events already buffered whole are read and
+// decoded ahead (never waiting for the upstream), so that the last event
+// of a burst is known as such. Nothing is read ahead while frames are
+// relayed, since a relayed frame must follow the events it decoded to;
+// the pace then still says whether the next frame is already buffered
+// whole, so that a relayed burst is flushed once too.
 func DecodeStreamFrames(d parleyv1.Dialect, body io.Reader, dec StreamDecoder, lim StreamLimits, frame func(sse.Event), pace *Pace) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return DecodeFramed(d, body, nil, dec, lim, frame, pace)
 }
