@@ -136,7 +136,7 @@ func (q *quickEvent) readMessage(b []byte, w *event) bool {
 		var err error
 		switch string(name) {
 		case "type":
-			w.Type, err = q.word("message_start", "message_delta")
+			w.Type, err = q.r.Word("message_start", "message_delta")
 		case "message":
 			if r.Null() {
 				w.Message = nil
@@ -174,9 +174,9 @@ func (q *quickEvent) message(m *Response) error {
 		case "id":
 			m.ID, err = r.String()
 		case "type":
-			m.Type, err = q.word("message")
+			m.Type, err = q.r.Word("message")
 		case "role":
-			m.Role, err = q.word("assistant")
+			m.Role, err = q.r.Word("assistant")
 		case "model":
 			m.Model, err = r.String()
 		case "content":
@@ -237,7 +237,7 @@ func (q *quickEvent) usage() (*usage, error) {
 		case "cache_read_input_tokens":
 			u.CacheReadInputTokens, err = q.count()
 		case "service_tier":
-			u.ServiceTier, err = q.word("standard", "priority", "batch")
+			u.ServiceTier, err = q.r.Word("standard", "priority", "batch")
 		case "cache_creation":
 			if r.Null() {
 				u.CacheCreation = nil
@@ -272,37 +272,11 @@ func (q *quickEvent) stringPtr(common ...string) (*string, error) {
 	if q.r.Null() {
 		return nil, nil
 	}
-	s, err := q.word(common...)
+	s, err := q.r.Word(common...)
 	if err != nil {
 		return nil, err
 	}
 	return &s, nil
-}
-
-// word reads a string, or null as "", as one of the common words when it
-// is one, so that reading it allocates nothing.
-func (q *quickEvent) word(common ...string) (string, error) {
-	r := q.r
-	if r.Null() {
-		return "", nil
-	}
-	if r.Kind() != '"' {
-		return "", jsonx.ErrForm
-	}
-	raw, err := r.Raw()
-	if err != nil {
-		return "", err
-	}
-	for _, c := range common {
-		if string(raw[1:len(raw)-1]) == c {
-			return c, nil
-		}
-	}
-	s, ok := jsonx.Unquote(raw)
-	if !ok {
-		return "", jsonx.ErrForm
-	}
-	return s, nil
 }
 
 // stopWords are the stop reasons the service gives.

@@ -278,6 +278,31 @@ func (w *Walker) String() (string, error) {
 	return string(inner), nil
 }
 
+// Word reads a string, or null as "", as String does, but returns the
+// one of common it equals, when it does, so that reading a common word
+// (an event's type, a role, a stop reason) allocates nothing.
+func (w *Walker) Word(common ...string) (string, error) {
+	if w.Null() {
+		return "", nil
+	}
+	if w.space() != '"' {
+		return "", ErrForm
+	}
+	inner, escaped, ok := w.str()
+	switch {
+	case !ok:
+		return "", ErrForm
+	case escaped:
+		return string(w.scratch), nil
+	}
+	for _, c := range common {
+		if string(inner) == c {
+			return c, nil
+		}
+	}
+	return string(inner), nil
+}
+
 // StringPtr reads a string, or null as nil.
 func (w *Walker) StringPtr() (*string, error) {
 	if w.Null() {

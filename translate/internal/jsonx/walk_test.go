@@ -120,3 +120,32 @@ func TestPlain8(t *testing.T) {
 		}
 	}
 }
+
+// TestWord: Word reads what String reads, and a common word without
+// allocating.
+func TestWord(t *testing.T) {
+	common := []string{"message", "assistant"}
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{`"message"`, "message", true},
+		{`"mess\u0061ge"`, "message", true},
+		{`"other"`, "other", true},
+		{`null`, "", true},
+		{`1`, "", false},
+		{`"a` + "\x01" + `"`, "", false},
+	} {
+		var w Walker
+		w.Reset([]byte(c.in))
+		got, err := w.Word(common...)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("%s: %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+	var w Walker
+	data := []byte(`"assistant"`)
+	if n := testing.AllocsPerRun(100, func() { w.Reset(data); _, _ = w.Word(common...) }); n != 0 {
+		t.Errorf("a common word allocated %v times", n)
+	}
+}
