@@ -53,3 +53,51 @@ func BenchmarkWriter500Events(b *testing.B) {
 		}
 	}
 }
+
+// eventReads returns one event per read, as a stream whose upstream sends
+// each token as it comes arrives.
+type eventReads struct {
+	events [][]byte
+	i      int
+}
+
+func (e *eventReads) Read(p []byte) (int, error) {
+	if e.i == len(e.events) {
+		return 0, io.EOF
+	}
+	n := copy(p, e.events[e.i])
+	if e.events[e.i] = e.events[e.i][n:]; len(e.events[e.i]) == 0 {
+		e.i++
+	}
+	return n, nil
+}
+
+// BenchmarkReaderEventPerRead reads 500 events that arrive one per read,
+// each read made with nothing buffered.
+func BenchmarkReaderEventPerRead(b *testing.B) {
+	events := bytes.SplitAfter(benchStream, []byte("\n\n"))
+	events = events[:len(events)-1]
+	src := &eventReads{events: make([][]byte, len(events))}
+	b.SetBytes(int64(len(benchStream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(src.events, events)
+		src.i = 0
+		r := sse.NewReader(src, 0)
+		n := 0
+		for {
+			_, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		r.Release()
+		if n != 500 {
+			b.Fatalf("read %d events", n)
+		}
+	}
+}

@@ -63,9 +63,16 @@ type Reader struct {
 	typeCache string
 
 	// pooled holds buf and data when they came from readerBuffers, for
-	// Release to give back.
+	// Release to give back. It is nil while an idle read waits (see
+	// idleRead), the buffers being back in the pool.
 	pooled *readerBuffers
+	// small takes what an idle read brings.
+	small [idleReadSize]byte
 }
+
+// idleReadSize is how much a read with nothing buffered takes: the first
+// bytes of the next burst, the rest of which the next read finds at once.
+const idleReadSize = 256
 
 // readerBuffers are a Reader's buffers, shared by the Readers of streams
 // one after another: a stream's reader is made per request, and its
@@ -108,6 +115,30 @@ func (r *Reader) Release() {
 	}
 	r.buf, r.data, r.pooled = nil, nil, nil
 	readerPool.Put(b)
+}
+
+// idleRead reads when nothing is buffered and no event is begun: the read
+// may wait as long as the upstream thinks, and a stream that waits should
+// not hold its buffers meanwhile (thousands of streams wait at once). The
+// buffers go back to the pool for the wait, the read takes what fits in
+// small, and the buffers (these or another Reader's) come back with it.
+func (r *Reader) idleRead() {
+	r.Release()
+	var n int
+	var err error
+	for tries := 0; tries < 100 && n == 0 && err == nil; tries++ {
+		n, err = r.src.Read(r.small[:])
+	}
+	b := readerPool.Get().(*readerBuffers)
+	r.buf, r.data, r.pooled = b.buf[:], b.data[:0], b
+	r.start, r.end = 0, copy(r.buf, r.small[:n])
+	switch {
+	case err != nil:
+		r.err = err
+		r.begun = true
+	case n == 0:
+		r.err = io.ErrNoProgress
+	}
 }
 
 // Next returns the next event. At the end of a stream whose last event was
@@ -296,6 +327,10 @@ func (r *Reader) fill() {
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
 		r.start, r.end = 0, n
+	}
+	if r.end == 0 && r.pooled != nil && !r.partial {
+		r.idleRead()
+		return
 	}
 	if r.end == len(r.buf) {
 		size := 2 * len(r.buf)
