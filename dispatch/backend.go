@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/cloud"
@@ -145,14 +145,20 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	if method == "" {
 		method = http.MethodPost
 	}
-	var body io.Reader
-	if out.Body != nil {
-		body = bytes.NewReader(out.Body)
-	}
-	hreq, err := http.NewRequestWithContext(ctx, method, b.url(out), body)
+	hreq, err := http.NewRequestWithContext(ctx, method, b.url(out), nil)
 	if err != nil {
 		cancel(nil)
 		return nil, nil, nil, err
+	}
+	var sent *sentBody
+	switch {
+	case len(out.Body) > 0:
+		sent = &sentBody{b: out.Body}
+		hreq.ContentLength = int64(len(out.Body))
+		hreq.Body = &onceReader{b: out.Body}
+		hreq.GetBody = sent.open
+	case out.Body != nil:
+		hreq.Body, hreq.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
 	}
 	for k, vs := range out.Header {
 		hreq.Header[k] = vs
@@ -172,6 +178,9 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 		}
 	}
 	resp, err := b.client.Do(hreq)
+	if sent != nil {
+		sent.done()
+	}
 	if err != nil {
 		err = b.transportError(ctx, err)
 		cancel(nil)
@@ -179,6 +188,58 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	}
 	return resp, ctx, cancel, nil
 }
+
+// sentBody is an upstream request's body. The request is held while its
+// reply is read, a stream's whole life, and a body (as large as the
+// conversation) need not be: its readers forget their bytes as they read
+// them, and once the reply has come (no redirect or retry can ask for the
+// body again) GetBody has none to give.
+type sentBody struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *sentBody) open() (io.ReadCloser, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b == nil {
+		return nil, errors.New("the request body was sent")
+	}
+	return &onceReader{b: s.b}, nil
+}
+
+func (s *sentBody) done() {
+	s.mu.Lock()
+	s.b = nil
+	s.mu.Unlock()
+}
+
+// onceReader reads b once, letting go of it at the end.
+type onceReader struct{ b []byte }
+
+func (r *onceReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		r.b = nil
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	if r.b = r.b[n:]; len(r.b) == 0 {
+		r.b = nil
+	}
+	return n, nil
+}
+
+// WriteTo writes what is left in one call, as a bytes.Reader would.
+func (r *onceReader) WriteTo(w io.Writer) (int64, error) {
+	b := r.b
+	r.b = nil
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// Close does nothing: the transport may close a body while another of
+// its goroutines still reads it.
+func (r *onceReader) Close() error { return nil }
 
 // transportError describes a failure to get a reply, without the URL (it
 // may name an account) and without any header.

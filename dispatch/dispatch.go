@@ -300,7 +300,13 @@ func (d *Dispatcher) Stream(ctx context.Context, req *parleyv1.Request, call *Ca
 					// back from alike, and a status for the client.
 					return true, translate.UpstreamFailed(e)
 				}
-				sent = true
+				if !sent {
+					sent = true
+					// Nothing is retried once the stream has begun: the
+					// client's body, as large as its conversation, need
+					// not be held while the stream lasts.
+					call.Source.Body = nil
+				}
 				if !yield(ev, nil) {
 					stopped = true
 					return false, nil
