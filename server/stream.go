@@ -83,6 +83,8 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 	// client that leaves after reading it (an SDK stops at the end it
 	// knows) cut nothing, whatever reading on then finds.
 	ended, delivered := false, false
+	// begun is true once the stream's start has been written.
+	begun := false
 	for ev, err := range x.st.d.Stream(ctx, req, &x.call) {
 		if delivered {
 			break
@@ -123,6 +125,10 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 			_ = enc.Fail(out, failed)
 			break
 		}
+		if !begun && ev.GetStart() != nil {
+			begun = true
+			x.letGoOfConversation(req)
+		}
 		if !x.call.Pace.More {
 			// The upstream's burst has been written whole: send it. A
 			// burst goes out as one write rather than one per event.
@@ -144,6 +150,28 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		x.status = 499
 	}
 	x.done(failed)
+}
+
+// letGoOfConversation drops the request's conversation once its stream
+// has begun, so that a stream waiting on its upstream (for as long as a
+// model thinks) does not hold it: it is as large as an agent's history,
+// and nothing reads it again. The dispatcher retries nothing after a
+// stream's first event, and the encoders took what they needed of the
+// request (its model, Parley's estimate of the input) with the start;
+// what they read later (a responses client's echo of instructions and
+// tools) is not the conversation. A stored turn keeps it, to save with
+// the reply. A governed request whose input the upstream has not counted
+// yet gets Parley's estimate of it now, for a stream cut before the
+// upstream says (meter.settle).
+func (x *clientRequest) letGoOfConversation(req *parleyv1.Request) {
+	if x.turn != nil {
+		return
+	}
+	if x.ticket != nil && x.estimate == 0 && (x.usage == nil || x.usage.InputTokens == nil) {
+		x.estimate = translate.Estimate(req)
+	}
+	x.req = nil
+	req.Messages = nil
 }
 
 // relay writes the upstream's own events read so far, for a stream whose

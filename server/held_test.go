@@ -1,0 +1,103 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestWaitingStreamsHoldNoConversation: streams that have begun and wait
+// for their upstream hold none of their conversation (the client's body,
+// its canonical form, the body sent upstream), whether the request was
+// forwarded as it came or translated: an agent's conversation is tens of
+// kilobytes to a megabyte, and a gateway holds thousands of such streams.
+func TestWaitingStreamsHoldNoConversation(t *testing.T) {
+	release := make(chan struct{})
+	var opened sync.WaitGroup
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","+
+			"\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n"+
+			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"+
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"+
+			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n"+
+			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	}))
+	defer up.Close()
+	g := startGateway(t, gwExtra{
+		upstreams: fmt.Sprintf("  - {name: waits, dialect: messages, base_url: %q, api_key: up-key-waits}\n", up.URL),
+		models:    "  - {name: waits, upstream: waits, upstream_model: m}\n",
+	})
+	const streams, size = 6, 1 << 20
+	text := strings.Repeat("a long conversation ", size/20)
+	bodies := map[string]string{
+		"/v1/messages":         fmt.Sprintf(`{"model":"waits","max_tokens":10,"stream":true,"messages":[{"role":"user","content":%q}]}`, text),
+		"/v1/chat/completions": fmt.Sprintf(`{"model":"waits","stream":true,"messages":[{"role":"user","content":%q}]}`, text),
+	}
+	for path, body := range bodies {
+		t.Run(strings.TrimPrefix(path, "/v1/"), func(t *testing.T) {
+			// Two collections empty the pools as well (sync.Pool keeps
+			// what the first finds for one more).
+			var before, held runtime.MemStats
+			runtime.GC()
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			var done sync.WaitGroup
+			opened.Add(streams)
+			for range streams {
+				done.Go(func() {
+					req, _ := http.NewRequest(http.MethodPost, g.url+path, strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+clientKey)
+					req.Header.Set("x-api-key", clientKey)
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Error(err)
+						opened.Done()
+						return
+					}
+					defer resp.Body.Close()
+					r := bufio.NewReader(resp.Body)
+					_, err = r.ReadString('\n')
+					opened.Done()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					rest, _ := io.ReadAll(r)
+					if resp.StatusCode != http.StatusOK || !strings.Contains(string(rest), "end_turn") && !strings.Contains(string(rest), `"stop"`) {
+						t.Errorf("status %d, stream %q", resp.StatusCode, rest)
+					}
+				})
+			}
+			opened.Wait()
+			runtime.GC()
+			runtime.GC()
+			runtime.ReadMemStats(&held)
+			for range streams {
+				release <- struct{}{}
+			}
+			done.Wait()
+			// The test's own body is one string, shared by its requests.
+			perStream := (int64(held.HeapAlloc) - int64(before.HeapAlloc)) / streams
+			t.Logf("%d KiB held per waiting stream, with a conversation of %d KiB", perStream>>10, size>>10)
+			if perStream > size/4 {
+				t.Errorf("a waiting stream holds %d KiB, with a conversation of %d KiB: it holds the conversation", perStream>>10, size>>10)
+			}
+		})
+	}
+}
