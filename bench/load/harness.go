@@ -32,6 +32,9 @@ type options struct {
 	repo        string
 	parleyBin   string
 	keep        bool
+	// promptKB pads every request's system prompt to about this many
+	// KiB, as long as an agent's conversation is; 0 leaves it short.
+	promptKB int
 }
 
 // harness is a run in progress.
@@ -195,7 +198,7 @@ func (h *harness) base(r route, kind targetKind) (url string, pid int) {
 func (h *harness) measureScenario(ctx context.Context, round, i int, sc scenario) error {
 	for _, kind := range h.order(round, i) {
 		url, pid := h.base(sc.route, kind)
-		c := callFor(sc.route, sc.stream, false, kind, url)
+		c := callFor(sc.route, sc.stream, false, kind, url, h.opts.promptKB)
 		p := plan{duration: h.opts.duration, count: h.opts.requests}
 		if kind == direct && p.count == 0 {
 			// The direct call only gives the baseline's time to first

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -115,6 +116,32 @@ func checkHeld(t *testing.T, h *heldResult) {
 	for _, m := range h.Runs[parley] {
 		if m.KBPerStream == nil {
 			t.Logf("%s on parley: no measurement: %s", h.Name, m.FirstError)
+		}
+	}
+}
+
+// TestPaddedPrompt: -prompt-kb makes every dialect's request carry a
+// system prompt of about that size, in a body that is still its JSON.
+func TestPaddedPrompt(t *testing.T) {
+	if got := padded(0); got != systemPrompt {
+		t.Errorf("padded(0) = %q, want the short prompt", got)
+	}
+	for _, kb := range []int{1, 64} {
+		p := padded(kb)
+		if n := len(p); n < kb<<10 || n > kb<<10+200 {
+			t.Errorf("padded(%d) is %d bytes", kb, n)
+		}
+		for _, d := range []dialect{messages, chat, responses, generate} {
+			for _, stream := range []bool{false, true} {
+				req := clientRequest(d, "m", p, stream)
+				var body any
+				if err := json.Unmarshal(req.body, &body); err != nil {
+					t.Fatalf("%s: %v", d, err)
+				}
+				if !strings.Contains(string(req.body), p) {
+					t.Errorf("%s: the body has no padded prompt", d)
+				}
+			}
 		}
 	}
 }

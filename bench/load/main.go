@@ -74,6 +74,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 // flags are the command's flags, as parsed.
 type flags struct {
 	rounds, requests, streams     *int
+	promptKB                      *int
 	duration, settle, openTimeout *time.Duration
 	concs, routes, scenarios      *string
 	only, repo, parleyBin         *string
@@ -94,6 +95,7 @@ func defineFlags(fs *flag.FlagSet) flags {
 		streams:     fs.Int("streams", 2000, "held streams per memory measurement (0: none)"),
 		settle:      fs.Duration("hold-settle", time.Second, "how long held streams stay open before memory is read"),
 		openTimeout: fs.Duration("hold-timeout", 20*time.Second, "how long held streams may take to get their first bytes"),
+		promptKB:    fs.Int("prompt-kb", 0, "pad every request's system prompt to about this many KiB, as long as an agent's conversation (0: a short prompt)"),
 		only:        fs.String("only", "", `measure one target only: "proxy" or "parley" (with the direct call)`),
 		repo:        fs.String("repo", "", "Parley's repository to build (default: the module of the working directory)"),
 		parleyBin:   fs.String("parley-bin", "", "a Parley binary to measure instead of building one"),
@@ -110,7 +112,7 @@ func defineFlags(fs *flag.FlagSet) flags {
 func (f flags) options() (options, error) {
 	o := options{
 		rounds: *f.rounds, duration: *f.duration, requests: *f.requests, streams: *f.streams, settle: *f.settle, openTimeout: *f.openTimeout,
-		only: targetKind(*f.only), repo: *f.repo, parleyBin: *f.parleyBin, keep: *f.keep,
+		only: targetKind(*f.only), repo: *f.repo, parleyBin: *f.parleyBin, keep: *f.keep, promptKB: *f.promptKB,
 	}
 	var err error
 	if o.concs, err = parseInts(*f.concs); err != nil {
@@ -127,6 +129,8 @@ func (f flags) options() (options, error) {
 		return o, errors.New("-rounds must be at least 1")
 	case o.duration <= 0 && o.requests <= 0:
 		return o, errors.New("-duration or -requests must be above 0")
+	case o.promptKB < 0:
+		return o, errors.New("-prompt-kb must not be negative")
 	case o.only != "" && o.only != proxy && o.only != parley:
 		return o, fmt.Errorf(`-only: %q is neither "proxy" nor "parley"`, o.only)
 	}

@@ -41,9 +41,9 @@ func (h *harness) heldOn(ctx context.Context, r route, kind targetKind, label st
 	}
 	defer p.stop()
 	client := newClient(8)
-	warmUp(ctx, client, callFor(r, true, false, kind, p.url), 8)
+	warmUp(ctx, client, callFor(r, true, false, kind, p.url, h.opts.promptKB), 8)
 	client.CloseIdleConnections()
-	return holdStreams(ctx, p.pid(), callFor(r, true, true, kind, p.url), h.opts.streams, h.opts.settle, h.opts.openTimeout, h.mocks.gate)
+	return holdStreams(ctx, p.pid(), callFor(r, true, true, kind, p.url, h.opts.promptKB), h.opts.streams, h.opts.settle, h.opts.openTimeout, h.mocks.gate)
 }
 
 // holdStreams opens n held streams of c through the target pid, waits

@@ -100,12 +100,12 @@ const (
 // and the proxy carry the upstream's own request, since they translate
 // nothing; Parley gets the client's, for the model that routes to the
 // upstream's mock. Either way the mock sends the same reply.
-func callFor(r route, stream, hold bool, kind targetKind, base string) call {
+func callFor(r route, stream, hold bool, kind targetKind, base string, promptKB int) call {
 	d, model := r.upstream, r.upstream.upstreamModel(hold)
 	if kind == parley {
 		d, model = r.client, r.upstream.parleyModel(hold)
 	}
-	req := clientRequest(d, model, stream)
+	req := clientRequest(d, model, padded(promptKB), stream)
 	end := replyEnd
 	if stream {
 		end = streamEnd(d)
