@@ -32,8 +32,8 @@ type options struct {
 	repo        string
 	parleyBin   string
 	keep        bool
-	// promptKB pads every request's system prompt to about this many
-	// KiB, as long as an agent's conversation is; 0 leaves it short.
+	// promptKB pads every request's first turn to about this many KiB,
+	// as long as an agent's conversation is; 0 leaves it short.
 	promptKB int
 }
 

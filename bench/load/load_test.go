@@ -121,15 +121,15 @@ func checkHeld(t *testing.T, h *heldResult) {
 }
 
 // TestPaddedPrompt: -prompt-kb makes every dialect's request carry a
-// system prompt of about that size, in a body that is still its JSON.
+// first turn of about that size, in a body that is still its JSON.
 func TestPaddedPrompt(t *testing.T) {
-	if got := padded(0); got != systemPrompt {
-		t.Errorf("padded(0) = %q, want the short prompt", got)
+	if got := firstTurn(0); got != userTurn1 {
+		t.Errorf("firstTurn(0) = %q, want the short turn", got)
 	}
 	for _, kb := range []int{1, 64} {
-		p := padded(kb)
+		p := firstTurn(kb)
 		if n := len(p); n < kb<<10 || n > kb<<10+200 {
-			t.Errorf("padded(%d) is %d bytes", kb, n)
+			t.Errorf("firstTurn(%d) is %d bytes", kb, n)
 		}
 		for _, d := range []dialect{messages, chat, responses, generate} {
 			for _, stream := range []bool{false, true} {
@@ -138,8 +138,8 @@ func TestPaddedPrompt(t *testing.T) {
 				if err := json.Unmarshal(req.body, &body); err != nil {
 					t.Fatalf("%s: %v", d, err)
 				}
-				if !strings.Contains(string(req.body), p) {
-					t.Errorf("%s: the body has no padded prompt", d)
+				if !strings.Contains(string(req.body), quote(p)) {
+					t.Errorf("%s: the body has no padded turn", d)
 				}
 			}
 		}

@@ -95,7 +95,7 @@ func defineFlags(fs *flag.FlagSet) flags {
 		streams:     fs.Int("streams", 2000, "held streams per memory measurement (0: none)"),
 		settle:      fs.Duration("hold-settle", time.Second, "how long held streams stay open before memory is read"),
 		openTimeout: fs.Duration("hold-timeout", 20*time.Second, "how long held streams may take to get their first bytes"),
-		promptKB:    fs.Int("prompt-kb", 0, "pad every request's system prompt to about this many KiB, as long as an agent's conversation (0: a short prompt)"),
+		promptKB:    fs.Int("prompt-kb", 0, "pad every request's first turn to about this many KiB, as long as an agent's conversation (0: a short one)"),
 		only:        fs.String("only", "", `measure one target only: "proxy" or "parley" (with the direct call)`),
 		repo:        fs.String("repo", "", "Parley's repository to build (default: the module of the working directory)"),
 		parleyBin:   fs.String("parley-bin", "", "a Parley binary to measure instead of building one"),

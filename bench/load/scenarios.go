@@ -105,7 +105,7 @@ func callFor(r route, stream, hold bool, kind targetKind, base string, promptKB 
 	if kind == parley {
 		d, model = r.client, r.upstream.parleyModel(hold)
 	}
-	req := clientRequest(d, model, padded(promptKB), stream)
+	req := clientRequest(d, model, firstTurn(promptKB), stream)
 	end := replyEnd
 	if stream {
 		end = streamEnd(d)

@@ -72,14 +72,14 @@ const (
 	userTurn2    = "Revenue and costs, please, with the figures."
 )
 
-// padded is the system prompt, padded to about kb KiB with more of its
-// kind when kb is above 0.
-func padded(kb int) string {
-	const more = " Quote every figure with its period and its source, and say which figures are estimates."
+// firstTurn is the user's first turn, with a pasted report of about kb
+// KiB when kb is above 0: a long conversation, as an agent's is.
+func firstTurn(kb int) string {
+	const report = " Revenue for the quarter was $48.2 million, up 12% on the year; costs were $31.5 million."
 	if kb <= 0 {
-		return systemPrompt
+		return userTurn1
 	}
-	return systemPrompt + strings.Repeat(more, (kb<<10-len(systemPrompt))/len(more)+1)
+	return userTurn1 + "\n\n" + strings.Repeat(report, (kb<<10-len(userTurn1))/len(report)+1)
 }
 
 // quote renders s as a JSON string.
@@ -122,7 +122,7 @@ type request struct {
 
 // clientRequest is the request a client of dialect d sends for model,
 // whole or streamed.
-func clientRequest(d dialect, model, system string, stream bool) request {
+func clientRequest(d dialect, model, turn1 string, stream bool) request {
 	h := http.Header{"Content-Type": {"application/json"}}
 	switch d {
 	case messages:
@@ -130,7 +130,7 @@ func clientRequest(d dialect, model, system string, stream bool) request {
 		return request{path: "/v1/messages", header: h, body: fmt.Appendf(nil,
 			`{"model":%q,"max_tokens":1024,"system":%s,"messages":[{"role":"user","content":%s},`+
 				`{"role":"assistant","content":%s},{"role":"user","content":%s}],"stream":%t}`,
-			model, quote(system), quote(userTurn1), quote(modelTurn), quote(userTurn2), stream)}
+			model, quote(systemPrompt), quote(turn1), quote(modelTurn), quote(userTurn2), stream)}
 	case chat:
 		// A streamed request asks for usage, as the official SDKs' users
 		// mostly do; it is what a usage-counting gateway needs anyway.
@@ -141,14 +141,14 @@ func clientRequest(d dialect, model, system string, stream bool) request {
 		return request{path: "/v1/chat/completions", header: h, body: fmt.Appendf(nil,
 			`{"model":%q,"messages":[{"role":"system","content":%s},{"role":"user","content":%s},`+
 				`{"role":"assistant","content":%s},{"role":"user","content":%s}],"max_completion_tokens":1024,"stream":%t%s}`,
-			model, quote(system), quote(userTurn1), quote(modelTurn), quote(userTurn2), stream, opts)}
+			model, quote(systemPrompt), quote(turn1), quote(modelTurn), quote(userTurn2), stream, opts)}
 	case responses:
 		// store:false, as agent clients send it: nothing is kept, so the
 		// scenario measures translation, not the response store.
 		return request{path: "/v1/responses", header: h, body: fmt.Appendf(nil,
 			`{"model":%q,"instructions":%s,"input":[{"role":"user","content":%s},`+
 				`{"role":"assistant","content":%s},{"role":"user","content":%s}],"max_output_tokens":1024,"store":false,"stream":%t}`,
-			model, quote(system), quote(userTurn1), quote(modelTurn), quote(userTurn2), stream)}
+			model, quote(systemPrompt), quote(turn1), quote(modelTurn), quote(userTurn2), stream)}
 	}
 	path := "/v1beta/models/" + model + ":generateContent"
 	if stream {
@@ -157,7 +157,7 @@ func clientRequest(d dialect, model, system string, stream bool) request {
 	return request{path: path, header: h, body: fmt.Appendf(nil,
 		`{"systemInstruction":{"parts":[{"text":%s}]},"contents":[{"role":"user","parts":[{"text":%s}]},`+
 			`{"role":"model","parts":[{"text":%s}]},{"role":"user","parts":[{"text":%s}]}],"generationConfig":{"maxOutputTokens":1024}}`,
-		quote(system), quote(userTurn1), quote(modelTurn), quote(userTurn2))}
+		quote(systemPrompt), quote(turn1), quote(modelTurn), quote(userTurn2))}
 }
 
 // streamEnd is what the last bytes of a complete stream of dialect d
