@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,10 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt}, opts: o}, nil
 }
 
+// writeBufferSize is the buffer an upstream connection writes requests
+// through.
+const writeBufferSize = 1 << 10
+
 // NewTransport is the transport of an upstream: the default one's proxy
 // and TLS settings, the connect timeout for dialling and the TLS
 // handshake, and the header timeout for the reply's status line.
@@ -99,7 +104,7 @@ func NewTransport(connect, header time.Duration) *http.Transport {
 	// A request's head fits in 1 KiB, and a bigger body is written
 	// through the buffer rather than copied into it: the default 4 KiB
 	// would be held by every connection, a held stream's included.
-	tr.WriteBufferSize = 1 << 10
+	tr.WriteBufferSize = writeBufferSize
 	return tr
 }
 
@@ -145,20 +150,29 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	if method == "" {
 		method = http.MethodPost
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, b.url(out), nil)
+	// A small body goes as the transport sends a body it knows is in
+	// memory: with its head, in one write. A larger one is sent by a
+	// reader that forgets it (sentBody); the transport flushes the head
+	// of a body it does not know first, but a head and a body larger
+	// than its write buffer take two writes anyway.
+	var body io.Reader
+	var sent *sentBody
+	switch {
+	case out.Body == nil:
+	case len(out.Body) < writeBufferSize:
+		body = bytes.NewReader(out.Body)
+	default:
+		sent = &sentBody{b: out.Body}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, b.url(out), body)
 	if err != nil {
 		cancel(nil)
 		return nil, nil, nil, err
 	}
-	var sent *sentBody
-	switch {
-	case len(out.Body) > 0:
-		sent = &sentBody{b: out.Body}
+	if sent != nil {
 		hreq.ContentLength = int64(len(out.Body))
 		hreq.Body = &onceReader{b: out.Body}
 		hreq.GetBody = sent.open
-	case out.Body != nil:
-		hreq.Body, hreq.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
 	}
 	for k, vs := range out.Header {
 		hreq.Header[k] = vs

@@ -1,14 +1,18 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 	"weak"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -86,5 +90,64 @@ func TestHeldStreamLetsGoOfTheRequestBodies(t *testing.T) {
 			}
 			runtime.KeepAlive(req)
 		})
+	}
+}
+
+// writeCounter counts the writes made on the connections it dials.
+type writeCounter struct {
+	net.Conn
+	writes *atomic.Int32
+}
+
+func (c writeCounter) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// TestRequestWrites: a small request goes upstream in one write, its head
+// and body together, as the transport sends a body it knows is in memory;
+// one just larger than the write buffer (sent by a reader that forgets
+// it) in the two such a request takes anyway. The body arrives whole
+// whatever its size.
+func TestRequestWrites(t *testing.T) {
+	var got atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got.Store(n)
+		_, _ = io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	var writes atomic.Int32
+	tr := NewTransport(time.Second, time.Second)
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return writeCounter{Conn: c, writes: &writes}, nil
+	}
+	b, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{Transport: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		size, writes int32
+	}{{300, 1}, {writeBufferSize + 1, 2}, {1 << 20, 0}} {
+		writes.Store(0)
+		out := &translate.Outgoing{Path: "/v1/messages", Body: bytes.Repeat([]byte("x"), int(c.size))}
+		resp, _, cancel, err := b.send(context.Background(), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		cancel(nil)
+		if n := writes.Load(); c.writes > 0 && n > c.writes {
+			t.Errorf("a body of %d bytes went in %d writes, want %d", c.size, n, c.writes)
+		}
+		if n := got.Load(); n != int64(c.size) {
+			t.Errorf("the upstream read %d bytes of a body of %d", n, c.size)
+		}
 	}
 }
