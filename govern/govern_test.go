@@ -110,7 +110,9 @@ func TestRecorderKeepsRecordsThroughFailures(t *testing.T) {
 		g.Record("k", End{RequestID: "r" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + time.Duration(i).String(), Start: time.Now(),
 			Usage: &parleyv1.Usage{InputTokens: proto.Int64(1)}})
 	}
-	if err := g.Close(context.Background()); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := g.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(l.got) != 1200 {

@@ -31,6 +31,8 @@ type Recorder struct {
 	done   chan struct{}
 	// writeMu makes one write at a time, the loop's or a Flush's.
 	writeMu sync.Mutex
+	// failing is true from a failed write until one succeeds (flushed).
+	failing bool
 }
 
 // Batch sizes.
@@ -91,7 +93,6 @@ func (r *Recorder) loop() {
 	defer close(r.done)
 	t := time.NewTicker(r.interval)
 	defer t.Stop()
-	failing := false
 	for {
 		select {
 		case <-r.stop:
@@ -100,16 +101,21 @@ func (r *Recorder) loop() {
 		case <-r.kick:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := r.Flush(ctx)
+		r.flushed(r.Flush(ctx))
 		cancel()
-		switch {
-		case err != nil && !failing:
-			r.log.Warn("the usage ledger could not be written; its records are kept and written again", "error", err)
-			failing = true
-		case err == nil && failing:
-			r.log.Info("the usage ledger is written again")
-			failing = false
-		}
+	}
+}
+
+// flushed logs when the ledger fails and when it is written again, once
+// each. Only the loop calls it, and Close once the loop has ended.
+func (r *Recorder) flushed(err error) {
+	switch {
+	case err != nil && !r.failing:
+		r.log.Warn("the usage ledger could not be written; its records are kept and written again", "error", err)
+		r.failing = true
+	case err == nil && r.failing:
+		r.log.Info("the usage ledger is written again")
+		r.failing = false
 	}
 }
 
@@ -159,12 +165,27 @@ func (r *Recorder) pendingSpend(key string, since time.Time) (cost, tokens int64
 	return cost, tokens
 }
 
-// Close stops the loop and writes what is left.
+// Close stops the loop and writes what is left. A ledger that cannot be
+// written (a database failing over as the gateway stops) is tried again,
+// less and less often, until ctx ends; the last error is returned then.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
 	close(r.stop)
 	<-r.done
-	return r.Flush(ctx)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		err := r.Flush(ctx)
+		r.flushed(err)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
