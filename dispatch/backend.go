@@ -243,14 +243,6 @@ func (r *onceReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// WriteTo writes what is left in one call, as a bytes.Reader would.
-func (r *onceReader) WriteTo(w io.Writer) (int64, error) {
-	b := r.b
-	r.b = nil
-	n, err := w.Write(b)
-	return int64(n), err
-}
-
 // Close does nothing: the transport may close a body while another of
 // its goroutines still reads it.
 func (r *onceReader) Close() error { return nil }
