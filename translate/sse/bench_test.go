@@ -19,25 +19,29 @@ var benchStream = func() []byte {
 	return []byte(b.String())
 }()
 
+// readCount reads every event of r and fails unless there are want.
+func readCount(b *testing.B, r *sse.Reader, want int) {
+	n := 0
+	for {
+		_, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	if n != want {
+		b.Fatalf("read %d events, want %d", n, want)
+	}
+}
+
 func BenchmarkReader500Events(b *testing.B) {
 	b.SetBytes(int64(len(benchStream)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r := sse.NewReader(bytes.NewReader(benchStream), 0)
-		n := 0
-		for {
-			_, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != 500 {
-			b.Fatalf("read %d events", n)
-		}
+		readCount(b, sse.NewReader(bytes.NewReader(benchStream), 0), 500)
 	}
 }
 
@@ -84,20 +88,7 @@ func BenchmarkReaderEventPerRead(b *testing.B) {
 		copy(src.events, events)
 		src.i = 0
 		r := sse.NewReader(src, 0)
-		n := 0
-		for {
-			_, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
+		readCount(b, r, 500)
 		r.Release()
-		if n != 500 {
-			b.Fatalf("read %d events", n)
-		}
 	}
 }
