@@ -165,19 +165,20 @@ func (r *Recorder) pendingSpend(key string, since time.Time) (cost, tokens int64
 	return cost, tokens
 }
 
-// Close stops the loop and writes what is left. A ledger that cannot be
-// written (a database failing over as the gateway stops) is tried again,
-// less and less often, until ctx ends; the last error is returned then.
+// Close stops the loop and writes what is left. A ledger that fails (a
+// database gone for a moment as the gateway stops) is tried again a few
+// times, less and less often, within ctx; the last error is returned.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
 	close(r.stop)
 	<-r.done
-	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+	wait := 10 * time.Millisecond
+	for try := 1; ; try++ {
 		err := r.Flush(ctx)
 		r.flushed(err)
-		if err == nil || ctx.Err() != nil {
+		if err == nil || try == closeTries || ctx.Err() != nil {
 			return err
 		}
 		t := time.NewTimer(wait)
@@ -187,5 +188,10 @@ func (r *Recorder) Close(ctx context.Context) error {
 			return err
 		case <-t.C:
 		}
+		wait *= 2
 	}
 }
+
+// closeTries bounds the writes Close tries: 150 ms of waits between them,
+// for a blip; a ledger that is away for longer is reported.
+const closeTries = 5
