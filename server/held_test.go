@@ -13,10 +13,11 @@ import (
 )
 
 // TestWaitingStreamsHoldNoConversation: streams that have begun and wait
-// for their upstream hold none of their conversation (the client's body,
-// its canonical form, the body sent upstream), whether the request was
-// forwarded as it came or translated: an agent's conversation is tens of
-// kilobytes to a megabyte, and a gateway holds thousands of such streams.
+// for their upstream hold none of their request (the client's body, its
+// conversation, instructions and tools in canonical form, the body sent
+// upstream), whether the request was forwarded as it came or translated:
+// an agent's request is tens of kilobytes to a megabyte, and a gateway
+// holds thousands of such streams.
 func TestWaitingStreamsHoldNoConversation(t *testing.T) {
 	release := make(chan struct{})
 	var opened sync.WaitGroup
@@ -42,11 +43,18 @@ func TestWaitingStreamsHoldNoConversation(t *testing.T) {
 		upstreams: fmt.Sprintf("  - {name: waits, dialect: messages, base_url: %q, api_key: up-key-waits}\n", up.URL),
 		models:    "  - {name: waits, upstream: waits, upstream_model: m}\n",
 	})
+	// A conversation of 1 MiB, instructions and tools of 512 KiB each:
+	// a waiting stream that kept any of them would hold 512 KiB or more.
 	const streams, size = 6, 1 << 20
-	text := strings.Repeat("a long conversation ", size/20)
+	turn := strings.Repeat("a long conversation ", size/20)
+	system := strings.Repeat("a long system prompt ", size/2/21)
+	tool := fmt.Sprintf(`{"name":"read","description":%q,"input_schema":{"type":"object"}}`, strings.Repeat("reads a file ", size/2/13))
+	chatTool := fmt.Sprintf(`{"type":"function","function":{"name":"read","description":%q,"parameters":{"type":"object"}}}`, strings.Repeat("reads a file ", size/2/13))
 	bodies := map[string]string{
-		"/v1/messages":         fmt.Sprintf(`{"model":"waits","max_tokens":10,"stream":true,"messages":[{"role":"user","content":%q}]}`, text),
-		"/v1/chat/completions": fmt.Sprintf(`{"model":"waits","stream":true,"messages":[{"role":"user","content":%q}]}`, text),
+		"/v1/messages": fmt.Sprintf(`{"model":"waits","max_tokens":10,"stream":true,"system":%q,"tools":[%s],"messages":[{"role":"user","content":%q}]}`,
+			system, tool, turn),
+		"/v1/chat/completions": fmt.Sprintf(`{"model":"waits","stream":true,"tools":[%s],"messages":[{"role":"system","content":%q},{"role":"user","content":%q}]}`,
+			chatTool, system, turn),
 	}
 	for path, body := range bodies {
 		t.Run(strings.TrimPrefix(path, "/v1/"), func(t *testing.T) {
@@ -94,9 +102,9 @@ func TestWaitingStreamsHoldNoConversation(t *testing.T) {
 			done.Wait()
 			// The test's own body is one string, shared by its requests.
 			perStream := (int64(held.HeapAlloc) - int64(before.HeapAlloc)) / streams
-			t.Logf("%d KiB held per waiting stream, with a conversation of %d KiB", perStream>>10, size>>10)
+			t.Logf("%d KiB held per waiting stream, with a request of %d KiB", perStream>>10, len(body)>>10)
 			if perStream > size/4 {
-				t.Errorf("a waiting stream holds %d KiB, with a conversation of %d KiB: it holds the conversation", perStream>>10, size>>10)
+				t.Errorf("a waiting stream holds %d KiB, with a request of %d KiB: it holds part of it", perStream>>10, len(body)>>10)
 			}
 		})
 	}

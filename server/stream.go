@@ -127,7 +127,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		}
 		if !begun && ev.GetStart() != nil {
 			begun = true
-			x.letGoOfConversation(req)
+			x.letGoOfRequest(req, enc)
 		}
 		if !x.call.Pace.More {
 			// The upstream's burst has been written whole: send it. A
@@ -152,18 +152,17 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 	x.done(failed)
 }
 
-// letGoOfConversation drops the request's conversation once its stream
-// has begun, so that a stream waiting on its upstream (for as long as a
-// model thinks) does not hold it: it is as large as an agent's history,
-// and nothing reads it again. The dispatcher retries nothing after a
-// stream's first event, and the encoders took what they needed of the
-// request (its model, Parley's estimate of the input) with the start;
-// what they read later (a responses client's echo of instructions and
-// tools) is not the conversation. A stored turn keeps it, to save with
-// the reply. A governed request whose input the upstream has not counted
-// yet gets Parley's estimate of it now, for a stream cut before the
-// upstream says (meter.settle).
-func (x *clientRequest) letGoOfConversation(req *parleyv1.Request) {
+// letGoOfRequest drops what is large in the request once its stream has
+// begun, so that a stream waiting on its upstream (for as long as a model
+// thinks) does not hold it: an agent's conversation, instructions and
+// tools, tens of kilobytes or more, that nothing reads again. The
+// dispatcher retries nothing after a stream's first event, and the
+// encoder took what it needed with the start (translate.EchoingEncoder);
+// an encoder that echoes the instructions and tools keeps them. A stored
+// turn keeps the request, to save with the reply. A governed request whose
+// input the upstream has not counted yet gets Parley's estimate of it now,
+// for a stream cut before the upstream says (meter.settle).
+func (x *clientRequest) letGoOfRequest(req *parleyv1.Request, enc translate.StreamEncoder) {
 	if x.turn != nil {
 		return
 	}
@@ -172,6 +171,9 @@ func (x *clientRequest) letGoOfConversation(req *parleyv1.Request) {
 	}
 	x.req = nil
 	req.Messages = nil
+	if _, echoes := enc.(translate.EchoingEncoder); !echoes {
+		req.Instructions, req.Tools = nil, nil
+	}
 }
 
 // relay writes the upstream's own events read so far, for a stream whose

@@ -47,6 +47,11 @@ type streamEncoder struct {
 	deltaBuf []byte
 }
 
+// EchoesRequest implements translate.EchoingEncoder: every snapshot echoes
+// the request's instructions and tools, and a custom or namespaced tool's
+// call is written as its declaration says.
+func (*streamEncoder) EchoesRequest() {}
+
 func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 	s.seq++
 	e.SequenceNumber = new(s.seq - 1)
