@@ -234,10 +234,12 @@ func governedGateway(t *testing.T, keys string) (*gateway, store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Registered first, so that it runs last: the gateway's close writes
+	// the ledger's last records to the store.
+	t.Cleanup(func() { _ = st.Close() })
 	g := startGateway(t, gwExtra{keys: keys, top: "admin:\n  keys: [" + adminKey + "]\n", options: func(o *server.Options) {
 		o.Keys, o.Ledger, o.LedgerFlush, o.KeyRefresh = st, st, 10*time.Millisecond, 50*time.Millisecond
 	}})
-	t.Cleanup(func() { _ = st.Close() })
 	return g, st
 }
 
