@@ -68,11 +68,7 @@ func TestWaitingStreamsHoldNoConversation(t *testing.T) {
 			opened.Add(streams)
 			for range streams {
 				done.Go(func() {
-					req, _ := http.NewRequest(http.MethodPost, g.url+path, strings.NewReader(body))
-					req.Header.Set("Authorization", "Bearer "+clientKey)
-					req.Header.Set("x-api-key", clientKey)
-					req.Header.Set("Content-Type", "application/json")
-					resp, err := http.DefaultClient.Do(req)
+					resp, err := http.DefaultClient.Do(clientPost(g.url+path, strings.NewReader(body)))
 					if err != nil {
 						t.Error(err)
 						opened.Done()

@@ -78,12 +78,18 @@ func echoGateway(b testing.TB, top string) *gateway {
 	})
 }
 
-func postBody(t testing.TB, url, path string, body []byte) (int, []byte) {
-	req, _ := http.NewRequest(http.MethodPost, url+path, bytes.NewReader(body))
+// clientPost is a JSON POST with the client key where every dialect
+// looks for it.
+func clientPost(url string, body io.Reader) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, body)
 	req.Header.Set("Authorization", "Bearer "+clientKey)
 	req.Header.Set("x-api-key", clientKey)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	return req
+}
+
+func postBody(t testing.TB, url, path string, body []byte) (int, []byte) {
+	resp, err := http.DefaultClient.Do(clientPost(url+path, bytes.NewReader(body)))
 	if err != nil {
 		t.Fatal(err)
 	}
