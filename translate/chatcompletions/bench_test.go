@@ -13,6 +13,10 @@ func BenchmarkRequest(b *testing.B) {
 	dialecttest.BenchmarkRequest(b, dialecttest.ChatCompletions, dialecttest.ChatCompletions)
 }
 
+func BenchmarkReply(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.ChatCompletions, dialecttest.ChatCompletions)
+}
+
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.ChatCompletions, dialecttest.ChatCompletions)
 }

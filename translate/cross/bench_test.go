@@ -67,3 +67,13 @@ func BenchmarkStreamTextMessagesToChatCompletions(b *testing.B) {
 func BenchmarkStreamTextChatCompletionsToMessages(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.ChatCompletions)
 }
+
+// The load benchmark's whole chat>messages route.
+func BenchmarkReplyMessagesToChatCompletions(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.ChatCompletions, dialecttest.Messages)
+}
+
+// The load benchmark's whole messages>chat route.
+func BenchmarkReplyChatCompletionsToMessages(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.Messages, dialecttest.ChatCompletions)
+}

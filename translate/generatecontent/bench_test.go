@@ -13,6 +13,10 @@ func BenchmarkRequest(b *testing.B) {
 	dialecttest.BenchmarkRequest(b, dialecttest.GenerateContent, dialecttest.GenerateContent)
 }
 
+func BenchmarkReply(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.GenerateContent, dialecttest.GenerateContent)
+}
+
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.GenerateContent, dialecttest.GenerateContent)
 }

@@ -21,6 +21,10 @@ func BenchmarkRequest(b *testing.B) {
 	dialecttest.BenchmarkRequest(b, dialecttest.Messages, dialecttest.Messages)
 }
 
+func BenchmarkReply(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.Messages, dialecttest.Messages)
+}
+
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.Messages, dialecttest.Messages)
 }

@@ -13,6 +13,10 @@ func BenchmarkRequest(b *testing.B) {
 	dialecttest.BenchmarkRequest(b, dialecttest.Responses, dialecttest.Responses)
 }
 
+func BenchmarkReply(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.Responses, dialecttest.Responses)
+}
+
 func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.Responses, dialecttest.Responses)
 }

@@ -36,6 +36,26 @@ func BenchmarkRequest(b *testing.B, from, to *Spec) {
 	}
 }
 
+// BenchmarkReply decodes to's Reply as an upstream's reply and encodes it
+// for a client of from.
+func BenchmarkReply(b *testing.B, from, to *Spec) {
+	body, err := os.ReadFile(filepath.Join(to.Cases, to.Reply))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := to.Upstream.DecodeResponse(translate.Target{Model: to.Model}, body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := from.Client.EncodeResponse(from.ClientRequest, resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkStream500 decodes to's Stream500 from an upstream of to and
 // encodes it for a client of from. Every pass must yield at least
 // to.Stream500Events events, or the stream is not the one meant.

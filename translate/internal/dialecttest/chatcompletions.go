@@ -53,6 +53,7 @@ var ChatCompletions = &Spec{
 	Stream500:       chatCompletionsStream500,
 	Stream500Events: 500,
 	StreamText:      "stream_text_usage/stream.sse",
+	Reply:           "doc_default_response/response.json",
 }
 
 func chatCompletionsSchemas(t *testing.T) (request, response *golden.Validator) {

@@ -77,6 +77,9 @@ type Spec struct {
 	// stream of a dozen events, where what a stream costs once (its start
 	// and its end) weighs as it does in real traffic.
 	StreamText string
+	// Reply is a whole reply of text from the dialect's service, a file
+	// under Cases.
+	Reply string
 }
 
 // All describes every chat dialect, in the order of dialects.All().

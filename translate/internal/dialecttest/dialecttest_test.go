@@ -61,7 +61,7 @@ func TestSpecsAreComplete(t *testing.T) {
 		}
 		// The paths are relative to translate/<package>, one level
 		// below this one.
-		paths := []string{s.Cases, filepath.Join(s.Cases, s.BenchRequest)}
+		paths := []string{s.Cases, filepath.Join(s.Cases, s.BenchRequest), filepath.Join(s.Cases, s.Reply)}
 		if s.StreamText != "" {
 			paths = append(paths, filepath.Join(s.Cases, s.StreamText))
 		}

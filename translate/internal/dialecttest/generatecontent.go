@@ -64,6 +64,7 @@ var GenerateContent = &Spec{
 	BenchRequest:    "sdk_function_calling/request.json",
 	Stream500:       generateContentStream500,
 	Stream500Events: 500,
+	Reply:           "response_text_signature/response.json",
 }
 
 func generateContentSchemas(t *testing.T) (request, response *golden.Validator) {

@@ -49,6 +49,7 @@ var Messages = &Spec{
 	Stream500:       messagesStream500,
 	Stream500Events: 500,
 	StreamText:      "stream_text/stream.sse",
+	Reply:           "response_text/response.json",
 }
 
 func messagesSchemas(t *testing.T) (request, response *golden.Validator) {

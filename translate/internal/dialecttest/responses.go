@@ -52,6 +52,7 @@ var Responses = &Spec{
 	Stream500:       responsesStream500,
 	Stream500Events: 495,
 	StreamText:      "stream_text/stream.sse",
+	Reply:           "doc_text_response/response.json",
 }
 
 func responsesSchemas(t *testing.T) (request, response *golden.Validator) {
