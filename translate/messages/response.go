@@ -18,8 +18,10 @@ import (
 // DecodeResponse implements translate.Upstream.
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
-	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(thisDialect, err)
+	if !quickResponse(body, &w) {
+		if err := jsonx.Unmarshal(body, &w); err != nil {
+			return nil, translate.UpstreamProtocol(thisDialect, err)
+		}
 	}
 	if w.Type != "" && w.Type != "message" {
 		return nil, translate.UpstreamProtocol(thisDialect, fmt.Errorf("reply of type %q, not a message", w.Type))

@@ -44,6 +44,9 @@ type quickEvent struct {
 	empty, emptySig string
 	// r reads the start or the end of a message, while readMessage runs.
 	r *jsonx.Walker
+	// blocks lets message read content blocks (a whole reply's), where a
+	// message_start has none.
+	blocks bool
 }
 
 // walkers are the Walkers readMessage reads with, shared by streams so
@@ -181,9 +184,15 @@ func (q *quickEvent) message(m *Response) error {
 			m.Model, err = r.String()
 		case "content":
 			var isNull bool
-			isNull, err = r.Array(func() error { return jsonx.ErrForm })
 			m.Content = nil
-			if !isNull {
+			isNull, err = r.Array(func() error {
+				if !q.blocks {
+					return jsonx.ErrForm
+				}
+				m.Content = append(m.Content, Block{})
+				return q.replyBlock(&m.Content[len(m.Content)-1])
+			})
+			if !isNull && m.Content == nil {
 				m.Content = []Block{}
 			}
 		case "stop_reason":
@@ -194,6 +203,57 @@ func (q *quickEvent) message(m *Response) error {
 			m.Usage, err = q.usage()
 		default:
 			m.Unknown, err = q.keep(m.Unknown, name)
+		}
+		return err
+	})
+}
+
+// quickResponse reads a whole reply as jsonx.Unmarshal would, without
+// reflection, when its content blocks are text, thinking and tool calls
+// with nothing but their own members (and members Parley does not model,
+// kept as they are); ok is false for anything else, which the general way
+// then reads (TestQuickResponseIsTheUnmarshalledResponse,
+// FuzzQuickResponse).
+func quickResponse(b []byte, m *Response) (ok bool) {
+	r := walkers.Get().(*jsonx.Walker)
+	defer walkers.Put(r)
+	r.Reset(b)
+	q := quickEvent{r: r, blocks: true}
+	*m = Response{}
+	if err := q.message(m); err != nil || !r.End() {
+		*m = Response{}
+		return false
+	}
+	return true
+}
+
+// replyBlock reads a text, thinking or tool_use block of a whole reply.
+func (q *quickEvent) replyBlock(b *Block) error {
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			b.Type, err = r.Word("text", "thinking", "tool_use")
+		case "text":
+			b.Text, err = q.stringPtr()
+		case "thinking":
+			b.Thinking, err = q.stringPtr()
+		case "signature":
+			b.Signature, err = q.stringPtr()
+		case "id":
+			b.ID, err = r.String()
+		case "name":
+			b.Name, err = r.String()
+		case "input":
+			var v jsontext.Value
+			if v, err = r.Raw(); err == nil {
+				b.Input = append(jsontext.Value(nil), v...)
+			}
+		case "citations", "source", "title", "context", "tool_use_id", "content", "is_error", "data", "cache_control":
+			return jsonx.ErrForm // the general way reads the other blocks' members
+		default:
+			b.Unknown, err = q.keep(b.Unknown, name)
 		}
 		return err
 	})

@@ -1,0 +1,118 @@
+package messages
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// replyVariants are whole replies in awkward forms, for quickResponse to
+// read as jsonx.Unmarshal reads them or to decline.
+var replyVariants = []string{
+	`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}`,
+	`{"content":[{"type":"thinking","thinking":"hmm","signature":"EqQB"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city": "Paris", "n":[1, 2.5e3, null, true]}}],"stop_reason":"tool_use"}`,
+	`{"content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}, "caller":{"type":"direct"}},{"type":"text","text":null},{"type":"text"}]}`,
+	`{"content":[{"type":"tool_use","id":null,"name":"f","input":null}],"container":null,"x":[1,{"y":2}]}`,
+	`{"content":[{"text":"before the type","type":"text","extra":"kept"}]}`,
+	`{"content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}]}`,
+	`{"content":[{}],"usage":null}`,
+	`{"content":null}`,
+	` { "content" : [ ] , "type" : "message" } `,
+	`{"type":"error","content":[]}`,
+	// Declined: the general way reads these.
+	`{"content":[{"type":"text","text":"x","citations":[{"type":"char_location","cited_text":"x"}]}]}`,
+	`{"content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]}`,
+	`{"content":[{"type":"redacted_thinking","data":"abc"}]}`,
+	`{"content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}`,
+	`{"content":[{"type":"text","text":"x","text":"y"}]}`,
+	`{"content":[{"type":"text","text":1}]}`,
+	`{"content":[{"type":"tool_use","input":{"a":1,"a":2}}]}`,
+	`{"content":[{"type":"tool_use","input":{"a":}}]}`,
+	`{"content":{"type":"text"}}`,
+	`{"content":[null]}`,
+	`{"content":[]} {}`,
+	`{"usage":{"server_tool_use":{"web_search_requests":1}}}`,
+}
+
+// TestQuickResponseIsTheUnmarshalledResponse: every reply quickResponse
+// reads (the recorded replies and awkward forms) is the one
+// jsonx.Unmarshal reads; what it declines, the general way reads.
+// FuzzQuickResponse holds it to that on any input.
+func TestQuickResponseIsTheUnmarshalledResponse(t *testing.T) {
+	replies := recordedReplies(t)
+	for _, v := range replyVariants {
+		replies = append(replies, []byte(v))
+	}
+	quick, recordedQuick := 0, 0
+	for i, b := range replies {
+		if checkQuickResponse(t, b) {
+			quick++
+			if i < len(replies)-len(replyVariants) {
+				recordedQuick++
+			}
+		}
+	}
+	if recordedQuick < 5 || quick < 15 {
+		t.Errorf("quickResponse read %d of %d replies, %d of them recorded", quick, len(replies), recordedQuick)
+	}
+}
+
+// recordedReplies are the messages replies under testdata.
+func recordedReplies(t testing.TB) [][]byte {
+	t.Helper()
+	paths, err := filepath.Glob("../../testdata/messages/*/response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("../../testdata/cross_table/*/messages/response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, p := range append(paths, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d recorded replies", len(out))
+	}
+	return out
+}
+
+// checkQuickResponse reads b with quickResponse and, if it reads it,
+// holds what it read to what jsonx.Unmarshal reads.
+func checkQuickResponse(t *testing.T, b []byte) (ok bool) {
+	t.Helper()
+	var fast Response
+	if !quickResponse(b, &fast) {
+		if !reflect.DeepEqual(fast, Response{}) {
+			t.Errorf("%s: declined, leaving %+v", b, fast)
+		}
+		return false
+	}
+	var slow Response
+	if err := jsonx.Unmarshal(b, &slow); err != nil {
+		t.Errorf("quickResponse read %s, which does not unmarshal: %v", b, err)
+		return true
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s:\nquick %+v\nslow  %+v", b, fast, slow)
+	}
+	return true
+}
+
+func FuzzQuickResponse(f *testing.F) {
+	for _, b := range recordedReplies(f) {
+		f.Add(b)
+	}
+	for _, v := range replyVariants {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkQuickResponse(t, b) })
+}
