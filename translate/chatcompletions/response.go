@@ -1,7 +1,9 @@
 package chatcompletions
 
 import (
+	"bytes"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -107,6 +109,22 @@ func decodeChoice(c *choice, t translate.Target) *parleyv1.Candidate {
 
 // EncodeResponse implements translate.Client.
 func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]byte, error) {
+	w := wireResponse(req, resp)
+	buf := replyBuffers.Get().(*[]byte)
+	defer replyBuffers.Put(buf)
+	if b, ok := appendResponse((*buf)[:0], &w); ok {
+		*buf = b[:0]
+		return bytes.Clone(b), nil
+	}
+	return jsonx.Marshal(w)
+}
+
+// replyBuffers are where appendResponse writes, so that a reply's bytes
+// are allocated once, at their size.
+var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// wireResponse is the reply EncodeResponse writes.
+func wireResponse(req *parleyv1.Request, resp *parleyv1.Response) Response {
 	ext := resp.GetExtensions()
 	w := Response{
 		ID: responseID(resp), Object: "chat.completion", Created: created(resp), Model: model(req, resp),
@@ -121,7 +139,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 		word := "content_filter"
 		w.Choices = append(w.Choices, choice{Message: message{Role: "assistant", Content: &Content{Null: true}, Annotations: []annotation{}}, FinishReason: &word})
 	}
-	return jsonx.Marshal(w)
+	return w
 }
 
 func responseID(resp *parleyv1.Response) string {
