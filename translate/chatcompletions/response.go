@@ -23,8 +23,10 @@ import (
 // DecodeResponse implements translate.Upstream.
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
-	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(thisDialect, err)
+	if !readResponse(body, &w) {
+		if err := jsonx.Unmarshal(body, &w); err != nil {
+			return nil, translate.UpstreamProtocol(thisDialect, err)
+		}
 	}
 	resp := &parleyv1.Response{Id: w.ID, Model: w.Model, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}
 	header(resp, w.Object, w.Created, w.ServiceTier, w.SystemFingerprint)

@@ -3,6 +3,8 @@ package chatcompletions
 import (
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -148,4 +150,267 @@ func appendWholeToolCall(b []byte, c *toolCall) (_ []byte, ok bool) {
 		return b, false
 	}
 	return append(b, "}}"...), true
+}
+
+// readResponse reads a whole reply into w as jsonx.Unmarshal would,
+// without reflection, when its choices hold text, reasoning, a refusal
+// and tool calls, with members Parley does not model kept as they are.
+// Anything else (content parts, logprobs, annotations, a repeated member,
+// a value of an unexpected kind) makes it return false with w zero, and
+// the general way reads the reply (TestQuickReadIsTheUnmarshalledResponse,
+// FuzzQuickResponse).
+func readResponse(data []byte, w *Response) (ok bool) {
+	cr := chunkReaders.Get().(*chunkReader)
+	defer chunkReaders.Put(cr)
+	r := replyReader{&cr.Walker}
+	r.Reset(data)
+	*w = Response{}
+	if err := r.Object(func(name []byte) error { return r.member(name, w) }); err != nil || !r.End() {
+		*w = Response{}
+		return false
+	}
+	return true
+}
+
+// replyReader reads a whole reply. Unlike a chunk's, what it reads
+// outlives the Walker, so it copies every string and kept value.
+type replyReader struct{ *jsonx.Walker }
+
+func (r replyReader) member(name []byte, w *Response) error {
+	var err error
+	switch string(name) {
+	case "id":
+		w.ID, err = r.String()
+	case "object":
+		w.Object, err = r.Word("chat.completion")
+	case "created":
+		w.Created, err = r.Int()
+	case "model":
+		w.Model, err = r.String()
+	case "choices":
+		var isNull bool
+		w.Choices = nil
+		isNull, err = r.Array(func() error {
+			w.Choices = append(w.Choices, choice{})
+			c := &w.Choices[len(w.Choices)-1]
+			return r.Object(func(name []byte) error { return r.choice(name, c) })
+		})
+		if !isNull && w.Choices == nil {
+			w.Choices = []choice{}
+		}
+	case "usage":
+		if r.Null() {
+			w.Usage = nil
+			return nil
+		}
+		w.Usage = &usage{}
+		err = r.Object(func(name []byte) error { return r.usage(name, w.Usage) })
+	case "service_tier":
+		w.ServiceTier, err = r.stringPtr("default", "auto", "flex", "priority", "scale")
+	case "system_fingerprint":
+		w.SystemFingerprint, err = r.stringPtr()
+	default:
+		w.Unknown, err = r.keep(w.Unknown, name)
+	}
+	return err
+}
+
+func (r replyReader) choice(name []byte, c *choice) error {
+	var err error
+	switch string(name) {
+	case "index":
+		c.Index, err = r.Int()
+	case "message":
+		if r.Null() {
+			c.Message = message{}
+			return nil
+		}
+		err = r.Object(func(name []byte) error { return r.message(name, &c.Message) })
+	case "finish_reason":
+		c.FinishReason, err = r.stringPtr("stop", "length", "tool_calls", "content_filter", "function_call")
+	case "logprobs":
+		if !r.Null() {
+			return jsonx.ErrForm
+		}
+		c.Logprobs = nil
+	default:
+		c.Unknown, err = r.keep(c.Unknown, name)
+	}
+	return err
+}
+
+func (r replyReader) message(name []byte, m *message) error {
+	var err error
+	switch string(name) {
+	case "role":
+		m.Role, err = r.Word("assistant")
+	case "content":
+		if r.Null() {
+			m.Content = nil // as Unmarshal leaves a pointer
+			return nil
+		}
+		if r.Kind() != '"' {
+			return jsonx.ErrForm // parts: the general way reads them
+		}
+		var s string
+		if s, err = r.String(); err == nil {
+			m.Content = &Content{String: true, Text: s}
+		}
+	case "name":
+		m.Name, err = r.String()
+	case "tool_call_id":
+		m.ToolCallID, err = r.String()
+	case "refusal":
+		m.Refusal, err = r.stringPtr()
+	case "reasoning_content":
+		m.ReasoningContent, err = r.stringPtr()
+	case "tool_calls":
+		var isNull bool
+		m.ToolCalls = nil
+		isNull, err = r.Array(func() error {
+			m.ToolCalls = append(m.ToolCalls, toolCall{})
+			tc := &m.ToolCalls[len(m.ToolCalls)-1]
+			return r.Object(func(name []byte) error { return r.toolCall(name, tc) })
+		})
+		if !isNull && m.ToolCalls == nil {
+			m.ToolCalls = []toolCall{}
+		}
+	case "annotations":
+		var isNull bool
+		m.Annotations = nil
+		isNull, err = r.Array(func() error { return jsonx.ErrForm })
+		if !isNull {
+			m.Annotations = []annotation{}
+		}
+	case "function_call", "audio":
+		return jsonx.ErrForm // modelled elsewhere or rare: the general way
+	default:
+		m.Unknown, err = r.keep(m.Unknown, name)
+	}
+	return err
+}
+
+func (r replyReader) toolCall(name []byte, tc *toolCall) error {
+	var err error
+	switch string(name) {
+	case "id":
+		tc.ID, err = r.String()
+	case "type":
+		tc.Type, err = r.Word("function")
+	case "function":
+		if r.Null() {
+			tc.Function = function{}
+			return nil
+		}
+		fn := &tc.Function
+		err = r.Object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "name":
+				fn.Name, err = r.String()
+			case "arguments":
+				fn.Arguments, err = r.String()
+			default:
+				fn.Unknown, err = r.keep(fn.Unknown, name)
+			}
+			return err
+		})
+	default:
+		tc.Unknown, err = r.keep(tc.Unknown, name)
+	}
+	return err
+}
+
+func (r replyReader) usage(name []byte, u *usage) error {
+	var err error
+	switch string(name) {
+	case "prompt_tokens":
+		u.PromptTokens, err = r.Int()
+	case "completion_tokens":
+		u.CompletionTokens, err = r.Int()
+	case "total_tokens":
+		u.TotalTokens, err = r.Int()
+	case "prompt_tokens_details":
+		if r.Null() {
+			u.PromptTokensDetails = nil
+			return nil
+		}
+		p := &promptDetails{}
+		u.PromptTokensDetails = p
+		err = r.Object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "cached_tokens":
+				p.CachedTokens, err = r.count()
+			case "audio_tokens":
+				p.AudioTokens, err = r.count()
+			default:
+				p.Unknown, err = r.keep(p.Unknown, name)
+			}
+			return err
+		})
+	case "completion_tokens_details":
+		if r.Null() {
+			u.CompletionTokensDetails = nil
+			return nil
+		}
+		o := &outputDetails{}
+		u.CompletionTokensDetails = o
+		err = r.Object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "reasoning_tokens":
+				o.ReasoningTokens, err = r.count()
+			case "audio_tokens":
+				o.AudioTokens, err = r.count()
+			case "accepted_prediction_tokens":
+				o.AcceptedPredictionTokens, err = r.count()
+			case "rejected_prediction_tokens":
+				o.RejectedPredictionTokens, err = r.count()
+			default:
+				o.Unknown, err = r.keep(o.Unknown, name)
+			}
+			return err
+		})
+	default:
+		u.Unknown, err = r.keep(u.Unknown, name)
+	}
+	return err
+}
+
+// stringPtr reads a string, or null as nil, in storage of its own.
+func (r replyReader) stringPtr(common ...string) (*string, error) {
+	if r.Null() {
+		return nil, nil
+	}
+	s, err := r.Word(common...)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// count reads a token count, or null as nil.
+func (r replyReader) count() (*int64, error) {
+	if r.Null() {
+		return nil, nil
+	}
+	n, err := r.Int()
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// keep adds the member named name, as it is, to kept.
+func (r replyReader) keep(kept jsonx.Unknown, name []byte) (jsonx.Unknown, error) {
+	v, err := r.Raw()
+	if err != nil {
+		return kept, err
+	}
+	if kept == nil {
+		kept = jsonx.Unknown{}
+	}
+	kept[string(name)] = append(jsontext.Value(nil), v...)
+	return kept, nil
 }

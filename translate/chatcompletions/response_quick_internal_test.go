@@ -2,7 +2,9 @@ package chatcompletions
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -86,4 +88,109 @@ func TestQuickResponseIsTheMarshalledResponse(t *testing.T) {
 	if recordedQuick < 20 || quick-recordedQuick < 2*len(texts)+3 {
 		t.Errorf("appendResponse wrote %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
 	}
+}
+
+// readVariants are whole replies in awkward forms, for readResponse to
+// read as jsonx.Unmarshal reads them or to decline.
+var readVariants = []string{
+	`{"id":"chatcmpl-1","object":"chat.completion","created":1741569952,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":null},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0,"x":1}},"service_tier":"default","system_fingerprint":null}`,
+	`{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}","x":[1]},"y":null}],"reasoning_content":"hmm","provider_specific":{"a":1}},"finish_reason":"tool_calls","native_finish_reason":"tool_calls"}],"usage":null,"provider":"x"}`,
+	`{"choices":[{"message":null},{"message":{"tool_calls":[],"annotations":null,"content":""}}],"created":null,"id":null}`,
+	`{"choices":[{"message":{"tool_calls":null,"refusal":"no"},"finish_reason":null}]}`,
+	`{"choices":[{"message":{"tool_calls":[{"function":null}]}}]}`,
+	`{"choices":null,"usage":{"prompt_tokens_details":null,"completion_tokens_details":null,"cost":0.5}}`,
+	` { "choices" : [ ] } `,
+	`{}`,
+	// Declined: the general way reads these.
+	`{"choices":[{"message":{"content":[{"type":"text","text":"x"}]}}]}`,
+	`{"choices":[{"message":{"annotations":[{"type":"url_citation","url_citation":{"url":"https://example.com"}}]}}]}`,
+	`{"choices":[{"logprobs":{"content":[]}}]}`,
+	`{"choices":[{"message":{"function_call":{"name":"f"}}}]}`,
+	`{"choices":[{"message":{"content":"a","content":"b"}}]}`,
+	`{"created":1.5}`,
+	`{"created":"1"}`,
+	`{"choices":[{"index":-1}]}`,
+	`{"choices":{}}`,
+	`{"usage":{"prompt_tokens":1e3}}`,
+	`{"id":"\x"}`,
+	`{} {}`,
+}
+
+// TestQuickReadIsTheUnmarshalledResponse: every reply readResponse reads
+// (the recorded replies and awkward forms) is the one jsonx.Unmarshal
+// reads; what it declines, the general way reads. FuzzQuickResponse holds
+// it to that on any input.
+func TestQuickReadIsTheUnmarshalledResponse(t *testing.T) {
+	replies := recordedReplies(t)
+	recorded := len(replies)
+	for _, v := range readVariants {
+		replies = append(replies, []byte(v))
+	}
+	quick, recordedQuick := 0, 0
+	for i, b := range replies {
+		if checkRead(t, b) {
+			quick++
+			if i < recorded {
+				recordedQuick++
+			}
+		}
+	}
+	if recordedQuick < 5 || quick-recordedQuick < 8 {
+		t.Errorf("readResponse read %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
+	}
+}
+
+// recordedReplies are the chat-completions replies under testdata.
+func recordedReplies(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, pattern := range []string{"../../testdata/chat_completions/*/response.json", "../../testdata/cross_table/*/chat_completions/response.json"} {
+		paths, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d recorded replies", len(out))
+	}
+	return out
+}
+
+// checkRead reads b with readResponse and, if it reads it, holds what it
+// read to what jsonx.Unmarshal reads.
+func checkRead(t *testing.T, b []byte) (ok bool) {
+	t.Helper()
+	var fast Response
+	if !readResponse(b, &fast) {
+		if !reflect.DeepEqual(fast, Response{}) {
+			t.Errorf("%s: declined, leaving %+v", b, fast)
+		}
+		return false
+	}
+	var slow Response
+	if err := jsonx.Unmarshal(b, &slow); err != nil {
+		t.Errorf("readResponse read %s, which does not unmarshal: %v", b, err)
+		return true
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s:\nquick %+v\nslow  %+v", b, fast, slow)
+	}
+	return true
+}
+
+func FuzzQuickResponse(f *testing.F) {
+	for _, b := range recordedReplies(f) {
+		f.Add(b)
+	}
+	for _, v := range readVariants {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkRead(t, b) })
 }
