@@ -149,3 +149,25 @@ func TestWord(t *testing.T) {
 		t.Errorf("a common word allocated %v times", n)
 	}
 }
+
+// FuzzVerbatim: a raw value Verbatim passes, Marshal writes as it is.
+func FuzzVerbatim(f *testing.F) {
+	for _, s := range walkSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`{"a":1}`, `{"a": 1}`, `[1,2.50,-0,1e3,true,null,"x y"]`, `{"a":"\u00e9"}`, `{"a":{"b":[]},"a":2}`, `{"a":"<&>\u2028"}`, "{\"a\":\"\xff\"}", `{"a":1}x`, `[[[[[[[[[[[[]]]]]]]]]]]]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !Verbatim(data) {
+			return
+		}
+		b, err := Marshal(jsontext.Value(data))
+		if err != nil {
+			t.Fatalf("Verbatim passed %q, which Marshal refuses: %v", data, err)
+		}
+		if string(b) != string(data) {
+			t.Fatalf("Verbatim passed %q, which Marshal writes as %q", data, b)
+		}
+	})
+}

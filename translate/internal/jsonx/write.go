@@ -49,7 +49,7 @@ func (m *Members) Kept(b []byte, u Unknown) (_ []byte, ok bool) {
 		return b, false
 	}
 	for name, v := range u {
-		if !verbatim(v) {
+		if !Verbatim(v) {
 			return b, false
 		}
 		if b, ok = AppendQuote(m.Name(b, ""), name); !ok {
@@ -60,11 +60,30 @@ func (m *Members) Kept(b []byte, u Unknown) (_ []byte, ok bool) {
 	return b, true
 }
 
-// verbatim reports whether Marshal writes the raw value v as it is.
-func verbatim(v []byte) bool {
+// Verbatim reports whether Marshal writes the raw value v as it is: a
+// valid value with no space between its tokens and no escape in its
+// strings (Marshal takes the space out and writes escapes its own way).
+func Verbatim(v []byte) bool {
 	switch {
 	case len(v) == 0:
 		return false
+	case v[0] == '{' || v[0] == '[':
+		if !utf8.Valid(v) {
+			return false
+		}
+		in := false
+		for _, c := range v {
+			switch {
+			case in && c == '\\':
+				return false
+			case c == '"':
+				in = !in
+			case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+				return false
+			}
+		}
+		w := Walker{data: v}
+		return w.Skip() == nil && w.pos == len(v)
 	case v[0] == '"':
 		if len(v) < 2 || v[len(v)-1] != '"' || !utf8.Valid(v) {
 			return false
