@@ -1,8 +1,10 @@
 package messages
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -63,6 +65,21 @@ func upstreamMark() *parleyv1.Extensions {
 
 // EncodeResponse implements translate.Client.
 func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]byte, error) {
+	w, err := wireReply(req, resp)
+	if err != nil {
+		return nil, err
+	}
+	buf := replyBuffers.Get().(*[]byte)
+	defer replyBuffers.Put(buf)
+	if b, ok := appendMessage((*buf)[:0], w); ok {
+		*buf = b[:0]
+		return bytes.Clone(b), nil
+	}
+	return jsonx.Marshal(w)
+}
+
+// wireReply is the reply EncodeResponse writes.
+func wireReply(req *parleyv1.Request, resp *parleyv1.Response) (*Response, error) {
 	w := clientResponse(req, resp)
 	enc := clientEncoder{same: resp.GetExtensions().GetDialect() == thisDialect}
 	var c *parleyv1.Candidate
@@ -81,8 +98,12 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	if c.GetStopSequence() != "" {
 		w.StopSequence = ptr(c.GetStopSequence())
 	}
-	return jsonx.Marshal(w)
+	return w, nil
 }
+
+// replyBuffers are where appendMessage writes a whole reply, so that its
+// bytes are allocated once, at their size.
+var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // clientResponse fills the envelope of a reply: everything but the content
 // and the stop reason.

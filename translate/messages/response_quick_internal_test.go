@@ -1,11 +1,16 @@
 package messages
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -115,4 +120,79 @@ func FuzzQuickResponse(f *testing.F) {
 		f.Add([]byte(v))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkQuickResponse(t, b) })
+}
+
+// TestQuickReplyIsTheMarshalledReply: every whole reply appendMessage
+// writes is, byte for byte, the one jsonx.Marshal writes: the replies
+// made from every recorded canonical response, and replies in awkward
+// forms. What it declines, Marshal writes.
+func TestQuickReplyIsTheMarshalledReply(t *testing.T) {
+	var replies []*Response
+	paths, err := filepath.Glob("../../testdata/*/*/response.canonical.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("../../testdata/*/*/*/response.canonical.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &parleyv1.Request{Model: "claude-test"}
+	for _, p := range append(paths, more...) {
+		resp := &parleyv1.Response{}
+		golden.ReadProto(t, p, resp)
+		w, err := wireReply(req, resp)
+		if err != nil {
+			continue
+		}
+		replies = append(replies, w)
+	}
+	recorded := len(replies)
+	s := func(v string) *string { return &v }
+	yes := true
+	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<m&m>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	for _, text := range texts {
+		replies = append(replies, &Response{ID: text, Type: "message", Role: "assistant", Model: text, StopReason: s("tool_use"), StopSequence: s(text),
+			Content: []Block{
+				{Type: "thinking", Thinking: s(text), Signature: s(text)},
+				{Type: "redacted_thinking", Data: text},
+				{Type: "text", Text: s(text), Citations: jsontext.Value(`[{"type":"char_location","cited_text":"x"}]`)},
+				{Type: "tool_use", ID: text, Name: text, Input: jsontext.Value(`{"city":"Paris","n":[1,2.50]}`)},
+				{Type: "tool_result", ToolUseID: text, Content: jsontext.Value(`"ok"`), IsError: &yes},
+				{Type: "image", Source: jsontext.Value(`{"type":"url","url":"https://example.com/a.png"}`), Title: s(text), Context: s(text)},
+				{Type: "server_tool_use", ID: "srvtoolu_1", Name: "web_search", Input: jsontext.Value(`{}`), Unknown: jsonx.Unknown{"caller": []byte(`{"type":"direct"}`)}},
+			},
+			Usage: &usage{}, Unknown: jsonx.Unknown{"container": []byte(`null`)}})
+	}
+	replies = append(replies,
+		&Response{},
+		&Response{Content: []Block{}},
+		// Declined: Marshal writes these.
+		&Response{Content: []Block{{Type: "text", Text: s("x"), CacheControl: &cacheControl{Type: "ephemeral"}}}},
+		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value(`{"city": "Paris"}`)}}},
+		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value(`{"city":"\u00e9"}`)}}},
+		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value(`{"city":`)}}},
+		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value{}}}},
+		&Response{Content: []Block{{Type: "text", Text: s("\xff")}}},
+		&Response{Content: []Block{{Type: "text", Unknown: jsonx.Unknown{"a": []byte(`1`), "b": []byte(`2`)}}}},
+	)
+	quick, recordedQuick := 0, 0
+	for i, w := range replies {
+		want, err := jsonx.Marshal(w)
+		got, ok := appendMessage(nil, w)
+		if !ok {
+			continue
+		}
+		quick++
+		if i < recorded {
+			recordedQuick++
+		}
+		if err != nil {
+			t.Errorf("appendMessage wrote %s, which Marshal refuses: %v", got, err)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("\n got %s\nwant %s", got, want)
+		}
+	}
+	if recordedQuick < 20 || quick-recordedQuick < len(texts)+2 {
+		t.Errorf("appendMessage wrote %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
+	}
 }

@@ -170,31 +170,114 @@ func (s *streamEncoder) quickStart(m *Response) (b []byte, ok bool) {
 	if len(m.Content) > 0 {
 		return nil, false
 	}
-	b = append(s.buf[:0], `{"type":"message_start","message":{`...)
+	b = append(s.buf[:0], `{"type":"message_start","message":`...)
+	if b, ok = appendMessage(b, m); !ok {
+		return nil, false
+	}
+	b = append(b, '}')
+	s.buf = b
+	return b, true
+}
+
+// appendMessage appends m as jsonx.Marshal writes it: a message_start's
+// message, or a whole reply (appendBlock says which blocks it writes). ok
+// is false for what it leaves to jsonx.Marshal.
+func appendMessage(b []byte, m *Response) (_ []byte, ok bool) {
+	b = append(b, '{')
 	var ms jsonx.Members
 	for _, f := range [...]struct{ name, v string }{{`"id":`, m.ID}, {`"type":`, m.Type}, {`"role":`, m.Role}, {`"model":`, m.Model}} {
 		if b, ok = ms.String(b, f.name, f.v); !ok {
-			return nil, false
+			return b, false
 		}
 	}
-	b = ms.Name(b, `"content":[]`) // an empty list, nil or not
+	b = ms.Name(b, `"content":[`) // a list, nil or not
+	for i := range m.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = appendBlock(b, &m.Content[i]); !ok {
+			return b, false
+		}
+	}
+	b = append(b, ']')
 	if b, ok = appendNullable(ms.Name(b, `"stop_reason":`), m.StopReason); !ok {
-		return nil, false
+		return b, false
 	}
 	if b, ok = appendNullable(ms.Name(b, `"stop_sequence":`), m.StopSequence); !ok {
-		return nil, false
+		return b, false
 	}
 	if m.Usage != nil {
 		if b, ok = appendUsage(ms.Name(b, `"usage":`), m.Usage); !ok {
-			return nil, false
+			return b, false
 		}
 	}
 	if b, ok = ms.Kept(b, m.Unknown); !ok {
-		return nil, false
+		return b, false
 	}
-	b = append(b, "}}"...)
-	s.buf = b
-	return b, true
+	return append(b, '}'), true
+}
+
+// appendBlock appends a content block as jsonx.Marshal writes it; ok is
+// false for a cache breakpoint, and for raw members (a tool call's input,
+// citations, a source, a result's content) and kept ones that Marshal
+// would write otherwise than as they are.
+func appendBlock(b []byte, k *Block) (_ []byte, ok bool) {
+	if k.CacheControl != nil {
+		return b, false
+	}
+	b = append(b, '{')
+	var m jsonx.Members
+	if b, ok = m.String(b, `"type":`, k.Type); !ok {
+		return b, false
+	}
+	for _, f := range [...]struct {
+		name string
+		s    *string
+		raw  jsontext.Value
+	}{
+		{name: `"text":`, s: k.Text}, {name: `"citations":`, raw: k.Citations}, {name: `"source":`, raw: k.Source},
+		{name: `"title":`, s: k.Title}, {name: `"context":`, s: k.Context},
+		{name: `"id":`, s: omitEmpty(&k.ID)}, {name: `"name":`, s: omitEmpty(&k.Name)}, {name: `"input":`, raw: k.Input},
+		{name: `"tool_use_id":`, s: omitEmpty(&k.ToolUseID)}, {name: `"content":`, raw: k.Content},
+	} {
+		switch {
+		case f.s != nil:
+			if b, ok = m.String(b, f.name, *f.s); !ok {
+				return b, false
+			}
+		case f.raw != nil:
+			if !jsonx.Verbatim(f.raw) {
+				return b, false
+			}
+			b = append(m.Name(b, f.name), f.raw...)
+		}
+	}
+	if k.IsError != nil {
+		b = strconv.AppendBool(m.Name(b, `"is_error":`), *k.IsError)
+	}
+	for _, f := range [...]struct {
+		name string
+		s    *string
+	}{{`"thinking":`, k.Thinking}, {`"signature":`, k.Signature}, {`"data":`, omitEmpty(&k.Data)}} {
+		if f.s != nil {
+			if b, ok = m.String(b, f.name, *f.s); !ok {
+				return b, false
+			}
+		}
+	}
+	if b, ok = m.Kept(b, k.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// omitEmpty is s, or nil when it is empty: a string member omitzero
+// leaves out.
+func omitEmpty(s *string) *string {
+	if *s == "" {
+		return nil
+	}
+	return s
 }
 
 // quickDelta writes a message_delta event as quickStart writes a
