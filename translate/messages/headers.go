@@ -50,11 +50,13 @@ func firstHeader(h http.Header, names ...string) string {
 }
 
 func (e *encoder) header() http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json")
+	// Keys in their canonical form, set directly: Set would canonicalise
+	// each on every request.
+	h := make(http.Header, 5)
+	h["Content-Type"] = []string{"application/json"}
+	h["Accept"] = []string{"application/json"}
 	if e.t.APIKey != "" {
-		h.Set("x-api-key", e.t.APIKey)
+		h["X-Api-Key"] = []string{e.t.APIKey}
 	}
 	version := DefaultVersion
 	var betas []string
@@ -74,9 +76,9 @@ func (e *encoder) header() http.Header {
 			betas = append(betas, b)
 		}
 	}
-	h.Set("anthropic-version", version)
+	h["Anthropic-Version"] = []string{version}
 	if len(betas) > 0 {
-		h.Set("anthropic-beta", strings.Join(betas, ","))
+		h["Anthropic-Beta"] = []string{strings.Join(betas, ",")}
 	}
 	return h
 }

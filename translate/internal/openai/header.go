@@ -6,12 +6,15 @@ import "net/http"
 // JSON in, the key as a bearer token, and an event stream asked for when
 // the reply is one.
 func RequestHeader(apiKey string, stream bool) http.Header {
-	h := http.Header{"Content-Type": {"application/json"}}
+	// Keys in their canonical form, set directly: Set would canonicalise
+	// each on every request.
+	h := make(http.Header, 3)
+	h["Content-Type"] = []string{"application/json"}
 	if apiKey != "" {
-		h.Set("Authorization", "Bearer "+apiKey)
+		h["Authorization"] = []string{"Bearer " + apiKey}
 	}
 	if stream {
-		h.Set("Accept", "text/event-stream")
+		h["Accept"] = []string{"text/event-stream"}
 	}
 	return h
 }
