@@ -166,10 +166,10 @@ func TestQuickReplyIsTheMarshalledReply(t *testing.T) {
 	replies = append(replies,
 		&Response{},
 		&Response{Content: []Block{}},
-		// Declined: Marshal writes these.
-		&Response{Content: []Block{{Type: "text", Text: s("x"), CacheControl: &cacheControl{Type: "ephemeral"}}}},
+		&Response{Content: []Block{{Type: "text", Text: s("x"), CacheControl: &cacheControl{Type: "ephemeral", Unknown: jsonx.Unknown{"x": []byte(`[1, 2]`)}}}}},
 		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value(`{"city": "Paris"}`)}}},
 		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value(`{"city":"\u00e9"}`)}}},
+		// Declined: Marshal writes these.
 		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value(`{"city":`)}}},
 		&Response{Content: []Block{{Type: "tool_use", Input: jsontext.Value{}}}},
 		&Response{Content: []Block{{Type: "text", Text: s("\xff")}}},
@@ -192,7 +192,7 @@ func TestQuickReplyIsTheMarshalledReply(t *testing.T) {
 			t.Errorf("\n got %s\nwant %s", got, want)
 		}
 	}
-	if recordedQuick < 20 || quick-recordedQuick < len(texts)+2 {
+	if recordedQuick < 20 || quick-recordedQuick < len(texts)+5 {
 		t.Errorf("appendMessage wrote %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
 	}
 }

@@ -200,8 +200,9 @@ func TestQuickEventsAreTheMarshalledEvents(t *testing.T) {
 			}
 		}
 	}
-	// Kept members whose bytes could differ from jsonx.Marshal's.
-	kept := jsonx.Unknown{"x": []byte(`{ "a" : 1 }`)}
+	// Kept members whose bytes could differ from jsonx.Marshal's (their
+	// order is the map's).
+	kept := jsonx.Unknown{"x": []byte(`{ "a" : 1 }`), "y": []byte(`2`)}
 	for _, m := range []*Response{
 		{Content: []Block{{Type: "text"}}},
 		{Unknown: kept},
@@ -216,7 +217,7 @@ func TestQuickEventsAreTheMarshalledEvents(t *testing.T) {
 		}
 	}
 	if _, ok := s.quickDelta(&messageDeltaEvent{Delta: messageDeltaDelta{Unknown: kept}}); ok {
-		t.Error("a message_delta with a kept object was written the quick way")
+		t.Error("a message_delta with two kept members was written the quick way")
 	}
 	for _, c := range []struct {
 		b []byte

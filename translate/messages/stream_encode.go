@@ -218,13 +218,9 @@ func appendMessage(b []byte, m *Response) (_ []byte, ok bool) {
 }
 
 // appendBlock appends a content block as jsonx.Marshal writes it; ok is
-// false for a cache breakpoint, and for raw members (a tool call's input,
-// citations, a source, a result's content) and kept ones that Marshal
-// would write otherwise than as they are.
+// false for what Marshal would refuse or might write otherwise (more than
+// one kept member).
 func appendBlock(b []byte, k *Block) (_ []byte, ok bool) {
-	if k.CacheControl != nil {
-		return b, false
-	}
 	b = append(b, '{')
 	var m jsonx.Members
 	if b, ok = m.String(b, `"type":`, k.Type); !ok {
@@ -246,10 +242,9 @@ func appendBlock(b []byte, k *Block) (_ []byte, ok bool) {
 				return b, false
 			}
 		case f.raw != nil:
-			if !jsonx.Verbatim(f.raw) {
+			if b, ok = jsonx.AppendRaw(m.Name(b, f.name), f.raw); !ok {
 				return b, false
 			}
-			b = append(m.Name(b, f.name), f.raw...)
 		}
 	}
 	if k.IsError != nil {
@@ -265,7 +260,29 @@ func appendBlock(b []byte, k *Block) (_ []byte, ok bool) {
 			}
 		}
 	}
+	if k.CacheControl != nil {
+		if b, ok = appendCacheControl(m.Name(b, `"cache_control":`), k.CacheControl); !ok {
+			return b, false
+		}
+	}
 	if b, ok = m.Kept(b, k.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// appendCacheControl appends a prompt-caching breakpoint.
+func appendCacheControl(b []byte, c *cacheControl) (_ []byte, ok bool) {
+	var m jsonx.Members
+	if b, ok = m.String(append(b, '{'), `"type":`, c.Type); !ok {
+		return b, false
+	}
+	if c.TTL != "" {
+		if b, ok = m.String(b, `"ttl":`, c.TTL); !ok {
+			return b, false
+		}
+	}
+	if b, ok = m.Kept(b, c.Unknown); !ok {
 		return b, false
 	}
 	return append(b, '}'), true

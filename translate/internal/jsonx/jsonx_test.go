@@ -1,6 +1,8 @@
 package jsonx_test
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -37,7 +39,7 @@ func TestKeepFlagSharesUntilWritten(t *testing.T) {
 
 // TestMembersAreMarshalled: what Members writes is what Marshal writes for
 // the same members, kept ones among them; and Kept refuses what Marshal
-// would write otherwise than as it is.
+// refuses, and more than one member.
 func TestMembersAreMarshalled(t *testing.T) {
 	type inner struct {
 		N       *int64        `json:"n,omitzero"`
@@ -56,10 +58,10 @@ func TestMembersAreMarshalled(t *testing.T) {
 		{inner{S: "a", Unknown: jsonx.Unknown{"t": []byte(`true`)}}, true},
 		{inner{S: "a", Unknown: jsonx.Unknown{"z": []byte(`null`)}}, true},
 		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`{"a":[1,"b c",{}],"d":null}`)}}, true},
-		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`{ "a" : 1 }`)}}, false},
-		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`["\u00e9"]`)}}, false},
+		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`{ "a" : 1 }`)}}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`["\u00e9"]`)}}, true},
 		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`{"a":}`)}}, false},
-		{inner{S: "a", Unknown: jsonx.Unknown{"e": []byte(`"\u00e9"`)}}, false},
+		{inner{S: "a", Unknown: jsonx.Unknown{"e": []byte(`"\u00e9"`)}}, true},
 		{inner{S: "a", Unknown: jsonx.Unknown{"n": []byte(`01`)}}, false},
 		{inner{S: "a", Unknown: jsonx.Unknown{"x": []byte(`1`), "y": []byte(`2`)}}, false},
 	} {
@@ -89,5 +91,36 @@ func TestMembersAreMarshalled(t *testing.T) {
 	}
 	if _, ok := jsonx.AppendQuote(nil, "\xff"); ok {
 		t.Error("invalid UTF-8 was quoted")
+	}
+}
+
+// TestFloatsAreMarshalled: a number AppendFloat writes is the number
+// Marshal writes; what it declines, Marshal writes with an exponent or
+// refuses.
+func TestFloatsAreMarshalled(t *testing.T) {
+	fs := []float64{0, math.Copysign(0, -1), 0.7, 1, -1, 2, 0.1 + 0.2, 1.0 / 3, 123456789.125, 1e-6, 1.5e-6, 9.99e20, 1e20, 12345678901234567890,
+		1e-7, 1e21, 5e-324, math.MaxFloat64, math.SmallestNonzeroFloat64, math.NaN(), math.Inf(1), math.Inf(-1)}
+	written := 0
+	for _, f := range fs {
+		var m jsonx.Members
+		got, ok := m.Float(nil, `"f":`, &f)
+		want, err := jsonx.Marshal(struct {
+			F float64 `json:"f"`
+		}{f})
+		if !ok {
+			if err == nil && !strings.ContainsAny(string(want), "e") {
+				t.Errorf("%v: declined, but Marshal writes %s", f, want)
+			}
+			continue
+		}
+		written++
+		if err != nil {
+			t.Errorf("%v: written as %s, which Marshal refuses: %v", f, got, err)
+		} else if "{"+string(got)+"}" != string(want) {
+			t.Errorf("%v: got %s, want %s", f, got, want)
+		}
+	}
+	if written < 13 {
+		t.Errorf("only %d numbers written", written)
 	}
 }

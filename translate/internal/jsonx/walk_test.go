@@ -150,24 +150,32 @@ func TestWord(t *testing.T) {
 	}
 }
 
-// FuzzVerbatim: a raw value Verbatim passes, Marshal writes as it is.
-func FuzzVerbatim(f *testing.F) {
+// FuzzAppendRaw: AppendRaw writes a raw value as Marshal writes it, and
+// writes every value Marshal writes (nesting deeper than maxDepth aside).
+func FuzzAppendRaw(f *testing.F) {
 	for _, s := range walkSeeds {
 		f.Add([]byte(s))
 	}
-	for _, s := range []string{`{"a":1}`, `{"a": 1}`, `[1,2.50,-0,1e3,true,null,"x y"]`, `{"a":"\u00e9"}`, `{"a":{"b":[]},"a":2}`, `{"a":"<&>\u2028"}`, "{\"a\":\"\xff\"}", `{"a":1}x`, `[[[[[[[[[[[[]]]]]]]]]]]]`} {
+	for _, s := range []string{`{"a":1}`, `{"a": 1}`, "{\n  \"a\" : [1, 2.50]\n}", `[1,2.50,-0,1e3,true,null,"x y"]`, `{"a":"\u00e9\/\n\""}`,
+		`{"a":{"b":[]},"a":2}`, `{"a":"<&>\u2028"}`, "{\"a\":\"\xff\"}", `{"a":1}x`, ` "\ud83c\udf0d" `, `"\ud800"`, `"\u0000\u001f\u007f"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !Verbatim(data) {
-			return
-		}
-		b, err := Marshal(jsontext.Value(data))
-		if err != nil {
-			t.Fatalf("Verbatim passed %q, which Marshal refuses: %v", data, err)
-		}
-		if string(b) != string(data) {
-			t.Fatalf("Verbatim passed %q, which Marshal writes as %q", data, b)
+		got, ok := AppendRaw([]byte("x"), data)
+		want, err := Marshal(jsontext.Value(data))
+		switch {
+		case ok && err != nil:
+			t.Fatalf("AppendRaw wrote %q as %q, which Marshal refuses: %v", data, got, err)
+		case ok && string(got[1:]) != string(want):
+			t.Fatalf("AppendRaw wrote %q as %q, Marshal as %q", data, got[1:], want)
+		case !ok && string(got) != "x":
+			t.Fatalf("AppendRaw declined %q, leaving %q", data, got)
+		case !ok && err == nil:
+			var w Walker
+			w.Reset(data)
+			if _, err := w.Raw(); err == nil || w.depth <= maxDepth {
+				t.Fatalf("AppendRaw declined %q, which Marshal writes as %q", data, want)
+			}
 		}
 	})
 }

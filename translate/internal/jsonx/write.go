@@ -1,8 +1,8 @@
 package jsonx
 
 import (
+	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -39,67 +39,84 @@ func (m *Members) Int(b []byte, name string, v *int64) []byte {
 	return strconv.AppendInt(m.Name(b, name), *v, 10)
 }
 
+// Float appends a number member, unless v is nil; ok is false for a
+// number Marshal writes otherwise than AppendFloat does.
+func (m *Members) Float(b []byte, name string, v *float64) (_ []byte, ok bool) {
+	if v == nil {
+		return b, true
+	}
+	return AppendFloat(m.Name(b, name), *v)
+}
+
+// Bool appends a boolean member, unless v is nil.
+func (m *Members) Bool(b []byte, name string, v *bool) []byte {
+	if v == nil {
+		return b
+	}
+	return strconv.AppendBool(m.Name(b, name), *v)
+}
+
 // Kept appends the members an embedded Unknown holds, as Marshal writes
 // them after the modelled ones. ok is false where the bytes could differ
 // from Marshal's: more than one member (Marshal's order is the map's), or
-// a value Marshal would rewrite (anything but a string without escapes, a
-// number, true, false or null).
+// a value Marshal refuses.
 func (m *Members) Kept(b []byte, u Unknown) (_ []byte, ok bool) {
 	if len(u) > 1 {
 		return b, false
 	}
 	for name, v := range u {
-		if !Verbatim(v) {
-			return b, false
-		}
 		if b, ok = AppendQuote(m.Name(b, ""), name); !ok {
 			return b, false
 		}
-		b = append(append(b, ':'), v...)
+		if b, ok = AppendRaw(append(b, ':'), v); !ok {
+			return b, false
+		}
 	}
 	return b, true
 }
 
-// Verbatim reports whether Marshal writes the raw value v as it is: a
-// valid value with no space between its tokens and no escape in its
-// strings (Marshal takes the space out and writes escapes its own way).
-func Verbatim(v []byte) bool {
-	switch {
-	case len(v) == 0:
-		return false
-	case v[0] == '{' || v[0] == '[':
-		if !utf8.Valid(v) {
-			return false
-		}
-		in := false
-		for _, c := range v {
-			switch {
-			case in && c == '\\':
-				return false
-			case c == '"':
-				in = !in
-			case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-				return false
-			}
-		}
-		w := Walker{data: v}
-		return w.Skip() == nil && w.pos == len(v)
-	case v[0] == '"':
-		if len(v) < 2 || v[len(v)-1] != '"' || !utf8.Valid(v) {
-			return false
-		}
-		for _, c := range v[1 : len(v)-1] {
-			if c == '"' || c == '\\' || c < 0x20 {
-				return false
-			}
-		}
-		return true
-	case string(v) == "true" || string(v) == "false" || string(v) == "null":
-		return true
+// AppendRaw appends the raw value v as Marshal writes it: without the
+// space between its tokens, its strings with their escapes written as
+// AppendQuote writes them, its numbers as they are. ok is false for a
+// value Marshal refuses (or one nested deeper than the Walker goes).
+func AppendRaw(b, v []byte) (_ []byte, ok bool) {
+	var w Walker
+	w.Reset(v)
+	if _, err := w.Raw(); err != nil || !w.End() {
+		return b, false
 	}
-	w := Walker{data: v}
-	_, ok := w.number()
-	return ok && w.pos == len(v)
+	start := len(b)
+	for i := 0; i < len(v); {
+		switch c := v[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			end, escaped := i+1, false
+			for ; v[end] != '"'; end++ {
+				if v[end] == '\\' {
+					escaped = true
+					end++
+				}
+			}
+			end++
+			if !escaped {
+				b = append(b, v[i:end]...)
+			} else {
+				s, ok := Unquote(v[i:end])
+				if !ok {
+					return b[:start], false
+				}
+				if b, ok = AppendQuote(b, s); !ok {
+					return b[:start], false
+				}
+			}
+			i = end
+		default:
+			b = append(b, c)
+			i++
+		}
+	}
+	return b, true
 }
 
 // AppendQuote appends v as a JSON string, as Marshal writes it; ok is
@@ -107,4 +124,18 @@ func Verbatim(v []byte) bool {
 func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	b, err := jsontext.AppendQuote(b, v)
 	return b, err == nil
+}
+
+// AppendFloat appends f as Marshal writes it, for a number Marshal writes
+// without an exponent (0, and magnitudes from 1e-6 up to 1e21); ok is
+// false for any other, and for NaN and the infinities, which Marshal
+// refuses.
+func AppendFloat(b []byte, f float64) (_ []byte, ok bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		return b, false
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64), true
 }
