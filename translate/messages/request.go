@@ -75,7 +75,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Marshal(w)
+	body, err := marshalRequest(w)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Marshal(w)
+	body, err := marshalRequest(w)
 	if err != nil {
 		return nil, err
 	}
