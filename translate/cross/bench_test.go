@@ -77,3 +77,26 @@ func BenchmarkReplyMessagesToChatCompletions(b *testing.B) {
 func BenchmarkReplyChatCompletionsToMessages(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.Messages, dialecttest.ChatCompletions)
 }
+
+// BenchmarkAgentToolsToMessages encodes Codex's recorded request (a
+// responses client, with its tools' JSON Schemas) for a messages upstream:
+// each tool's schema is adjusted for the service on every request.
+func BenchmarkAgentToolsToMessages(b *testing.B) {
+	body, err := os.ReadFile("../../testdata/agent_tools/codex/request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := dialecttest.Responses
+	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	up := dialecttest.Messages.Upstream
+	target := translate.Target{Model: "claude-sonnet-4-5", Upstream: "anthropic"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := up.EncodeRequest(req, target); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

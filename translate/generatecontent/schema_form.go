@@ -6,12 +6,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/memo"
 )
 
 // Toward the service, a JSON Schema from a client of another dialect (a
@@ -48,35 +48,15 @@ type schemaForm struct {
 
 // forms remembers the form of the schemas seen lately. Agents send the
 // same tools on every turn of a conversation, so choosing a form is done
-// once per schema rather than once per request; the cache holds at most
-// maxForms schemas and starts again when full. Cached forms are never
+// once per schema rather than once per request. Cached forms are never
 // modified.
-var forms = struct {
-	sync.Mutex
-	m map[string]schemaForm
-}{m: map[string]schemaForm{}}
+var forms = memo.New[schemaForm](maxForms)
 
 const maxForms = 1024
 
 // formOf chooses the form of a client's JSON Schema text.
 func formOf(text string) (schemaForm, error) {
-	forms.Lock()
-	f, ok := forms.m[text]
-	forms.Unlock()
-	if ok {
-		return f, nil
-	}
-	f, err := chooseForm(text)
-	if err != nil {
-		return schemaForm{}, err
-	}
-	forms.Lock()
-	if len(forms.m) >= maxForms {
-		clear(forms.m)
-	}
-	forms.m[text] = f
-	forms.Unlock()
-	return f, nil
+	return forms.Do(text, chooseForm)
 }
 
 // chooseForm chooses the form of a client's JSON Schema text.

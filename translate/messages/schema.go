@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/memo"
 )
 
 // Schemas from clients of other dialects are adjusted for this dialect's
@@ -42,8 +43,30 @@ var strictFormats = map[string]bool{
 }
 
 // foreignSchema adjusts a schema from a client of another dialect; strict
-// holds it to the subset the service enforces exactly.
+// holds it to the subset the service enforces exactly. The schemas seen
+// lately are adjusted once (agents send the same tools on every turn).
 func foreignSchema(schema string, strict bool) (jsontext.Value, error) {
+	if strict {
+		return strictSchemas.Do(schema, strictForeignSchema)
+	}
+	return plainSchemas.Do(schema, plainForeignSchema)
+}
+
+// plainSchemas and strictSchemas remember adjusted schemas; their values
+// are shared and never modified.
+var (
+	plainSchemas  = memo.New[jsontext.Value](maxSchemas)
+	strictSchemas = memo.New[jsontext.Value](maxSchemas)
+)
+
+const maxSchemas = 1024
+
+func plainForeignSchema(schema string) (jsontext.Value, error) { return adjustSchema(schema, false) }
+
+func strictForeignSchema(schema string) (jsontext.Value, error) { return adjustSchema(schema, true) }
+
+// adjustSchema is foreignSchema, every time.
+func adjustSchema(schema string, strict bool) (jsontext.Value, error) {
 	var v any
 	if err := jsonx.Unmarshal([]byte(schema), &v); err != nil {
 		return nil, fmt.Errorf("not a JSON schema: %w", err)
