@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -404,6 +405,26 @@ func (w *Walker) Int() (int64, error) {
 		n = -n
 	}
 	return n, nil
+}
+
+// Float reads a number as Unmarshal reads one into a float64, or null as
+// 0; a number out of range is ErrForm.
+func (w *Walker) Float() (float64, error) {
+	if w.Null() {
+		return 0, nil
+	}
+	if w.Kind() != '0' {
+		return 0, ErrForm
+	}
+	v, ok := w.number()
+	if !ok {
+		return 0, ErrForm
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return 0, ErrForm
+	}
+	return f, nil
 }
 
 // Raw reads the next value whole; it points into the data being read.
