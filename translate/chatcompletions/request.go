@@ -126,7 +126,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Marshal(w)
+	body, err := marshalRequest(w)
 	if err != nil {
 		return nil, err
 	}

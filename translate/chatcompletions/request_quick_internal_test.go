@@ -1,14 +1,19 @@
 package chatcompletions
 
 import (
+	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/golden"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
 // requestVariants are requests in awkward forms, for readRequest to read
@@ -127,4 +132,99 @@ func FuzzQuickRequest(f *testing.F) {
 		f.Add([]byte(v))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkQuickRequest(t, b) })
+}
+
+// TestQuickRequestIsTheMarshalledRequest: every request appendRequest
+// writes is, byte for byte, the one jsonx.Marshal writes: the requests
+// made from every recorded canonical request for a chat-completions
+// upstream, the recorded chat-completions requests as clients send them,
+// and requests in awkward forms. What it declines, Marshal writes.
+func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
+	var requests []*Request
+	var paths []string
+	err := filepath.WalkDir("../../testdata", func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "request.canonical.json" {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		req := &parleyv1.Request{}
+		golden.ReadProto(t, p, req)
+		e := &encoder{req: req, t: translate.Target{Model: "gpt-test"}, same: req.GetExtensions().GetDialect() == thisDialect}
+		if w, err := e.request(); err == nil {
+			requests = append(requests, w)
+		}
+	}
+	for _, b := range recordedRequests(t) {
+		var w Request
+		if jsonx.Unmarshal(b, &w) == nil {
+			requests = append(requests, &w)
+		}
+	}
+	recorded := len(requests)
+	s := func(v string) *string { return &v }
+	n := func(v int64) *int64 { return &v }
+	f := func(v float64) *float64 { return &v }
+	yes := true
+	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<m&m>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	for _, text := range texts {
+		requests = append(requests, &Request{
+			Model: text,
+			Messages: []message{
+				{Role: "system", Content: &Content{String: true, Text: text}},
+				{Role: "user", Name: text, Content: &Content{Parts: []ContentPart{{Type: "text", Text: s(text)}, {Type: "image_url", ImageURL: &imageURL{URL: "https://example.com/a.png", Detail: "low"}}}}},
+				{Role: "assistant", Content: &Content{Null: true}, ReasoningContent: s(text), Refusal: s(text), Annotations: []annotation{},
+					ToolCalls: []toolCall{{ID: "call_1", Type: "function", Function: function{Name: text, Arguments: `{"q":"` + text + `"}`}}}},
+				{Role: "tool", ToolCallID: "call_1", Content: &Content{String: true, Text: text}, Unknown: jsonx.Unknown{"x": []byte(`{ "y" : 1 }`)}},
+				{Role: "user", Content: &Content{}},
+			},
+			Tools:             []tool{{Type: "function", Function: &functionDef{Name: text, Description: s(text), Parameters: jsontext.Value("{\n \"type\": \"object\"\n}"), Strict: &yes}}},
+			ToolChoice:        &ToolChoice{Type: "function", Function: &namedFunc{Name: text}},
+			ParallelToolCalls: &yes,
+			ResponseFormat:    &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: text, Description: s(text), Schema: jsontext.Value(`{"type":"object"}`), Strict: &yes}},
+			MaxTokens:         n(10), MaxCompletionTokens: n(1024), N: n(1), Seed: n(-7), Logprobs: &yes, TopLogprobs: n(3),
+			Stop:            &Stop{String: true, Values: []string{text}},
+			PresencePenalty: f(-0.5), FrequencyPenalty: f(0), Temperature: f(0.7), TopP: f(1),
+			ReasoningEffort: "high", Verbosity: "low", Modalities: []string{"text"},
+			Stream: &yes, StreamOptions: &streamOptions{IncludeUsage: &yes}, User: s(text), PromptCacheKey: s(text),
+			Metadata: map[string]string{text: text}, ServiceTier: "flex", Store: &yes,
+			Unknown: jsonx.Unknown{"extra_body": []byte(`{"k":1}`)},
+		})
+	}
+	requests = append(requests,
+		&Request{},
+		&Request{Messages: []message{}, Stop: &Stop{}, ToolChoice: &ToolChoice{Mode: "required"}, Tools: []tool{}, Metadata: map[string]string{}},
+		&Request{Stop: &Stop{String: true, Values: []string{"a", "b"}}},
+		// Declined: Marshal writes these.
+		&Request{LogitBias: map[string]float64{"50256": -100}},
+		&Request{Metadata: map[string]string{"a": "1", "b": "2"}},
+		&Request{Temperature: f(1e-9)},
+		&Request{ToolChoice: &ToolChoice{Type: "allowed_tools", AllowedTools: &allowedTools{Mode: "auto"}}},
+		&Request{Messages: []message{{Role: "user", Content: &Content{Parts: []ContentPart{{Type: "input_audio", InputAudio: &inputAudio{Data: "UklG", Format: "wav"}}}}}}},
+		&Request{Messages: []message{{Role: "user", Content: &Content{String: true, Text: "\xff"}}}},
+	)
+	quick, recordedQuick := 0, 0
+	for i, w := range requests {
+		want, err := jsonx.Marshal(w)
+		got, ok := appendRequest(nil, w)
+		if !ok {
+			continue
+		}
+		quick++
+		if i < recorded {
+			recordedQuick++
+		}
+		if err != nil {
+			t.Errorf("appendRequest wrote %s, which Marshal refuses: %v", got, err)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("\n got %s\nwant %s", got, want)
+		}
+	}
+	if recordedQuick < recorded*3/4 || quick-recordedQuick < len(texts)+3 {
+		t.Errorf("appendRequest wrote %d of %d requests, %d of %d recorded", quick, len(requests), recordedQuick, recorded)
+	}
 }
