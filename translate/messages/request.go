@@ -40,8 +40,10 @@ func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 // DecodeRequest implements translate.Client.
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
-	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
-		return nil, decodeError(err)
+	if !readRequest(in.Body, &w) {
+		if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+			return nil, decodeError(err)
+		}
 	}
 	d := decoder{}
 	req, err := d.request(&w, false)
@@ -56,8 +58,10 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 // /v1/messages/count_tokens is a request without max_tokens.
 func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
-	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
-		return nil, decodeError(err)
+	if !readRequest(in.Body, &w) {
+		if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+			return nil, decodeError(err)
+		}
 	}
 	d := decoder{}
 	req, err := d.request(&w, true)

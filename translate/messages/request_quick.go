@@ -271,3 +271,295 @@ func appendStrings(b []byte, list []string) (_ []byte, ok bool) {
 	}
 	return append(b, ']'), true
 }
+
+// readRequest reads a client's request into w as jsonx.Unmarshal would,
+// without reflection: turns and a system prompt of blocks of every type,
+// tools, and every setting, with members Parley does not model kept as
+// they are. Anything it does not expect (a repeated member, a value of an
+// unexpected kind) makes it return false with w zero, and the general way
+// reads the request (TestQuickReadIsTheUnmarshalledRequest,
+// FuzzQuickRequest).
+func readRequest(data []byte, w *Request) (ok bool) {
+	r := walkers.Get().(*jsonx.Walker)
+	defer walkers.Put(r)
+	r.Reset(data)
+	q := quickEvent{r: r}
+	*w = Request{}
+	if err := r.Object(func(name []byte) error { return q.requestMember(name, w) }); err != nil || !r.End() {
+		*w = Request{}
+		return false
+	}
+	return true
+}
+
+func (q *quickEvent) requestMember(name []byte, w *Request) error {
+	r := q.r
+	var err error
+	switch string(name) {
+	case "model":
+		w.Model, err = r.String()
+	case "max_tokens":
+		w.MaxTokens, err = q.count()
+	case "messages":
+		var isNull bool
+		w.Messages = nil
+		isNull, err = r.Array(func() error {
+			w.Messages = append(w.Messages, message{})
+			t := &w.Messages[len(w.Messages)-1]
+			return r.Object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "role":
+					t.Role, err = r.Word("user", "assistant")
+				case "content":
+					err = q.content(&t.Content)
+				default:
+					t.Unknown, err = q.keep(t.Unknown, name)
+				}
+				return err
+			})
+		})
+		if !isNull && w.Messages == nil {
+			w.Messages = []message{}
+		}
+	case "system":
+		if r.Null() {
+			w.System = nil
+			return nil
+		}
+		w.System = &Content{}
+		err = q.content(w.System)
+	case "metadata":
+		if r.Null() {
+			w.Metadata = nil
+			return nil
+		}
+		md := &metadata{}
+		w.Metadata = md
+		err = r.Object(func(name []byte) error {
+			var err error
+			if string(name) == "user_id" {
+				md.UserID, err = q.stringPtr()
+			} else {
+				md.Unknown, err = q.keep(md.Unknown, name)
+			}
+			return err
+		})
+	case "stop_sequences":
+		w.StopSequences, err = q.strings()
+	case "stream":
+		w.Stream, err = r.BoolPtr(new(bool))
+	case "temperature":
+		w.Temperature, err = q.float()
+	case "top_k":
+		w.TopK, err = q.count()
+	case "top_p":
+		w.TopP, err = q.float()
+	case "thinking":
+		if r.Null() {
+			w.Thinking = nil
+			return nil
+		}
+		th := &thinking{}
+		w.Thinking = th
+		err = r.Object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "type":
+				th.Type, err = r.Word("enabled", "disabled", "adaptive")
+			case "budget_tokens":
+				th.BudgetTokens, err = q.count()
+			default:
+				th.Unknown, err = q.keep(th.Unknown, name)
+			}
+			return err
+		})
+	case "tool_choice":
+		if r.Null() {
+			w.ToolChoice = nil
+			return nil
+		}
+		tc := &toolChoice{}
+		w.ToolChoice = tc
+		err = r.Object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "type":
+				tc.Type, err = r.Word("auto", "any", "tool", "none")
+			case "name":
+				tc.Name, err = r.String()
+			case "disable_parallel_tool_use":
+				tc.DisableParallelToolUse, err = r.BoolPtr(new(bool))
+			default:
+				tc.Unknown, err = q.keep(tc.Unknown, name)
+			}
+			return err
+		})
+	case "tools":
+		var isNull bool
+		w.Tools = nil
+		isNull, err = r.Array(func() error {
+			w.Tools = append(w.Tools, tool{})
+			return q.tool(&w.Tools[len(w.Tools)-1])
+		})
+		if !isNull && w.Tools == nil {
+			w.Tools = []tool{}
+		}
+	case "service_tier":
+		w.ServiceTier, err = r.Word("auto", "standard_only")
+	case "output_config":
+		if r.Null() {
+			w.OutputConfig = nil
+			return nil
+		}
+		oc := &outputConfig{}
+		w.OutputConfig = oc
+		err = r.Object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "effort":
+				oc.Effort, err = r.Word("low", "medium", "high")
+			case "format":
+				if r.Null() {
+					oc.Format = nil
+					return nil
+				}
+				f := &outputFormat{}
+				oc.Format = f
+				err = r.Object(func(name []byte) error {
+					var err error
+					switch string(name) {
+					case "type":
+						f.Type, err = r.Word("json_schema")
+					case "schema":
+						f.Schema, err = q.raw()
+					default:
+						f.Unknown, err = q.keep(f.Unknown, name)
+					}
+					return err
+				})
+			default:
+				oc.Unknown, err = q.keep(oc.Unknown, name)
+			}
+			return err
+		})
+	default:
+		w.Unknown, err = q.keep(w.Unknown, name)
+	}
+	return err
+}
+
+// content reads a turn's or the system prompt's content: a string or a
+// list of blocks (null is an error, which the general way reports).
+func (q *quickEvent) content(c *Content) error {
+	r := q.r
+	switch r.Kind() {
+	case '"':
+		s, err := r.String()
+		*c = Content{String: true, Text: s}
+		return err
+	case '[':
+	default:
+		return jsonx.ErrForm
+	}
+	*c = Content{Blocks: []Block{}}
+	_, err := r.Array(func() error {
+		c.Blocks = append(c.Blocks, Block{})
+		return q.anyBlock(&c.Blocks[len(c.Blocks)-1])
+	})
+	return err
+}
+
+// tool reads a tool, custom or built in.
+func (q *quickEvent) tool(t *tool) error {
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			t.Type, err = r.Word("custom")
+		case "name":
+			t.Name, err = r.String()
+		case "description":
+			t.Description, err = q.stringPtr()
+		case "input_schema":
+			t.InputSchema, err = q.raw()
+		case "strict":
+			t.Strict, err = r.BoolPtr(new(bool))
+		case "cache_control":
+			t.CacheControl, err = q.cacheControl()
+		case "display_width_px":
+			t.DisplayWidthPx, err = q.count()
+		case "display_height_px":
+			t.DisplayHeightPx, err = q.count()
+		case "display_number":
+			t.DisplayNumber, err = q.count()
+		case "max_characters":
+			t.MaxCharacters, err = q.count()
+		case "max_uses":
+			t.MaxUses, err = q.count()
+		case "allowed_domains":
+			t.AllowedDomains, err = q.strings()
+		case "blocked_domains":
+			t.BlockedDomains, err = q.strings()
+		case "user_location":
+			if r.Null() {
+				t.UserLocation = nil
+				return nil
+			}
+			u := &userLocation{}
+			t.UserLocation = u
+			err = r.Object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "type":
+					u.Type, err = r.Word("approximate")
+				case "city":
+					u.City, err = r.String()
+				case "region":
+					u.Region, err = r.String()
+				case "country":
+					u.Country, err = r.String()
+				case "timezone":
+					u.Timezone, err = r.String()
+				default:
+					u.Unknown, err = q.keep(u.Unknown, name)
+				}
+				return err
+			})
+		default:
+			t.Unknown, err = q.keep(t.Unknown, name)
+		}
+		return err
+	})
+}
+
+// strings reads a list of strings, or null as nil.
+func (q *quickEvent) strings() ([]string, error) {
+	r := q.r
+	var list []string
+	isNull, err := r.Array(func() error {
+		if r.Kind() != '"' {
+			return jsonx.ErrForm
+		}
+		s, err := r.String()
+		list = append(list, s)
+		return err
+	})
+	if err == nil && !isNull && list == nil {
+		list = []string{}
+	}
+	return list, err
+}
+
+// float reads a number, or null as nil.
+func (q *quickEvent) float() (*float64, error) {
+	if q.r.Null() {
+		return nil, nil
+	}
+	f, err := q.r.Float()
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}

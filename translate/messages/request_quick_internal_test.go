@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -122,4 +123,107 @@ func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 	if recordedQuick < recorded*9/10 || quick-recordedQuick < len(texts)+4 {
 		t.Errorf("appendRequest wrote %d of %d requests, %d of %d recorded", quick, len(requests), recordedQuick, recorded)
 	}
+}
+
+// readRequestVariants are requests in awkward forms, for readRequest to
+// read as jsonx.Unmarshal reads them or to decline.
+var readRequestVariants = []string{
+	`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[{"role":"user","content":"a \"q\" \\ \n \u00e9 \ud83c\udf0d <&>"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"EqQB"},{"type":"redacted_thinking","data":"abc"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city": "Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"18C"}],"is_error":false},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}},{"type":"document","source":{"type":"text","media_type":"text/plain","data":"x"},"title":"t","context":"c","citations":{"enabled":true}}]}],"metadata":{"user_id":"u1","x":1},"stop_sequences":["END"],"stream":true,"temperature":0.7,"top_k":40,"top_p":0.95,"thinking":{"type":"enabled","budget_tokens":2048},"tool_choice":{"type":"tool","name":"get_weather","disable_parallel_tool_use":true},"tools":[{"name":"get_weather","description":"Weather","input_schema":{"type":"object"},"strict":true,"cache_control":{"type":"ephemeral"}},{"type":"web_search_20250305","name":"web_search","max_uses":5,"allowed_domains":["a.example"],"blocked_domains":[],"user_location":{"type":"approximate","city":"London","region":"London","country":"GB","timezone":"Europe/London","x":1}},{"type":"computer_20250124","name":"computer","display_width_px":1024,"display_height_px":768,"display_number":1},{"type":"text_editor_20250728","name":"str_replace_based_edit_tool","max_characters":10000}],"service_tier":"auto","output_config":{"effort":"high","format":{"type":"json_schema","schema":{"type":"object"},"x":1},"y":2},"container":"c_1"}`,
+	`{"messages":[{"role":"user","content":[],"x":{"y":[1, 2]}}],"model":"m","system":"s","stop_sequences":null,"tools":null,"metadata":null,"thinking":null,"tool_choice":null,"output_config":{"format":null},"max_tokens":null,"temperature":null,"stream":null}`,
+	`{"model":"m","messages":[{"role":"user","content":[{}]},{"content":"x"}],"system":null,"tools":[],"stop_sequences":[]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":null,"citations":null}]}]}`,
+	`{"model":"m","messages":[]}`,
+	`{"model":"m","messages":null}`,
+	`{}`,
+	` { "model" : "m" , "messages" : [ { "role" : "user" , "content" : "x" } ] } `,
+	`{"model":"m","messages":[{"role":"user","content":null}]}`,
+	`{"model":"m","messages":[{"role":"user","content":{}}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"x","content":"y"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_use","input":{"a":1,"a":2}}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":1e400}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":1.5}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"}],"stop_sequences":[1]}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"}],"stream":"yes"}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"}]} x`,
+	`{"model":"m","messages":[null]}`,
+	`{"model":"m","messages":[{"role":"user","content":[null]}]}`,
+}
+
+// TestQuickReadIsTheUnmarshalledRequest: every request readRequest reads
+// (the recorded ones, Claude Code's among them, and awkward forms) is the
+// one jsonx.Unmarshal reads; what it declines, the general way reads.
+// FuzzQuickRequest holds it to that on any input.
+func TestQuickReadIsTheUnmarshalledRequest(t *testing.T) {
+	bodies := recordedClientRequests(t)
+	recorded := len(bodies)
+	for _, v := range readRequestVariants {
+		bodies = append(bodies, []byte(v))
+	}
+	quick, recordedQuick := 0, 0
+	for i, b := range bodies {
+		if checkReadRequest(t, b) {
+			quick++
+			if i < recorded {
+				recordedQuick++
+			}
+		}
+	}
+	if recordedQuick < recorded || quick-recordedQuick < 8 {
+		t.Errorf("readRequest read %d of %d requests, %d of %d recorded", quick, len(bodies), recordedQuick, recorded)
+	}
+}
+
+// recordedClientRequests are the messages requests under testdata.
+func recordedClientRequests(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, pattern := range []string{"../../testdata/messages/*/request.json", "../../testdata/cross_table/*/messages/request.json", "../../testdata/agent_tools/claude_code/request*.json"} {
+		paths, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d recorded requests", len(out))
+	}
+	return out
+}
+
+// checkReadRequest reads b with readRequest and, if it reads it, holds
+// what it read to what jsonx.Unmarshal reads.
+func checkReadRequest(t *testing.T, b []byte) (ok bool) {
+	t.Helper()
+	var fast Request
+	if !readRequest(b, &fast) {
+		if !reflect.DeepEqual(fast, Request{}) {
+			t.Errorf("%s: declined, leaving %+v", b, fast)
+		}
+		return false
+	}
+	var slow Request
+	if err := jsonx.Unmarshal(b, &slow); err != nil {
+		t.Errorf("readRequest read %s, which does not unmarshal: %v", b, err)
+		return true
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s:\nquick %+v\nslow  %+v", b, fast, slow)
+	}
+	return true
+}
+
+func FuzzQuickRequest(f *testing.F) {
+	for _, b := range recordedClientRequests(f) {
+		f.Add(b)
+	}
+	for _, v := range readRequestVariants {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkReadRequest(t, b) })
 }

@@ -27,11 +27,11 @@ var replyVariants = []string{
 	`{"content":null}`,
 	` { "content" : [ ] , "type" : "message" } `,
 	`{"type":"error","content":[]}`,
-	// Declined: the general way reads these.
 	`{"content":[{"type":"text","text":"x","citations":[{"type":"char_location","cited_text":"x"}]}]}`,
 	`{"content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]}`,
 	`{"content":[{"type":"redacted_thinking","data":"abc"}]}`,
 	`{"content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}`,
+	// Declined: the general way reads these.
 	`{"content":[{"type":"text","text":"x","text":"y"}]}`,
 	`{"content":[{"type":"text","text":1}]}`,
 	`{"content":[{"type":"tool_use","input":{"a":1,"a":2}}]}`,

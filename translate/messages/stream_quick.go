@@ -190,7 +190,7 @@ func (q *quickEvent) message(m *Response) error {
 					return jsonx.ErrForm
 				}
 				m.Content = append(m.Content, Block{})
-				return q.replyBlock(&m.Content[len(m.Content)-1])
+				return q.anyBlock(&m.Content[len(m.Content)-1])
 			})
 			if !isNull && m.Content == nil {
 				m.Content = []Block{}
@@ -209,10 +209,9 @@ func (q *quickEvent) message(m *Response) error {
 }
 
 // quickResponse reads a whole reply as jsonx.Unmarshal would, without
-// reflection, when its content blocks are text, thinking and tool calls
-// with nothing but their own members (and members Parley does not model,
-// kept as they are); ok is false for anything else, which the general way
-// then reads (TestQuickResponseIsTheUnmarshalledResponse,
+// reflection, blocks of every type with members Parley does not model
+// kept as they are; ok is false for anything it does not expect, which
+// the general way then reads (TestQuickResponseIsTheUnmarshalledResponse,
 // FuzzQuickResponse).
 func quickResponse(b []byte, m *Response) (ok bool) {
 	r := walkers.Get().(*jsonx.Walker)
@@ -227,36 +226,80 @@ func quickResponse(b []byte, m *Response) (ok bool) {
 	return true
 }
 
-// replyBlock reads a text, thinking or tool_use block of a whole reply.
-func (q *quickEvent) replyBlock(b *Block) error {
+// anyBlock reads a content block, of any type: a block is one struct of
+// every type's members.
+func (q *quickEvent) anyBlock(b *Block) error {
 	r := q.r
 	return r.Object(func(name []byte) error {
 		var err error
 		switch string(name) {
 		case "type":
-			b.Type, err = r.Word("text", "thinking", "tool_use")
+			b.Type, err = r.Word("text", "thinking", "tool_use", "tool_result", "image", "document")
 		case "text":
 			b.Text, err = q.stringPtr()
-		case "thinking":
-			b.Thinking, err = q.stringPtr()
-		case "signature":
-			b.Signature, err = q.stringPtr()
+		case "citations":
+			b.Citations, err = q.raw()
+		case "source":
+			b.Source, err = q.raw()
+		case "title":
+			b.Title, err = q.stringPtr()
+		case "context":
+			b.Context, err = q.stringPtr()
 		case "id":
 			b.ID, err = r.String()
 		case "name":
 			b.Name, err = r.String()
 		case "input":
-			var v jsontext.Value
-			if v, err = r.Raw(); err == nil {
-				b.Input = append(jsontext.Value(nil), v...)
-			}
-		case "citations", "source", "title", "context", "tool_use_id", "content", "is_error", "data", "cache_control":
-			return jsonx.ErrForm // the general way reads the other blocks' members
+			b.Input, err = q.raw()
+		case "tool_use_id":
+			b.ToolUseID, err = r.String()
+		case "content":
+			b.Content, err = q.raw()
+		case "is_error":
+			b.IsError, err = r.BoolPtr(new(bool))
+		case "thinking":
+			b.Thinking, err = q.stringPtr()
+		case "signature":
+			b.Signature, err = q.stringPtr()
+		case "data":
+			b.Data, err = r.String()
+		case "cache_control":
+			b.CacheControl, err = q.cacheControl()
 		default:
 			b.Unknown, err = q.keep(b.Unknown, name)
 		}
 		return err
 	})
+}
+
+// cacheControl reads a prompt-caching breakpoint, or null as nil.
+func (q *quickEvent) cacheControl() (*cacheControl, error) {
+	r := q.r
+	if r.Null() {
+		return nil, nil
+	}
+	c := &cacheControl{}
+	return c, r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			c.Type, err = r.Word("ephemeral")
+		case "ttl":
+			c.TTL, err = r.Word("5m", "1h")
+		default:
+			c.Unknown, err = q.keep(c.Unknown, name)
+		}
+		return err
+	})
+}
+
+// raw reads a value as it is, in storage of its own.
+func (q *quickEvent) raw() (jsontext.Value, error) {
+	v, err := q.r.Raw()
+	if err != nil {
+		return nil, err
+	}
+	return append(jsontext.Value(nil), v...), nil
 }
 
 // stop reads the delta of a message_delta.
