@@ -126,7 +126,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	body, err := marshalRequest(w)
+	body, err := jsonx.Encode(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,6 @@
 package chatcompletions
 
 import (
-	"bytes"
-	"sync"
-
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -77,47 +74,47 @@ func (r requestReader) member(name []byte, w *requestIn) error {
 					case "name":
 						js.Name, err = r.String()
 					case "description":
-						js.Description, err = r.stringPtr()
+						js.Description, err = r.WordPtr()
 					case "schema":
-						js.Schema, err = r.raw()
+						js.Schema, err = r.Copy()
 					case "strict":
-						js.Strict, err = r.boolPtr()
+						js.Strict, err = r.BoolPtr(new(bool))
 					default:
-						js.Unknown, err = r.keep(js.Unknown, name)
+						js.Unknown, err = r.Keep(js.Unknown, name)
 					}
 					return err
 				})
 			default:
-				f.Unknown, err = r.keep(f.Unknown, name)
+				f.Unknown, err = r.Keep(f.Unknown, name)
 			}
 			return err
 		})
 	case "parallel_tool_calls":
-		q.ParallelToolCalls, err = r.boolPtr()
+		q.ParallelToolCalls, err = r.BoolPtr(new(bool))
 	case "max_tokens":
-		q.MaxTokens, err = r.count()
+		q.MaxTokens, err = r.IntPtr()
 	case "max_completion_tokens":
-		q.MaxCompletionTokens, err = r.count()
+		q.MaxCompletionTokens, err = r.IntPtr()
 	case "n":
-		q.N, err = r.count()
+		q.N, err = r.IntPtr()
 	case "seed":
-		q.Seed, err = r.count()
+		q.Seed, err = r.IntPtr()
 	case "stop":
 		err = r.stop(q)
 	case "presence_penalty":
-		q.PresencePenalty, err = r.float()
+		q.PresencePenalty, err = r.FloatPtr()
 	case "frequency_penalty":
-		q.FrequencyPenalty, err = r.float()
+		q.FrequencyPenalty, err = r.FloatPtr()
 	case "temperature":
-		q.Temperature, err = r.float()
+		q.Temperature, err = r.FloatPtr()
 	case "top_p":
-		q.TopP, err = r.float()
+		q.TopP, err = r.FloatPtr()
 	case "reasoning_effort":
 		q.ReasoningEffort, err = r.Word("minimal", "low", "medium", "high")
 	case "verbosity":
 		q.Verbosity, err = r.Word("low", "medium", "high")
 	case "stream":
-		q.Stream, err = r.boolPtr()
+		q.Stream, err = r.BoolPtr(new(bool))
 	case "stream_options":
 		if r.Null() {
 			q.StreamOptions = nil
@@ -128,16 +125,16 @@ func (r requestReader) member(name []byte, w *requestIn) error {
 		err = r.Object(func(name []byte) error {
 			var err error
 			if string(name) == "include_usage" {
-				o.IncludeUsage, err = r.boolPtr()
+				o.IncludeUsage, err = r.BoolPtr(new(bool))
 			} else {
-				o.Unknown, err = r.keep(o.Unknown, name)
+				o.Unknown, err = r.Keep(o.Unknown, name)
 			}
 			return err
 		})
 	case "user":
-		q.User, err = r.stringPtr()
+		q.User, err = r.WordPtr()
 	case "prompt_cache_key":
-		q.PromptCacheKey, err = r.stringPtr()
+		q.PromptCacheKey, err = r.WordPtr()
 	case "metadata":
 		if r.Null() {
 			q.Metadata = nil
@@ -152,11 +149,11 @@ func (r requestReader) member(name []byte, w *requestIn) error {
 	case "service_tier":
 		q.ServiceTier, err = r.Word("auto", "default", "flex", "priority", "scale")
 	case "store":
-		q.Store, err = r.boolPtr()
+		q.Store, err = r.BoolPtr(new(bool))
 	case "logprobs", "top_logprobs", "logit_bias", "modalities", "audio", "web_search_options":
 		return jsonx.ErrForm // the general way reads these
 	default:
-		q.Unknown, err = r.keep(q.Unknown, name)
+		q.Unknown, err = r.Keep(q.Unknown, name)
 	}
 	return err
 }
@@ -215,9 +212,9 @@ func (r requestReader) part(p *ContentPart) error {
 		case "type":
 			p.Type, err = r.Word("text", "image_url")
 		case "text":
-			p.Text, err = r.stringPtr()
+			p.Text, err = r.WordPtr()
 		case "refusal":
-			p.Refusal, err = r.stringPtr()
+			p.Refusal, err = r.WordPtr()
 		case "image_url":
 			if r.Null() {
 				p.ImageURL = nil
@@ -233,14 +230,14 @@ func (r requestReader) part(p *ContentPart) error {
 				case "detail":
 					u.Detail, err = r.Word("auto", "low", "high")
 				default:
-					u.Unknown, err = r.keep(u.Unknown, name)
+					u.Unknown, err = r.Keep(u.Unknown, name)
 				}
 				return err
 			})
 		case "input_audio", "file":
 			return jsonx.ErrForm // the general way reads them
 		default:
-			p.Unknown, err = r.keep(p.Unknown, name)
+			p.Unknown, err = r.Keep(p.Unknown, name)
 		}
 		return err
 	})
@@ -266,18 +263,18 @@ func (r requestReader) tool(t *tool) error {
 				case "name":
 					f.Name, err = r.String()
 				case "description":
-					f.Description, err = r.stringPtr()
+					f.Description, err = r.WordPtr()
 				case "parameters":
-					f.Parameters, err = r.raw()
+					f.Parameters, err = r.Copy()
 				case "strict":
-					f.Strict, err = r.boolPtr()
+					f.Strict, err = r.BoolPtr(new(bool))
 				default:
-					f.Unknown, err = r.keep(f.Unknown, name)
+					f.Unknown, err = r.Keep(f.Unknown, name)
 				}
 				return err
 			})
 		default:
-			t.Unknown, err = r.keep(t.Unknown, name)
+			t.Unknown, err = r.Keep(t.Unknown, name)
 		}
 		return err
 	})
@@ -315,14 +312,14 @@ func (r requestReader) toolChoice(q *Request) error {
 				if string(name) == "name" {
 					f.Name, err = r.String()
 				} else {
-					f.Unknown, err = r.keep(f.Unknown, name)
+					f.Unknown, err = r.Keep(f.Unknown, name)
 				}
 				return err
 			})
 		case "allowed_tools":
 			return jsonx.ErrForm // the general way reads it
 		default:
-			tc.Unknown, err = r.keep(tc.Unknown, name)
+			tc.Unknown, err = r.Keep(tc.Unknown, name)
 		}
 		return err
 	})
@@ -355,59 +352,6 @@ func (r requestReader) stop(q *Request) error {
 	}
 	return err
 }
-
-// boolPtr reads true or false, or null as nil, in storage of its own.
-func (r requestReader) boolPtr() (*bool, error) {
-	return r.BoolPtr(new(bool))
-}
-
-// float reads a number, or null as nil.
-func (r requestReader) float() (*float64, error) {
-	if r.Null() {
-		return nil, nil
-	}
-	f, err := r.Float()
-	if err != nil {
-		return nil, err
-	}
-	return &f, nil
-}
-
-// raw reads a value as it is, in storage of its own; null is kept as
-// null, as Unmarshal keeps it.
-func (r requestReader) raw() ([]byte, error) {
-	v, err := r.Raw()
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(nil), v...), nil
-}
-
-// marshalRequest writes w: by hand where appendRequest can, else with
-// jsonx.Marshal.
-func marshalRequest(w *Request) ([]byte, error) {
-	buf := requestBuffers.Get().(*[]byte)
-	b, ok := appendRequest((*buf)[:0], w)
-	var out []byte
-	if ok {
-		out = bytes.Clone(b)
-	}
-	if cap(b) <= maxPooledRequest {
-		*buf = b[:0]
-		requestBuffers.Put(buf)
-	}
-	if ok {
-		return out, nil
-	}
-	return jsonx.Marshal(w)
-}
-
-// requestBuffers are where appendRequest writes, so that a body's bytes
-// are allocated once, at their size; a buffer grown past
-// maxPooledRequest (a long conversation) is let go.
-var requestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-const maxPooledRequest = 256 << 10
 
 // appendRequest appends the request w as jsonx.Marshal writes it, without
 // reflection (TestQuickRequestIsTheMarshalledRequest): turns of text and

@@ -1,10 +1,7 @@
 package chatcompletions
 
 import (
-	"bytes"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -12,8 +9,8 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
 // requestVariants are requests in awkward forms, for readRequest to read
@@ -61,45 +58,23 @@ var requestVariants = []string{
 // on any input.
 func TestQuickRequestDecodesAsTheGeneralWay(t *testing.T) {
 	bodies := recordedRequests(t)
-	recorded := len(bodies)
-	for _, v := range requestVariants {
-		bodies = append(bodies, []byte(v))
-	}
 	quick, recordedQuick := 0, 0
-	for i, b := range bodies {
+	for i, b := range append(bodies, variants(requestVariants)...) {
 		if checkQuickRequest(t, b) {
 			quick++
-			if i < recorded {
+			if i < len(bodies) {
 				recordedQuick++
 			}
 		}
 	}
-	if recordedQuick < recorded*2/3 || quick-recordedQuick < 15 {
-		t.Errorf("readRequest read %d of %d requests, %d of %d recorded", quick, len(bodies), recordedQuick, recorded)
+	if recordedQuick < len(bodies)*2/3 || quick-recordedQuick < 15 {
+		t.Errorf("readRequest read %d of %d recorded requests and %d of %d others", recordedQuick, len(bodies), quick-recordedQuick, len(requestVariants))
 	}
 }
 
 // recordedRequests are the chat-completions requests under testdata.
 func recordedRequests(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	for _, pattern := range []string{"../../testdata/chat_completions/*/request.json", "../../testdata/cross_table/*/chat_completions/request.json"} {
-		paths, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b)
-		}
-	}
-	if len(out) < 20 {
-		t.Fatalf("only %d recorded requests", len(out))
-	}
-	return out
+	return recorded.Files(t, 20, "chat_completions/*/request.json", "cross_table/*/chat_completions/request.json")
 }
 
 // checkQuickRequest decodes b both ways and holds them to the same
@@ -125,11 +100,8 @@ func checkQuickRequest(t *testing.T, b []byte) (read bool) {
 }
 
 func FuzzQuickRequest(f *testing.F) {
-	for _, b := range recordedRequests(f) {
+	for _, b := range append(recordedRequests(f), variants(requestVariants)...) {
 		f.Add(b)
-	}
-	for _, v := range requestVariants {
-		f.Add([]byte(v))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkQuickRequest(t, b) })
 }
@@ -141,19 +113,7 @@ func FuzzQuickRequest(f *testing.F) {
 // and requests in awkward forms. What it declines, Marshal writes.
 func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 	var requests []*Request
-	var paths []string
-	err := filepath.WalkDir("../../testdata", func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == "request.canonical.json" {
-			paths = append(paths, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range paths {
-		req := &parleyv1.Request{}
-		golden.ReadProto(t, p, req)
+	for _, req := range recorded.Canonical(t, "request.canonical.json", func() *parleyv1.Request { return &parleyv1.Request{} }) {
 		e := &encoder{req: req, t: translate.Target{Model: "gpt-test"}, same: req.GetExtensions().GetDialect() == thisDialect}
 		if w, err := e.request(); err == nil {
 			requests = append(requests, w)
@@ -165,7 +125,7 @@ func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 			requests = append(requests, &w)
 		}
 	}
-	recorded := len(requests)
+	made := len(requests)
 	s := func(v string) *string { return &v }
 	n := func(v int64) *int64 { return &v }
 	f := func(v float64) *float64 { return &v }
@@ -207,24 +167,8 @@ func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 		&Request{Messages: []message{{Role: "user", Content: &Content{Parts: []ContentPart{{Type: "input_audio", InputAudio: &inputAudio{Data: "UklG", Format: "wav"}}}}}}},
 		&Request{Messages: []message{{Role: "user", Content: &Content{String: true, Text: "\xff"}}}},
 	)
-	quick, recordedQuick := 0, 0
-	for i, w := range requests {
-		want, err := jsonx.Marshal(w)
-		got, ok := appendRequest(nil, w)
-		if !ok {
-			continue
-		}
-		quick++
-		if i < recorded {
-			recordedQuick++
-		}
-		if err != nil {
-			t.Errorf("appendRequest wrote %s, which Marshal refuses: %v", got, err)
-		} else if !bytes.Equal(got, want) {
-			t.Errorf("\n got %s\nwant %s", got, want)
-		}
-	}
-	if recordedQuick < recorded*3/4 || quick-recordedQuick < len(texts)+3 {
-		t.Errorf("appendRequest wrote %d of %d requests, %d of %d recorded", quick, len(requests), recordedQuick, recorded)
+	recordedQuick, quick := recorded.Count(recorded.Encoded(t, requests, appendRequest), made)
+	if recordedQuick < made*3/4 || quick < len(texts)+3 {
+		t.Errorf("appendRequest wrote %d of %d recorded requests and %d of %d others", recordedQuick, made, quick, len(requests)-made)
 	}
 }

@@ -1,9 +1,7 @@
 package chatcompletions
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -112,18 +110,8 @@ func decodeChoice(c *choice, t translate.Target) *parleyv1.Candidate {
 // EncodeResponse implements translate.Client.
 func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]byte, error) {
 	w := wireResponse(req, resp)
-	buf := replyBuffers.Get().(*[]byte)
-	defer replyBuffers.Put(buf)
-	if b, ok := appendResponse((*buf)[:0], &w); ok {
-		*buf = b[:0]
-		return bytes.Clone(b), nil
-	}
-	return jsonx.Marshal(w)
+	return jsonx.Encode(&w, appendResponse)
 }
-
-// replyBuffers are where appendResponse writes, so that a reply's bytes
-// are allocated once, at their size.
-var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // wireResponse is the reply EncodeResponse writes.
 func wireResponse(req *parleyv1.Request, resp *parleyv1.Response) Response {

@@ -3,8 +3,6 @@ package chatcompletions
 import (
 	"strconv"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -206,11 +204,11 @@ func (r replyReader) member(name []byte, w *Response) error {
 		w.Usage = &usage{}
 		err = r.Object(func(name []byte) error { return r.usage(name, w.Usage) })
 	case "service_tier":
-		w.ServiceTier, err = r.stringPtr("default", "auto", "flex", "priority", "scale")
+		w.ServiceTier, err = r.WordPtr("default", "auto", "flex", "priority", "scale")
 	case "system_fingerprint":
-		w.SystemFingerprint, err = r.stringPtr()
+		w.SystemFingerprint, err = r.WordPtr()
 	default:
-		w.Unknown, err = r.keep(w.Unknown, name)
+		w.Unknown, err = r.Keep(w.Unknown, name)
 	}
 	return err
 }
@@ -227,14 +225,14 @@ func (r replyReader) choice(name []byte, c *choice) error {
 		}
 		err = r.Object(func(name []byte) error { return r.message(name, &c.Message) })
 	case "finish_reason":
-		c.FinishReason, err = r.stringPtr("stop", "length", "tool_calls", "content_filter", "function_call")
+		c.FinishReason, err = r.WordPtr("stop", "length", "tool_calls", "content_filter", "function_call")
 	case "logprobs":
 		if !r.Null() {
 			return jsonx.ErrForm
 		}
 		c.Logprobs = nil
 	default:
-		c.Unknown, err = r.keep(c.Unknown, name)
+		c.Unknown, err = r.Keep(c.Unknown, name)
 	}
 	return err
 }
@@ -261,9 +259,9 @@ func (r replyReader) message(name []byte, m *message) error {
 	case "tool_call_id":
 		m.ToolCallID, err = r.String()
 	case "refusal":
-		m.Refusal, err = r.stringPtr()
+		m.Refusal, err = r.WordPtr()
 	case "reasoning_content":
-		m.ReasoningContent, err = r.stringPtr()
+		m.ReasoningContent, err = r.WordPtr()
 	case "tool_calls":
 		var isNull bool
 		m.ToolCalls = nil
@@ -285,7 +283,7 @@ func (r replyReader) message(name []byte, m *message) error {
 	case "function_call", "audio":
 		return jsonx.ErrForm // modelled elsewhere or rare: the general way
 	default:
-		m.Unknown, err = r.keep(m.Unknown, name)
+		m.Unknown, err = r.Keep(m.Unknown, name)
 	}
 	return err
 }
@@ -311,12 +309,12 @@ func (r replyReader) toolCall(name []byte, tc *toolCall) error {
 			case "arguments":
 				fn.Arguments, err = r.String()
 			default:
-				fn.Unknown, err = r.keep(fn.Unknown, name)
+				fn.Unknown, err = r.Keep(fn.Unknown, name)
 			}
 			return err
 		})
 	default:
-		tc.Unknown, err = r.keep(tc.Unknown, name)
+		tc.Unknown, err = r.Keep(tc.Unknown, name)
 	}
 	return err
 }
@@ -341,11 +339,11 @@ func (r replyReader) usage(name []byte, u *usage) error {
 			var err error
 			switch string(name) {
 			case "cached_tokens":
-				p.CachedTokens, err = r.count()
+				p.CachedTokens, err = r.IntPtr()
 			case "audio_tokens":
-				p.AudioTokens, err = r.count()
+				p.AudioTokens, err = r.IntPtr()
 			default:
-				p.Unknown, err = r.keep(p.Unknown, name)
+				p.Unknown, err = r.Keep(p.Unknown, name)
 			}
 			return err
 		})
@@ -360,57 +358,20 @@ func (r replyReader) usage(name []byte, u *usage) error {
 			var err error
 			switch string(name) {
 			case "reasoning_tokens":
-				o.ReasoningTokens, err = r.count()
+				o.ReasoningTokens, err = r.IntPtr()
 			case "audio_tokens":
-				o.AudioTokens, err = r.count()
+				o.AudioTokens, err = r.IntPtr()
 			case "accepted_prediction_tokens":
-				o.AcceptedPredictionTokens, err = r.count()
+				o.AcceptedPredictionTokens, err = r.IntPtr()
 			case "rejected_prediction_tokens":
-				o.RejectedPredictionTokens, err = r.count()
+				o.RejectedPredictionTokens, err = r.IntPtr()
 			default:
-				o.Unknown, err = r.keep(o.Unknown, name)
+				o.Unknown, err = r.Keep(o.Unknown, name)
 			}
 			return err
 		})
 	default:
-		u.Unknown, err = r.keep(u.Unknown, name)
+		u.Unknown, err = r.Keep(u.Unknown, name)
 	}
 	return err
-}
-
-// stringPtr reads a string, or null as nil, in storage of its own.
-func (r replyReader) stringPtr(common ...string) (*string, error) {
-	if r.Null() {
-		return nil, nil
-	}
-	s, err := r.Word(common...)
-	if err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// count reads a token count, or null as nil.
-func (r replyReader) count() (*int64, error) {
-	if r.Null() {
-		return nil, nil
-	}
-	n, err := r.Int()
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
-}
-
-// keep adds the member named name, as it is, to kept.
-func (r replyReader) keep(kept jsonx.Unknown, name []byte) (jsonx.Unknown, error) {
-	v, err := r.Raw()
-	if err != nil {
-		return kept, err
-	}
-	if kept == nil {
-		kept = jsonx.Unknown{}
-	}
-	kept[string(name)] = append(jsontext.Value(nil), v...)
-	return kept, nil
 }

@@ -1,15 +1,11 @@
 package chatcompletions
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"reflect"
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
 // TestQuickResponseIsTheMarshalledResponse: every reply appendResponse
@@ -17,28 +13,19 @@ import (
 // made from every recorded canonical response, and replies in awkward
 // forms. What it declines, Marshal writes.
 func TestQuickResponseIsTheMarshalledResponse(t *testing.T) {
-	var replies []Response
-	paths, err := filepath.Glob("../../testdata/*/*/response.canonical.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := filepath.Glob("../../testdata/*/*/*/response.canonical.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var replies []*Response
 	req := &parleyv1.Request{Model: "gpt-test"}
-	for _, p := range append(paths, more...) {
-		resp := &parleyv1.Response{}
-		golden.ReadProto(t, p, resp)
-		replies = append(replies, wireResponse(req, resp))
+	for _, resp := range recorded.Canonical(t, "response.canonical.json", func() *parleyv1.Response { return &parleyv1.Response{} }) {
+		w := wireResponse(req, resp)
+		replies = append(replies, &w)
 	}
-	recorded := len(replies)
+	made := len(replies)
 	s := func(v string) *string { return &v }
 	n := func(v int64) *int64 { return &v }
 	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<m&m>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
 	for _, text := range texts {
 		replies = append(replies,
-			Response{ID: text, Object: "chat.completion", Created: 1741569952, Model: text, Choices: []choice{
+			&Response{ID: text, Object: "chat.completion", Created: 1741569952, Model: text, Choices: []choice{
 				{Index: 0, Message: message{Role: "assistant", Content: &Content{String: true, Text: text}, Refusal: s(text), ReasoningContent: s(text), Annotations: []annotation{}}, FinishReason: s(text)},
 				{Index: 1, Message: message{Role: "assistant", Content: &Content{Null: true}, ToolCalls: []toolCall{
 					{ID: text, Type: "function", Function: function{Name: text, Arguments: `{"city":"` + text + `"}`}},
@@ -48,45 +35,28 @@ func TestQuickResponseIsTheMarshalledResponse(t *testing.T) {
 				PromptTokensDetails:     &promptDetails{CachedTokens: n(0), AudioTokens: n(3)},
 				CompletionTokensDetails: &outputDetails{ReasoningTokens: n(4), RejectedPredictionTokens: n(0)}},
 				ServiceTier: s(text), SystemFingerprint: s(text)},
-			Response{ID: "x", Choices: []choice{{Message: message{Role: text, Name: text, ToolCallID: text, ToolCalls: []toolCall{}}}}},
+			&Response{ID: "x", Choices: []choice{{Message: message{Role: text, Name: text, ToolCallID: text, ToolCalls: []toolCall{}}}}},
 		)
 	}
 	replies = append(replies,
-		Response{Choices: []choice{}},
-		Response{Choices: []choice{}, Unknown: jsonx.Unknown{"x": []byte(`7`)}},
-		Response{Choices: []choice{{Message: message{Role: "assistant", Unknown: jsonx.Unknown{"audio": []byte(`null`)}}}}},
+		&Response{Choices: []choice{}},
+		&Response{Choices: []choice{}, Unknown: jsonx.Unknown{"x": []byte(`7`)}},
+		&Response{Choices: []choice{{Message: message{Role: "assistant", Unknown: jsonx.Unknown{"audio": []byte(`null`)}}}}},
 		// Declined: Marshal writes these.
-		Response{Choices: []choice{}, Unknown: jsonx.Unknown{"x": []byte(`7`), "y": []byte(`8`)}},
-		Response{Choices: []choice{}, Unknown: jsonx.Unknown{"x": []byte(`{"a": 1}`)}},
-		Response{ID: "\xff", Choices: []choice{}},
-		Response{Choices: []choice{{Message: message{Role: "assistant", Content: &Content{Parts: []ContentPart{{Type: "text", Text: s("x")}}}}}}},
-		Response{Choices: []choice{{Message: message{Role: "assistant", Annotations: []annotation{{Type: "url_citation", URLCitation: &urlCitation{URL: "https://example.com"}}}}}}},
-		Response{Choices: []choice{{Logprobs: &logprobs{}}}},
-		Response{Choices: []choice{{Unknown: jsonx.Unknown{"x": []byte(`1`)}}}},
-		Response{Choices: []choice{{Message: message{ToolCalls: []toolCall{{Unknown: jsonx.Unknown{"x": []byte(`1`)}}}}}}},
-		Response{Choices: []choice{{Message: message{ToolCalls: []toolCall{{Function: function{Unknown: jsonx.Unknown{"x": []byte(`1`)}}}}}}}},
-		Response{Choices: []choice{}, Usage: &usage{Unknown: jsonx.Unknown{"x": []byte(`1`)}}},
+		&Response{Choices: []choice{}, Unknown: jsonx.Unknown{"x": []byte(`7`), "y": []byte(`8`)}},
+		&Response{Choices: []choice{}, Unknown: jsonx.Unknown{"x": []byte(`{"a": 1}`)}},
+		&Response{ID: "\xff", Choices: []choice{}},
+		&Response{Choices: []choice{{Message: message{Role: "assistant", Content: &Content{Parts: []ContentPart{{Type: "text", Text: s("x")}}}}}}},
+		&Response{Choices: []choice{{Message: message{Role: "assistant", Annotations: []annotation{{Type: "url_citation", URLCitation: &urlCitation{URL: "https://example.com"}}}}}}},
+		&Response{Choices: []choice{{Logprobs: &logprobs{}}}},
+		&Response{Choices: []choice{{Unknown: jsonx.Unknown{"x": []byte(`1`)}}}},
+		&Response{Choices: []choice{{Message: message{ToolCalls: []toolCall{{Unknown: jsonx.Unknown{"x": []byte(`1`)}}}}}}},
+		&Response{Choices: []choice{{Message: message{ToolCalls: []toolCall{{Function: function{Unknown: jsonx.Unknown{"x": []byte(`1`)}}}}}}}},
+		&Response{Choices: []choice{}, Usage: &usage{Unknown: jsonx.Unknown{"x": []byte(`1`)}}},
 	)
-	quick, recordedQuick := 0, 0
-	for i := range replies {
-		w := &replies[i]
-		want, err := jsonx.Marshal(w)
-		got, ok := appendResponse(nil, w)
-		if !ok {
-			continue
-		}
-		quick++
-		if i < recorded {
-			recordedQuick++
-		}
-		if err != nil {
-			t.Errorf("appendResponse wrote %s, which Marshal refuses: %v", got, err)
-		} else if !bytes.Equal(got, want) {
-			t.Errorf("\n got %s\nwant %s", got, want)
-		}
-	}
-	if recordedQuick < 20 || quick-recordedQuick < 2*len(texts)+3 {
-		t.Errorf("appendResponse wrote %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
+	recordedQuick, quick := recorded.Count(recorded.Encoded(t, replies, appendResponse), made)
+	if recordedQuick < 20 || quick < 2*len(texts)+3 {
+		t.Errorf("appendResponse wrote %d of %d recorded replies and %d of %d others", recordedQuick, made, quick, len(replies)-made)
 	}
 }
 
@@ -122,75 +92,37 @@ var readVariants = []string{
 // it to that on any input.
 func TestQuickReadIsTheUnmarshalledResponse(t *testing.T) {
 	replies := recordedReplies(t)
-	recorded := len(replies)
-	for _, v := range readVariants {
-		replies = append(replies, []byte(v))
-	}
 	quick, recordedQuick := 0, 0
-	for i, b := range replies {
-		if checkRead(t, b) {
+	for i, b := range append(replies, variants(readVariants)...) {
+		if recorded.Decoded(t, b, readResponse) {
 			quick++
-			if i < recorded {
+			if i < len(replies) {
 				recordedQuick++
 			}
 		}
 	}
 	if recordedQuick < 5 || quick-recordedQuick < 8 {
-		t.Errorf("readResponse read %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
+		t.Errorf("readResponse read %d of %d recorded replies and %d of %d others", recordedQuick, len(replies), quick-recordedQuick, len(readVariants))
 	}
 }
 
 // recordedReplies are the chat-completions replies under testdata.
 func recordedReplies(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	for _, pattern := range []string{"../../testdata/chat_completions/*/response.json", "../../testdata/cross_table/*/chat_completions/response.json"} {
-		paths, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b)
-		}
-	}
-	if len(out) < 10 {
-		t.Fatalf("only %d recorded replies", len(out))
+	return recorded.Files(t, 10, "chat_completions/*/response.json", "cross_table/*/chat_completions/response.json")
+}
+
+// variants are the bytes of awkward forms.
+func variants(forms []string) [][]byte {
+	out := make([][]byte, len(forms))
+	for i, f := range forms {
+		out[i] = []byte(f)
 	}
 	return out
 }
 
-// checkRead reads b with readResponse and, if it reads it, holds what it
-// read to what jsonx.Unmarshal reads.
-func checkRead(t *testing.T, b []byte) (ok bool) {
-	t.Helper()
-	var fast Response
-	if !readResponse(b, &fast) {
-		if !reflect.DeepEqual(fast, Response{}) {
-			t.Errorf("%s: declined, leaving %+v", b, fast)
-		}
-		return false
-	}
-	var slow Response
-	if err := jsonx.Unmarshal(b, &slow); err != nil {
-		t.Errorf("readResponse read %s, which does not unmarshal: %v", b, err)
-		return true
-	}
-	if !reflect.DeepEqual(fast, slow) {
-		t.Errorf("%s:\nquick %+v\nslow  %+v", b, fast, slow)
-	}
-	return true
-}
-
 func FuzzQuickResponse(f *testing.F) {
-	for _, b := range recordedReplies(f) {
+	for _, b := range append(recordedReplies(f), variants(readVariants)...) {
 		f.Add(b)
 	}
-	for _, v := range readVariants {
-		f.Add([]byte(v))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) { checkRead(t, b) })
+	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, readResponse) })
 }

@@ -1,37 +1,8 @@
 package messages
 
 import (
-	"bytes"
-	"sync"
-
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
-
-// marshalRequest writes w: by hand where appendRequest can, else with
-// jsonx.Marshal.
-func marshalRequest(w *Request) ([]byte, error) {
-	buf := requestBuffers.Get().(*[]byte)
-	b, ok := appendRequest((*buf)[:0], w)
-	var out []byte
-	if ok {
-		out = bytes.Clone(b)
-	}
-	if cap(b) <= maxPooledRequest {
-		*buf = b[:0]
-		requestBuffers.Put(buf)
-	}
-	if ok {
-		return out, nil
-	}
-	return jsonx.Marshal(w)
-}
-
-// requestBuffers are where appendRequest writes, so that a body's bytes
-// are allocated once, at their size; a buffer grown past
-// maxPooledRequest (a long conversation) is let go.
-var requestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-const maxPooledRequest = 256 << 10
 
 // appendRequest appends the request w as jsonx.Marshal writes it, without
 // reflection (TestQuickRequestIsTheMarshalledRequest): turns of any
@@ -299,7 +270,7 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 	case "model":
 		w.Model, err = r.String()
 	case "max_tokens":
-		w.MaxTokens, err = q.count()
+		w.MaxTokens, err = q.r.IntPtr()
 	case "messages":
 		var isNull bool
 		w.Messages = nil
@@ -314,7 +285,7 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 				case "content":
 					err = q.content(&t.Content)
 				default:
-					t.Unknown, err = q.keep(t.Unknown, name)
+					t.Unknown, err = q.r.Keep(t.Unknown, name)
 				}
 				return err
 			})
@@ -339,9 +310,9 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 		err = r.Object(func(name []byte) error {
 			var err error
 			if string(name) == "user_id" {
-				md.UserID, err = q.stringPtr()
+				md.UserID, err = q.r.WordPtr()
 			} else {
-				md.Unknown, err = q.keep(md.Unknown, name)
+				md.Unknown, err = q.r.Keep(md.Unknown, name)
 			}
 			return err
 		})
@@ -350,11 +321,11 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 	case "stream":
 		w.Stream, err = r.BoolPtr(new(bool))
 	case "temperature":
-		w.Temperature, err = q.float()
+		w.Temperature, err = q.r.FloatPtr()
 	case "top_k":
-		w.TopK, err = q.count()
+		w.TopK, err = q.r.IntPtr()
 	case "top_p":
-		w.TopP, err = q.float()
+		w.TopP, err = q.r.FloatPtr()
 	case "thinking":
 		if r.Null() {
 			w.Thinking = nil
@@ -368,9 +339,9 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 			case "type":
 				th.Type, err = r.Word("enabled", "disabled", "adaptive")
 			case "budget_tokens":
-				th.BudgetTokens, err = q.count()
+				th.BudgetTokens, err = q.r.IntPtr()
 			default:
-				th.Unknown, err = q.keep(th.Unknown, name)
+				th.Unknown, err = q.r.Keep(th.Unknown, name)
 			}
 			return err
 		})
@@ -391,7 +362,7 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 			case "disable_parallel_tool_use":
 				tc.DisableParallelToolUse, err = r.BoolPtr(new(bool))
 			default:
-				tc.Unknown, err = q.keep(tc.Unknown, name)
+				tc.Unknown, err = q.r.Keep(tc.Unknown, name)
 			}
 			return err
 		})
@@ -432,19 +403,19 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 					case "type":
 						f.Type, err = r.Word("json_schema")
 					case "schema":
-						f.Schema, err = q.raw()
+						f.Schema, err = q.r.Copy()
 					default:
-						f.Unknown, err = q.keep(f.Unknown, name)
+						f.Unknown, err = q.r.Keep(f.Unknown, name)
 					}
 					return err
 				})
 			default:
-				oc.Unknown, err = q.keep(oc.Unknown, name)
+				oc.Unknown, err = q.r.Keep(oc.Unknown, name)
 			}
 			return err
 		})
 	default:
-		w.Unknown, err = q.keep(w.Unknown, name)
+		w.Unknown, err = q.r.Keep(w.Unknown, name)
 	}
 	return err
 }
@@ -481,23 +452,23 @@ func (q *quickEvent) tool(t *tool) error {
 		case "name":
 			t.Name, err = r.String()
 		case "description":
-			t.Description, err = q.stringPtr()
+			t.Description, err = q.r.WordPtr()
 		case "input_schema":
-			t.InputSchema, err = q.raw()
+			t.InputSchema, err = q.r.Copy()
 		case "strict":
 			t.Strict, err = r.BoolPtr(new(bool))
 		case "cache_control":
 			t.CacheControl, err = q.cacheControl()
 		case "display_width_px":
-			t.DisplayWidthPx, err = q.count()
+			t.DisplayWidthPx, err = q.r.IntPtr()
 		case "display_height_px":
-			t.DisplayHeightPx, err = q.count()
+			t.DisplayHeightPx, err = q.r.IntPtr()
 		case "display_number":
-			t.DisplayNumber, err = q.count()
+			t.DisplayNumber, err = q.r.IntPtr()
 		case "max_characters":
-			t.MaxCharacters, err = q.count()
+			t.MaxCharacters, err = q.r.IntPtr()
 		case "max_uses":
-			t.MaxUses, err = q.count()
+			t.MaxUses, err = q.r.IntPtr()
 		case "allowed_domains":
 			t.AllowedDomains, err = q.strings()
 		case "blocked_domains":
@@ -523,12 +494,12 @@ func (q *quickEvent) tool(t *tool) error {
 				case "timezone":
 					u.Timezone, err = r.String()
 				default:
-					u.Unknown, err = q.keep(u.Unknown, name)
+					u.Unknown, err = q.r.Keep(u.Unknown, name)
 				}
 				return err
 			})
 		default:
-			t.Unknown, err = q.keep(t.Unknown, name)
+			t.Unknown, err = q.r.Keep(t.Unknown, name)
 		}
 		return err
 	})
@@ -550,16 +521,4 @@ func (q *quickEvent) strings() ([]string, error) {
 		list = []string{}
 	}
 	return list, err
-}
-
-// float reads a number, or null as nil.
-func (q *quickEvent) float() (*float64, error) {
-	if q.r.Null() {
-		return nil, nil
-	}
-	f, err := q.r.Float()
-	if err != nil {
-		return nil, err
-	}
-	return &f, nil
 }

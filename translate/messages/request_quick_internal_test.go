@@ -1,18 +1,14 @@
 package messages
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
 // TestQuickRequestIsTheMarshalledRequest: every request appendRequest
@@ -22,19 +18,7 @@ import (
 // requests in awkward forms. What it declines, Marshal writes.
 func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 	var requests []*Request
-	var paths []string
-	err := filepath.WalkDir("../../testdata", func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == "request.canonical.json" {
-			paths = append(paths, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range paths {
-		req := &parleyv1.Request{}
-		golden.ReadProto(t, p, req)
+	for _, req := range recorded.Canonical(t, "request.canonical.json", func() *parleyv1.Request { return &parleyv1.Request{} }) {
 		for _, count := range []bool{false, true} {
 			e := encoder{req: req, t: translate.Target{Model: "claude-test"}, same: req.GetExtensions().GetDialect() == thisDialect}
 			if w, err := e.request(count); err == nil {
@@ -42,21 +26,13 @@ func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 			}
 		}
 	}
-	raw, err := filepath.Glob("../../testdata/messages/*/request.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range raw {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range recordedClientRequests(t) {
 		var w Request
 		if jsonx.Unmarshal(b, &w) == nil {
 			requests = append(requests, &w)
 		}
 	}
-	recorded := len(requests)
+	made := len(requests)
 	s := func(v string) *string { return &v }
 	n := func(v int64) *int64 { return &v }
 	f := func(v float64) *float64 { return &v }
@@ -103,25 +79,9 @@ func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 		&Request{Messages: []message{{Role: "user", Content: Content{String: true, Text: "\xff"}}}},
 		&Request{Unknown: jsonx.Unknown{"a": []byte(`1`), "b": []byte(`2`)}},
 	)
-	quick, recordedQuick := 0, 0
-	for i, w := range requests {
-		want, err := jsonx.Marshal(w)
-		got, ok := appendRequest(nil, w)
-		if !ok {
-			continue
-		}
-		quick++
-		if i < recorded {
-			recordedQuick++
-		}
-		if err != nil {
-			t.Errorf("appendRequest wrote %s, which Marshal refuses: %v", got, err)
-		} else if !bytes.Equal(got, want) {
-			t.Errorf("\n got %s\nwant %s", got, want)
-		}
-	}
-	if recordedQuick < recorded*9/10 || quick-recordedQuick < len(texts)+4 {
-		t.Errorf("appendRequest wrote %d of %d requests, %d of %d recorded", quick, len(requests), recordedQuick, recorded)
+	recordedQuick, quick := recorded.Count(recorded.Encoded(t, requests, appendRequest), made)
+	if recordedQuick < made*9/10 || quick < len(texts)+4 {
+		t.Errorf("appendRequest wrote %d of %d recorded requests and %d of %d others", recordedQuick, made, quick, len(requests)-made)
 	}
 }
 
@@ -155,75 +115,28 @@ var readRequestVariants = []string{
 // FuzzQuickRequest holds it to that on any input.
 func TestQuickReadIsTheUnmarshalledRequest(t *testing.T) {
 	bodies := recordedClientRequests(t)
-	recorded := len(bodies)
-	for _, v := range readRequestVariants {
-		bodies = append(bodies, []byte(v))
-	}
 	quick, recordedQuick := 0, 0
-	for i, b := range bodies {
-		if checkReadRequest(t, b) {
+	for i, b := range append(bodies, variants(readRequestVariants)...) {
+		if recorded.Decoded(t, b, readRequest) {
 			quick++
-			if i < recorded {
+			if i < len(bodies) {
 				recordedQuick++
 			}
 		}
 	}
-	if recordedQuick < recorded || quick-recordedQuick < 8 {
-		t.Errorf("readRequest read %d of %d requests, %d of %d recorded", quick, len(bodies), recordedQuick, recorded)
+	if recordedQuick < len(bodies) || quick-recordedQuick < 8 {
+		t.Errorf("readRequest read %d of %d recorded requests and %d of %d others", recordedQuick, len(bodies), quick-recordedQuick, len(readRequestVariants))
 	}
 }
 
 // recordedClientRequests are the messages requests under testdata.
 func recordedClientRequests(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	for _, pattern := range []string{"../../testdata/messages/*/request.json", "../../testdata/cross_table/*/messages/request.json", "../../testdata/agent_tools/claude_code/request*.json"} {
-		paths, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b)
-		}
-	}
-	if len(out) < 20 {
-		t.Fatalf("only %d recorded requests", len(out))
-	}
-	return out
-}
-
-// checkReadRequest reads b with readRequest and, if it reads it, holds
-// what it read to what jsonx.Unmarshal reads.
-func checkReadRequest(t *testing.T, b []byte) (ok bool) {
-	t.Helper()
-	var fast Request
-	if !readRequest(b, &fast) {
-		if !reflect.DeepEqual(fast, Request{}) {
-			t.Errorf("%s: declined, leaving %+v", b, fast)
-		}
-		return false
-	}
-	var slow Request
-	if err := jsonx.Unmarshal(b, &slow); err != nil {
-		t.Errorf("readRequest read %s, which does not unmarshal: %v", b, err)
-		return true
-	}
-	if !reflect.DeepEqual(fast, slow) {
-		t.Errorf("%s:\nquick %+v\nslow  %+v", b, fast, slow)
-	}
-	return true
+	return recorded.Files(t, 20, "messages/*/request.json", "cross_table/*/messages/request.json", "agent_tools/claude_code/request*.json")
 }
 
 func FuzzQuickRequest(f *testing.F) {
-	for _, b := range recordedClientRequests(f) {
+	for _, b := range append(recordedClientRequests(f), variants(readRequestVariants)...) {
 		f.Add(b)
 	}
-	for _, v := range readRequestVariants {
-		f.Add([]byte(v))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) { checkReadRequest(t, b) })
+	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, readRequest) })
 }

@@ -1,10 +1,8 @@
 package messages
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -69,13 +67,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	if err != nil {
 		return nil, err
 	}
-	buf := replyBuffers.Get().(*[]byte)
-	defer replyBuffers.Put(buf)
-	if b, ok := appendMessage((*buf)[:0], w); ok {
-		*buf = b[:0]
-		return bytes.Clone(b), nil
-	}
-	return jsonx.Marshal(w)
+	return jsonx.Encode(w, appendMessage)
 }
 
 // wireReply is the reply EncodeResponse writes.
@@ -100,10 +92,6 @@ func wireReply(req *parleyv1.Request, resp *parleyv1.Response) (*Response, error
 	}
 	return w, nil
 }
-
-// replyBuffers are where appendMessage writes a whole reply, so that its
-// bytes are allocated once, at their size.
-var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // clientResponse fills the envelope of a reply: everything but the content
 // and the stop reason.

@@ -1,17 +1,13 @@
 package messages
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
 // replyVariants are whole replies in awkward forms, for quickResponse to
@@ -48,78 +44,39 @@ var replyVariants = []string{
 // FuzzQuickResponse holds it to that on any input.
 func TestQuickResponseIsTheUnmarshalledResponse(t *testing.T) {
 	replies := recordedReplies(t)
-	for _, v := range replyVariants {
-		replies = append(replies, []byte(v))
-	}
 	quick, recordedQuick := 0, 0
-	for i, b := range replies {
-		if checkQuickResponse(t, b) {
+	for i, b := range append(replies, variants(replyVariants)...) {
+		if recorded.Decoded(t, b, quickResponse) {
 			quick++
-			if i < len(replies)-len(replyVariants) {
+			if i < len(replies) {
 				recordedQuick++
 			}
 		}
 	}
 	if recordedQuick < 5 || quick < 15 {
-		t.Errorf("quickResponse read %d of %d replies, %d of them recorded", quick, len(replies), recordedQuick)
+		t.Errorf("quickResponse read %d of %d replies, %d of them recorded", quick, len(replies)+len(replyVariants), recordedQuick)
 	}
 }
 
 // recordedReplies are the messages replies under testdata.
 func recordedReplies(t testing.TB) [][]byte {
-	t.Helper()
-	paths, err := filepath.Glob("../../testdata/messages/*/response.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := filepath.Glob("../../testdata/cross_table/*/messages/response.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	for _, p := range append(paths, more...) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b)
-	}
-	if len(out) < 10 {
-		t.Fatalf("only %d recorded replies", len(out))
+	return recorded.Files(t, 10, "messages/*/response.json", "cross_table/*/messages/response.json")
+}
+
+// variants are the bytes of awkward forms.
+func variants(forms []string) [][]byte {
+	out := make([][]byte, len(forms))
+	for i, f := range forms {
+		out[i] = []byte(f)
 	}
 	return out
 }
 
-// checkQuickResponse reads b with quickResponse and, if it reads it,
-// holds what it read to what jsonx.Unmarshal reads.
-func checkQuickResponse(t *testing.T, b []byte) (ok bool) {
-	t.Helper()
-	var fast Response
-	if !quickResponse(b, &fast) {
-		if !reflect.DeepEqual(fast, Response{}) {
-			t.Errorf("%s: declined, leaving %+v", b, fast)
-		}
-		return false
-	}
-	var slow Response
-	if err := jsonx.Unmarshal(b, &slow); err != nil {
-		t.Errorf("quickResponse read %s, which does not unmarshal: %v", b, err)
-		return true
-	}
-	if !reflect.DeepEqual(fast, slow) {
-		t.Errorf("%s:\nquick %+v\nslow  %+v", b, fast, slow)
-	}
-	return true
-}
-
 func FuzzQuickResponse(f *testing.F) {
-	for _, b := range recordedReplies(f) {
+	for _, b := range append(recordedReplies(f), variants(replyVariants)...) {
 		f.Add(b)
 	}
-	for _, v := range replyVariants {
-		f.Add([]byte(v))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) { checkQuickResponse(t, b) })
+	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, quickResponse) })
 }
 
 // TestQuickReplyIsTheMarshalledReply: every whole reply appendMessage
@@ -128,25 +85,13 @@ func FuzzQuickResponse(f *testing.F) {
 // forms. What it declines, Marshal writes.
 func TestQuickReplyIsTheMarshalledReply(t *testing.T) {
 	var replies []*Response
-	paths, err := filepath.Glob("../../testdata/*/*/response.canonical.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := filepath.Glob("../../testdata/*/*/*/response.canonical.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	req := &parleyv1.Request{Model: "claude-test"}
-	for _, p := range append(paths, more...) {
-		resp := &parleyv1.Response{}
-		golden.ReadProto(t, p, resp)
-		w, err := wireReply(req, resp)
-		if err != nil {
-			continue
+	for _, resp := range recorded.Canonical(t, "response.canonical.json", func() *parleyv1.Response { return &parleyv1.Response{} }) {
+		if w, err := wireReply(req, resp); err == nil {
+			replies = append(replies, w)
 		}
-		replies = append(replies, w)
 	}
-	recorded := len(replies)
+	made := len(replies)
 	s := func(v string) *string { return &v }
 	yes := true
 	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<m&m>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
@@ -175,24 +120,8 @@ func TestQuickReplyIsTheMarshalledReply(t *testing.T) {
 		&Response{Content: []Block{{Type: "text", Text: s("\xff")}}},
 		&Response{Content: []Block{{Type: "text", Unknown: jsonx.Unknown{"a": []byte(`1`), "b": []byte(`2`)}}}},
 	)
-	quick, recordedQuick := 0, 0
-	for i, w := range replies {
-		want, err := jsonx.Marshal(w)
-		got, ok := appendMessage(nil, w)
-		if !ok {
-			continue
-		}
-		quick++
-		if i < recorded {
-			recordedQuick++
-		}
-		if err != nil {
-			t.Errorf("appendMessage wrote %s, which Marshal refuses: %v", got, err)
-		} else if !bytes.Equal(got, want) {
-			t.Errorf("\n got %s\nwant %s", got, want)
-		}
-	}
-	if recordedQuick < 20 || quick-recordedQuick < len(texts)+5 {
-		t.Errorf("appendMessage wrote %d of %d replies, %d of %d recorded", quick, len(replies), recordedQuick, recorded)
+	recordedQuick, quick := recorded.Count(recorded.Encoded(t, replies, appendMessage), made)
+	if recordedQuick < 20 || quick < len(texts)+5 {
+		t.Errorf("appendMessage wrote %d of %d recorded replies and %d of %d others", recordedQuick, made, quick, len(replies)-made)
 	}
 }

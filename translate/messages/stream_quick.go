@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -196,13 +194,13 @@ func (q *quickEvent) message(m *Response) error {
 				m.Content = []Block{}
 			}
 		case "stop_reason":
-			m.StopReason, err = q.stringPtr(stopWords...)
+			m.StopReason, err = q.r.WordPtr(stopWords...)
 		case "stop_sequence":
-			m.StopSequence, err = q.stringPtr()
+			m.StopSequence, err = q.r.WordPtr()
 		case "usage":
 			m.Usage, err = q.usage()
 		default:
-			m.Unknown, err = q.keep(m.Unknown, name)
+			m.Unknown, err = q.r.Keep(m.Unknown, name)
 		}
 		return err
 	})
@@ -236,37 +234,37 @@ func (q *quickEvent) anyBlock(b *Block) error {
 		case "type":
 			b.Type, err = r.Word("text", "thinking", "tool_use", "tool_result", "image", "document")
 		case "text":
-			b.Text, err = q.stringPtr()
+			b.Text, err = q.r.WordPtr()
 		case "citations":
-			b.Citations, err = q.raw()
+			b.Citations, err = q.r.Copy()
 		case "source":
-			b.Source, err = q.raw()
+			b.Source, err = q.r.Copy()
 		case "title":
-			b.Title, err = q.stringPtr()
+			b.Title, err = q.r.WordPtr()
 		case "context":
-			b.Context, err = q.stringPtr()
+			b.Context, err = q.r.WordPtr()
 		case "id":
 			b.ID, err = r.String()
 		case "name":
 			b.Name, err = r.String()
 		case "input":
-			b.Input, err = q.raw()
+			b.Input, err = q.r.Copy()
 		case "tool_use_id":
 			b.ToolUseID, err = r.String()
 		case "content":
-			b.Content, err = q.raw()
+			b.Content, err = q.r.Copy()
 		case "is_error":
 			b.IsError, err = r.BoolPtr(new(bool))
 		case "thinking":
-			b.Thinking, err = q.stringPtr()
+			b.Thinking, err = q.r.WordPtr()
 		case "signature":
-			b.Signature, err = q.stringPtr()
+			b.Signature, err = q.r.WordPtr()
 		case "data":
 			b.Data, err = r.String()
 		case "cache_control":
 			b.CacheControl, err = q.cacheControl()
 		default:
-			b.Unknown, err = q.keep(b.Unknown, name)
+			b.Unknown, err = q.r.Keep(b.Unknown, name)
 		}
 		return err
 	})
@@ -287,19 +285,10 @@ func (q *quickEvent) cacheControl() (*cacheControl, error) {
 		case "ttl":
 			c.TTL, err = r.Word("5m", "1h")
 		default:
-			c.Unknown, err = q.keep(c.Unknown, name)
+			c.Unknown, err = q.r.Keep(c.Unknown, name)
 		}
 		return err
 	})
-}
-
-// raw reads a value as it is, in storage of its own.
-func (q *quickEvent) raw() (jsontext.Value, error) {
-	v, err := q.r.Raw()
-	if err != nil {
-		return nil, err
-	}
-	return append(jsontext.Value(nil), v...), nil
 }
 
 // stop reads the delta of a message_delta.
@@ -309,13 +298,13 @@ func (q *quickEvent) stop(d *delta) error {
 		var err error
 		switch string(name) {
 		case "stop_reason":
-			d.StopReason, err = q.stringPtr(stopWords...)
+			d.StopReason, err = q.r.WordPtr(stopWords...)
 		case "stop_sequence":
-			d.StopSequence, err = q.stringPtr()
+			d.StopSequence, err = q.r.WordPtr()
 		case "type", "text", "partial_json", "thinking", "signature", "citation":
 			return jsonx.ErrForm
 		default:
-			d.Unknown, err = q.keep(d.Unknown, name)
+			d.Unknown, err = q.r.Keep(d.Unknown, name)
 		}
 		return err
 	})
@@ -332,13 +321,13 @@ func (q *quickEvent) usage() (*usage, error) {
 		var err error
 		switch string(name) {
 		case "input_tokens":
-			u.InputTokens, err = q.count()
+			u.InputTokens, err = q.r.IntPtr()
 		case "output_tokens":
-			u.OutputTokens, err = q.count()
+			u.OutputTokens, err = q.r.IntPtr()
 		case "cache_creation_input_tokens":
-			u.CacheCreationInputTokens, err = q.count()
+			u.CacheCreationInputTokens, err = q.r.IntPtr()
 		case "cache_read_input_tokens":
-			u.CacheReadInputTokens, err = q.count()
+			u.CacheReadInputTokens, err = q.r.IntPtr()
 		case "service_tier":
 			u.ServiceTier, err = q.r.Word("standard", "priority", "batch")
 		case "cache_creation":
@@ -352,64 +341,25 @@ func (q *quickEvent) usage() (*usage, error) {
 				var err error
 				switch string(name) {
 				case "ephemeral_5m_input_tokens":
-					c.Ephemeral5m, err = q.count()
+					c.Ephemeral5m, err = q.r.IntPtr()
 				case "ephemeral_1h_input_tokens":
-					c.Ephemeral1h, err = q.count()
+					c.Ephemeral1h, err = q.r.IntPtr()
 				default:
-					c.Unknown, err = q.keep(c.Unknown, name)
+					c.Unknown, err = q.r.Keep(c.Unknown, name)
 				}
 				return err
 			})
 		case "server_tool_use", "output_tokens_details":
 			return jsonx.ErrForm // rare: the general way reads them
 		default:
-			u.Unknown, err = q.keep(u.Unknown, name)
+			u.Unknown, err = q.r.Keep(u.Unknown, name)
 		}
 		return err
 	})
 }
 
-// stringPtr reads a string, or null as nil. (Walker.StringPtr's strings
-// live in the Walker, which goes back to the pool.)
-func (q *quickEvent) stringPtr(common ...string) (*string, error) {
-	if q.r.Null() {
-		return nil, nil
-	}
-	s, err := q.r.Word(common...)
-	if err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
 // stopWords are the stop reasons the service gives.
 var stopWords = slices.Sorted(maps.Keys(stopReasons))
-
-// count reads a token count, or null as nil.
-func (q *quickEvent) count() (*int64, error) {
-	r := q.r
-	if r.Null() {
-		return nil, nil
-	}
-	n, err := r.Int()
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
-}
-
-// keep adds the member named name, as it is, to kept.
-func (q *quickEvent) keep(kept jsonx.Unknown, name []byte) (jsonx.Unknown, error) {
-	v, err := q.r.Raw()
-	if err != nil {
-		return kept, err
-	}
-	if kept == nil {
-		kept = jsonx.Unknown{}
-	}
-	kept[string(name)] = append(jsontext.Value(nil), v...)
-	return kept, nil
-}
 
 // quickIndex reads the index b starts with: n digits, no leading zero.
 func (q *quickEvent) quickIndex(b []byte) (n int, ok bool) {

@@ -374,18 +374,27 @@ func (w *Walker) number() ([]byte, bool) {
 	return d[start:i], true
 }
 
-// Int reads an integer as Unmarshal reads one into an int64 (digits only,
-// in range), or null as 0.
-func (w *Walker) Int() (int64, error) {
+// numberOrNull reads a number's token, or null as nil.
+func (w *Walker) numberOrNull() ([]byte, error) {
 	if w.Null() {
-		return 0, nil
+		return nil, nil
 	}
 	if w.Kind() != '0' {
-		return 0, ErrForm
+		return nil, ErrForm
 	}
 	v, ok := w.number()
 	if !ok {
-		return 0, ErrForm
+		return nil, ErrForm
+	}
+	return v, nil
+}
+
+// Int reads an integer as Unmarshal reads one into an int64 (digits only,
+// in range), or null as 0.
+func (w *Walker) Int() (int64, error) {
+	v, err := w.numberOrNull()
+	if err != nil || v == nil {
+		return 0, err
 	}
 	neg := v[0] == '-'
 	if neg {
@@ -410,21 +419,79 @@ func (w *Walker) Int() (int64, error) {
 // Float reads a number as Unmarshal reads one into a float64, or null as
 // 0; a number out of range is ErrForm.
 func (w *Walker) Float() (float64, error) {
-	if w.Null() {
-		return 0, nil
-	}
-	if w.Kind() != '0' {
-		return 0, ErrForm
-	}
-	v, ok := w.number()
-	if !ok {
-		return 0, ErrForm
+	v, err := w.numberOrNull()
+	if err != nil || v == nil {
+		return 0, err
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
 		return 0, ErrForm
 	}
 	return f, nil
+}
+
+// The readers of whole bodies keep what they read after the Walker has
+// gone back to its pool: these read into storage of their own, and read
+// null as nil, as Unmarshal leaves a pointer.
+
+// IntPtr reads an integer as Int does, or null as nil.
+func (w *Walker) IntPtr() (*int64, error) {
+	if w.Null() {
+		return nil, nil
+	}
+	n, err := w.Int()
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// FloatPtr reads a number as Float does, or null as nil.
+func (w *Walker) FloatPtr() (*float64, error) {
+	if w.Null() {
+		return nil, nil
+	}
+	f, err := w.Float()
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// WordPtr reads a string as Word does, or null as nil. (StringPtr's
+// strings live in the Walker.)
+func (w *Walker) WordPtr(common ...string) (*string, error) {
+	if w.Null() {
+		return nil, nil
+	}
+	s, err := w.Word(common...)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Copy reads the next value whole, as Raw does, into bytes of its own.
+func (w *Walker) Copy() (jsontext.Value, error) {
+	v, err := w.Raw()
+	if err != nil {
+		return nil, err
+	}
+	return append(jsontext.Value(nil), v...), nil
+}
+
+// Keep reads the next value into kept, under name, as an embedded Unknown
+// keeps a member Unmarshal does not model.
+func (w *Walker) Keep(kept Unknown, name []byte) (Unknown, error) {
+	v, err := w.Copy()
+	if err != nil {
+		return kept, err
+	}
+	if kept == nil {
+		kept = Unknown{}
+	}
+	kept[string(name)] = v
+	return kept, nil
 }
 
 // Raw reads the next value whole; it points into the data being read.

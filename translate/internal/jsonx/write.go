@@ -1,8 +1,10 @@
 package jsonx
 
 import (
+	"bytes"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -139,3 +141,28 @@ func AppendFloat(b []byte, f float64) (_ []byte, ok bool) {
 	}
 	return strconv.AppendFloat(b, f, 'f', -1, 64), true
 }
+
+// Encode writes *v with quick, a writer by hand, or with Marshal where
+// quick declines. quick writes into a pooled buffer, so that the bytes
+// returned are allocated once, at their size; a buffer grown past
+// maxPooled (a long conversation) is let go.
+func Encode[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, error) {
+	buf := encodeBuffers.Get().(*[]byte)
+	b, ok := quick((*buf)[:0], v)
+	var out []byte
+	if ok {
+		out = bytes.Clone(b)
+	}
+	if cap(b) <= maxPooled {
+		*buf = b[:0]
+		encodeBuffers.Put(buf)
+	}
+	if ok {
+		return out, nil
+	}
+	return Marshal(v)
+}
+
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooled = 256 << 10

@@ -1,6 +1,8 @@
-// Package recorded serves the tests of the quick stream readers: the
-// events of the streams recorded under the repository's testdata, and one
-// benchmark shape to hold a quick reader against the reflective decoder.
+// Package recorded serves the tests of the quick readers and writers: the
+// events, bodies and canonical values recorded under the repository's
+// testdata, one benchmark shape to hold a quick reader against the
+// reflective decoder, and the checks that hold a reader to jsonx.Unmarshal
+// and a writer to jsonx.Marshal.
 package recorded
 
 import (
@@ -11,17 +13,131 @@ import (
 	"runtime"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
+
+// root is the repository's testdata folder.
+func root() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "..", "testdata")
+}
+
+// Files returns the files under testdata matching patterns (relative to
+// testdata, as filepath.Glob reads them); it fails with fewer than least.
+func Files(t testing.TB, least int, patterns ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, pattern := range patterns {
+		paths, err := filepath.Glob(filepath.Join(root(), pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	if len(out) < least {
+		t.Fatalf("%d files match %q, want at least %d", len(out), patterns, least)
+	}
+	return out
+}
+
+// Canonical returns the canonical values of every file under testdata
+// named name ("request.canonical.json"), each read into a new M.
+func Canonical[M proto.Message](t testing.TB, name string, newM func() M) []M {
+	t.Helper()
+	var out []M
+	err := filepath.WalkDir(root(), func(p string, e os.DirEntry, err error) error {
+		if err == nil && e.Name() == name {
+			m := newM()
+			golden.ReadProto(t, p, m)
+			out = append(out, m)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no file named %s", name)
+	}
+	return out
+}
+
+// Decoded holds a quick reader of whole bodies to jsonx.Unmarshal on data:
+// declining, it must leave its value zero; reading, it must read what
+// Unmarshal reads. It reports whether read read data. It reports what is
+// wrong as an error, not a fatal one, for fuzz targets too.
+func Decoded[T any](t testing.TB, data []byte, read func([]byte, *T) bool) bool {
+	t.Helper()
+	var fast T
+	if !read(data, &fast) {
+		var zero T
+		if !reflect.DeepEqual(fast, zero) {
+			t.Errorf("%s: declined, leaving %+v", data, fast)
+		}
+		return false
+	}
+	var slow T
+	if err := jsonx.Unmarshal(data, &slow); err != nil {
+		t.Errorf("the quick reader read %s, which jsonx.Unmarshal refuses: %v", data, err)
+		return true
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s:\nquick      %+v\nreflective %+v", data, fast, slow)
+	}
+	return true
+}
+
+// Encoded holds a quick writer to jsonx.Marshal on every value of vs:
+// what it writes must be the bytes Marshal writes. It returns which of
+// them it wrote.
+func Encoded[T any](t testing.TB, vs []*T, write func([]byte, *T) ([]byte, bool)) []bool {
+	t.Helper()
+	wrote := make([]bool, len(vs))
+	for i, v := range vs {
+		got, ok := write(nil, v)
+		if !ok {
+			continue
+		}
+		wrote[i] = true
+		want, err := jsonx.Marshal(v)
+		if err != nil {
+			t.Errorf("the quick writer wrote %s, which jsonx.Marshal refuses: %v", got, err)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("\n got %s\nwant %s", got, want)
+		}
+	}
+	return wrote
+}
+
+// Count is how many of the first n of wrote, and of the rest, are true.
+func Count(wrote []bool, n int) (first, rest int) {
+	for i, w := range wrote {
+		switch {
+		case !w:
+		case i < n:
+			first++
+		default:
+			rest++
+		}
+	}
+	return first, rest
+}
 
 // DataLines returns the data of every event of every recorded stream
 // (.sse under testdata) that holds marker, "[DONE]" aside.
 func DataLines(t testing.TB, marker string) [][]byte {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(here), "..", "..", "..", "testdata")
 	var out [][]byte
-	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+	err := filepath.WalkDir(root(), func(path string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() || filepath.Ext(path) != ".sse" {
 			return err
 		}
