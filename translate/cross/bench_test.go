@@ -100,3 +100,13 @@ func BenchmarkAgentToolsToMessages(b *testing.B) {
 		}
 	}
 }
+
+// The load benchmark's chat>messages route, a text request.
+func BenchmarkRequestTextMessagesToChatCompletions(b *testing.B) {
+	dialecttest.BenchmarkRequestText(b, dialecttest.ChatCompletions, dialecttest.Messages, "chat_completions")
+}
+
+// The load benchmark's messages>chat route, a text request.
+func BenchmarkRequestTextChatCompletionsToMessages(b *testing.B) {
+	dialecttest.BenchmarkRequestText(b, dialecttest.Messages, dialecttest.ChatCompletions, "messages")
+}

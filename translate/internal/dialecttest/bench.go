@@ -36,6 +36,28 @@ func BenchmarkRequest(b *testing.B, from, to *Spec) {
 	}
 }
 
+// BenchmarkRequestText decodes the cross table's text request of from (a
+// system prompt and a question, the load benchmark's shape) as a client's
+// request and encodes it for an upstream of to. dir is from's folder in
+// the cross table.
+func BenchmarkRequestText(b *testing.B, from, to *Spec, dir string) {
+	body, err := os.ReadFile(filepath.Join(testdata, "cross_table", "text", dir, "request.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := from.Client.DecodeRequest(from.Incoming(nil, from.Model, body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := to.Upstream.EncodeRequest(req, translate.Target{Model: to.Model}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkReply decodes to's Reply as an upstream's reply and encodes it
 // for a client of from.
 func BenchmarkReply(b *testing.B, from, to *Spec) {
