@@ -59,7 +59,7 @@ var requestVariants = []string{
 func TestQuickRequestDecodesAsTheGeneralWay(t *testing.T) {
 	bodies := recordedRequests(t)
 	quick, recordedQuick := 0, 0
-	for i, b := range append(bodies, variants(requestVariants)...) {
+	for i, b := range append(bodies, recorded.Variants(requestVariants)...) {
 		if checkQuickRequest(t, b) {
 			quick++
 			if i < len(bodies) {
@@ -100,7 +100,7 @@ func checkQuickRequest(t *testing.T, b []byte) (read bool) {
 }
 
 func FuzzQuickRequest(f *testing.F) {
-	for _, b := range append(recordedRequests(f), variants(requestVariants)...) {
+	for _, b := range append(recordedRequests(f), recorded.Variants(requestVariants)...) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkQuickRequest(t, b) })

@@ -26,16 +26,9 @@ func appendResponse(b []byte, w *Response) (_ []byte, ok bool) {
 	if b, ok = m.String(b, `"model":`, w.Model); !ok {
 		return b, false
 	}
-	b = m.Name(b, `"choices":[`)
-	for i := range w.Choices {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, ok = appendWholeChoice(b, &w.Choices[i]); !ok {
-			return b, false
-		}
+	if b, ok = jsonx.List(m.Name(b, `"choices":[`), w.Choices, appendWholeChoice); !ok {
+		return b, false
 	}
-	b = append(b, ']')
 	if w.Usage != nil {
 		if b, ok = appendUsage(b, w.Usage); !ok {
 			return b, false
@@ -88,16 +81,9 @@ func appendWholeChoice(b []byte, c *choice) (_ []byte, ok bool) {
 		}
 	}
 	if msg.ToolCalls != nil {
-		b = m.Name(b, `"tool_calls":[`)
-		for i := range msg.ToolCalls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendWholeToolCall(b, &msg.ToolCalls[i]); !ok {
-				return b, false
-			}
+		if b, ok = jsonx.List(m.Name(b, `"tool_calls":[`), msg.ToolCalls, appendWholeToolCall); !ok {
+			return b, false
 		}
-		b = append(b, ']')
 	}
 	if msg.ToolCallID != "" {
 		if b, ok = m.String(b, `"tool_call_id":`, msg.ToolCallID); !ok {

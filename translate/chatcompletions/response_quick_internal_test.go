@@ -93,7 +93,7 @@ var readVariants = []string{
 func TestQuickReadIsTheUnmarshalledResponse(t *testing.T) {
 	replies := recordedReplies(t)
 	quick, recordedQuick := 0, 0
-	for i, b := range append(replies, variants(readVariants)...) {
+	for i, b := range append(replies, recorded.Variants(readVariants)...) {
 		if recorded.Decoded(t, b, readResponse) {
 			quick++
 			if i < len(replies) {
@@ -111,17 +111,8 @@ func recordedReplies(t testing.TB) [][]byte {
 	return recorded.Files(t, 10, "chat_completions/*/response.json", "cross_table/*/chat_completions/response.json")
 }
 
-// variants are the bytes of awkward forms.
-func variants(forms []string) [][]byte {
-	out := make([][]byte, len(forms))
-	for i, f := range forms {
-		out[i] = []byte(f)
-	}
-	return out
-}
-
 func FuzzQuickResponse(f *testing.F) {
-	for _, b := range append(recordedReplies(f), variants(readVariants)...) {
+	for _, b := range append(recordedReplies(f), recorded.Variants(readVariants)...) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, readResponse) })

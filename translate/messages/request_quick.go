@@ -17,25 +17,9 @@ func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 		return b, false
 	}
 	b = m.Int(b, `"max_tokens":`, w.MaxTokens)
-	b = m.Name(b, `"messages":[`)
-	for i := range w.Messages {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		t := &w.Messages[i]
-		var tm jsonx.Members
-		if b, ok = tm.String(append(b, '{'), `"role":`, t.Role); !ok {
-			return b, false
-		}
-		if b, ok = appendContent(tm.Name(b, `"content":`), &t.Content); !ok {
-			return b, false
-		}
-		if b, ok = tm.Kept(b, t.Unknown); !ok {
-			return b, false
-		}
-		b = append(b, '}')
+	if b, ok = jsonx.List(m.Name(b, `"messages":[`), w.Messages, appendTurn); !ok {
+		return b, false
 	}
-	b = append(b, ']')
 	if w.System != nil {
 		if b, ok = appendContent(m.Name(b, `"system":`), w.System); !ok {
 			return b, false
@@ -95,16 +79,9 @@ func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 		b = append(b, '}')
 	}
 	if w.Tools != nil {
-		b = m.Name(b, `"tools":[`)
-		for i := range w.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendTool(b, &w.Tools[i]); !ok {
-				return b, false
-			}
+		if b, ok = jsonx.List(m.Name(b, `"tools":[`), w.Tools, appendTool); !ok {
+			return b, false
 		}
-		b = append(b, ']')
 	}
 	if w.ServiceTier != "" {
 		if b, ok = m.String(b, `"service_tier":`, w.ServiceTier); !ok {
@@ -145,22 +122,28 @@ func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 	return append(b, '}'), true
 }
 
+// appendTurn appends one turn of a request.
+func appendTurn(b []byte, t *message) (_ []byte, ok bool) {
+	var m jsonx.Members
+	if b, ok = m.String(append(b, '{'), `"role":`, t.Role); !ok {
+		return b, false
+	}
+	if b, ok = appendContent(m.Name(b, `"content":`), &t.Content); !ok {
+		return b, false
+	}
+	if b, ok = m.Kept(b, t.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
 // appendContent appends a turn's or the system prompt's content: a
 // string, or a list of blocks.
 func appendContent(b []byte, c *Content) (_ []byte, ok bool) {
 	if c.String {
 		return jsonx.AppendQuote(b, c.Text)
 	}
-	b = append(b, '[')
-	for i := range c.Blocks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, ok = appendBlock(b, &c.Blocks[i]); !ok {
-			return b, false
-		}
-	}
-	return append(b, ']'), true
+	return jsonx.List(append(b, '['), c.Blocks, appendBlock)
 }
 
 // appendTool appends a custom or a built-in tool.

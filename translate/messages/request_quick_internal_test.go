@@ -116,7 +116,7 @@ var readRequestVariants = []string{
 func TestQuickReadIsTheUnmarshalledRequest(t *testing.T) {
 	bodies := recordedClientRequests(t)
 	quick, recordedQuick := 0, 0
-	for i, b := range append(bodies, variants(readRequestVariants)...) {
+	for i, b := range append(bodies, recorded.Variants(readRequestVariants)...) {
 		if recorded.Decoded(t, b, readRequest) {
 			quick++
 			if i < len(bodies) {
@@ -135,7 +135,7 @@ func recordedClientRequests(t testing.TB) [][]byte {
 }
 
 func FuzzQuickRequest(f *testing.F) {
-	for _, b := range append(recordedClientRequests(f), variants(readRequestVariants)...) {
+	for _, b := range append(recordedClientRequests(f), recorded.Variants(readRequestVariants)...) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, readRequest) })

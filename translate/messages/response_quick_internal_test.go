@@ -45,7 +45,7 @@ var replyVariants = []string{
 func TestQuickResponseIsTheUnmarshalledResponse(t *testing.T) {
 	replies := recordedReplies(t)
 	quick, recordedQuick := 0, 0
-	for i, b := range append(replies, variants(replyVariants)...) {
+	for i, b := range append(replies, recorded.Variants(replyVariants)...) {
 		if recorded.Decoded(t, b, quickResponse) {
 			quick++
 			if i < len(replies) {
@@ -63,17 +63,8 @@ func recordedReplies(t testing.TB) [][]byte {
 	return recorded.Files(t, 10, "messages/*/response.json", "cross_table/*/messages/response.json")
 }
 
-// variants are the bytes of awkward forms.
-func variants(forms []string) [][]byte {
-	out := make([][]byte, len(forms))
-	for i, f := range forms {
-		out[i] = []byte(f)
-	}
-	return out
-}
-
 func FuzzQuickResponse(f *testing.F) {
-	for _, b := range append(recordedReplies(f), variants(replyVariants)...) {
+	for _, b := range append(recordedReplies(f), recorded.Variants(replyVariants)...) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, quickResponse) })

@@ -19,21 +19,7 @@ import (
 // BenchmarkRequest decodes from's BenchRequest as a client's request and
 // encodes it for an upstream of to.
 func BenchmarkRequest(b *testing.B, from, to *Spec) {
-	body, err := os.ReadFile(filepath.Join(from.Cases, from.BenchRequest))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		req, err := from.Client.DecodeRequest(from.Incoming(nil, from.Model, body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := to.Upstream.EncodeRequest(req, translate.Target{Model: to.Model}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkRequest(b, from, to, filepath.Join(from.Cases, from.BenchRequest))
 }
 
 // BenchmarkRequestText decodes the cross table's text request of from (a
@@ -41,7 +27,13 @@ func BenchmarkRequest(b *testing.B, from, to *Spec) {
 // request and encodes it for an upstream of to. dir is from's folder in
 // the cross table.
 func BenchmarkRequestText(b *testing.B, from, to *Spec, dir string) {
-	body, err := os.ReadFile(filepath.Join(testdata, "cross_table", "text", dir, "request.json"))
+	benchmarkRequest(b, from, to, filepath.Join(testdata, "cross_table", "text", dir, "request.json"))
+}
+
+// benchmarkRequest decodes the client request at path and encodes it for
+// an upstream of to.
+func benchmarkRequest(b *testing.B, from, to *Spec, path string) {
+	body, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}

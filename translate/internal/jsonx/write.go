@@ -128,6 +128,21 @@ func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	return b, err == nil
 }
 
+// List appends the elements of list with elem, comma-separated, and the
+// bracket that closes the list, which the caller opened; ok is false when
+// elem declines one.
+func List[T any](b []byte, list []T, elem func([]byte, *T) ([]byte, bool)) (_ []byte, ok bool) {
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = elem(b, &list[i]); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
 // AppendFloat appends f as Marshal writes it, for a number Marshal writes
 // without an exponent (0, and magnitudes from 1e-6 up to 1e21); ok is
 // false for any other, and for NaN and the infinities, which Marshal

@@ -49,6 +49,15 @@ func Files(t testing.TB, least int, patterns ...string) [][]byte {
 	return out
 }
 
+// Variants are the bytes of forms written in a test.
+func Variants(forms []string) [][]byte {
+	out := make([][]byte, len(forms))
+	for i, f := range forms {
+		out[i] = []byte(f)
+	}
+	return out
+}
+
 // Canonical returns the canonical values of every file under testdata
 // named name ("request.canonical.json"), each read into a new M.
 func Canonical[M proto.Message](t testing.TB, name string, newM func() M) []M {
