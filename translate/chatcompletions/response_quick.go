@@ -106,13 +106,7 @@ func appendWholeChoice(b []byte, c *choice) (_ []byte, ok bool) {
 	if b, ok = m.Kept(b, msg.Unknown); !ok {
 		return b, false
 	}
-	b = append(b, `},"finish_reason":`...)
-	if c.FinishReason == nil {
-		b = append(b, "null"...)
-	} else if b, ok = jsonx.AppendQuote(b, *c.FinishReason); !ok {
-		return b, false
-	}
-	return append(b, `,"logprobs":null}`...), true
+	return appendChoiceEnd(b, c.FinishReason)
 }
 
 // appendWholeToolCall appends one tool call of a whole reply as

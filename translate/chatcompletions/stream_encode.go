@@ -360,10 +360,16 @@ func appendChoice(b []byte, c *chunkChoice) (_ []byte, ok bool) {
 		}
 		b = append(b, ']')
 	}
+	return appendChoiceEnd(b, c.FinishReason)
+}
+
+// appendChoiceEnd closes a choice's delta or message, and appends its
+// finish reason and its null logprobs, as jsonx.Marshal writes them.
+func appendChoiceEnd(b []byte, finish *string) (_ []byte, ok bool) {
 	b = append(b, `},"finish_reason":`...)
-	if c.FinishReason == nil {
+	if finish == nil {
 		b = append(b, "null"...)
-	} else if b, ok = jsonx.AppendQuote(b, *c.FinishReason); !ok {
+	} else if b, ok = jsonx.AppendQuote(b, *finish); !ok {
 		return b, false
 	}
 	return append(b, `,"logprobs":null}`...), true
