@@ -1,6 +1,9 @@
 package chatcompletions
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -9,11 +12,10 @@ import (
 // images with their tool calls, function tools, the tool choice, the
 // response format and the common settings. ok is false for what it leaves
 // to jsonx.Marshal: audio and file parts, logit bias, audio output, web
-// search options, metadata of more than one key and more than one kept
-// member of an object (Marshal's order is the map's), and what Marshal
-// would refuse.
+// search options, and what Marshal would refuse. The members of maps
+// (metadata, kept members) go in Marshal's sorted order.
 func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
-	if w.LogitBias != nil || w.Audio != nil || w.WebSearchOptions != nil || len(w.Metadata) > 1 {
+	if w.LogitBias != nil || w.Audio != nil || w.WebSearchOptions != nil {
 		return b, false
 	}
 	b = append(b, '{')
@@ -98,11 +100,11 @@ func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 	if w.Metadata != nil {
 		b = append(m.Name(b, `"metadata":`), '{')
 		var mm jsonx.Members
-		for k, v := range w.Metadata {
+		for _, k := range slices.Sorted(maps.Keys(w.Metadata)) {
 			if b, ok = jsonx.AppendQuote(mm.Name(b, ""), k); !ok {
 				return b, false
 			}
-			if b, ok = jsonx.AppendQuote(append(b, ':'), v); !ok {
+			if b, ok = jsonx.AppendQuote(append(b, ':'), w.Metadata[k]); !ok {
 				return b, false
 			}
 		}

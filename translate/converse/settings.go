@@ -78,7 +78,7 @@ func (e *encoder) settings(w *Request) error {
 		}
 	}
 	if len(fields) > 0 {
-		raw, err := jsonx.MarshalSorted(fields)
+		raw, err := jsonx.Marshal(fields)
 		if err != nil {
 			return err
 		}

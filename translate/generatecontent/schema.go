@@ -41,7 +41,7 @@ func schemaToJSONSchema(raw jsontext.Value) (string, error) {
 	if err := jsonx.Unmarshal(raw, &v); err != nil {
 		return "", err
 	}
-	out, err := jsonx.MarshalSorted(fromSchema(v))
+	out, err := jsonx.Marshal(fromSchema(v))
 	if err != nil {
 		return "", err
 	}
@@ -129,7 +129,7 @@ func schemaOf(root map[string]any) (jsontext.Value, error) {
 			}
 		}
 	}
-	out, err := jsonx.MarshalSorted(c.convert(root, 0))
+	out, err := jsonx.Marshal(c.convert(root, 0))
 	if err != nil {
 		return nil, err
 	}

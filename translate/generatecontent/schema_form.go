@@ -79,7 +79,7 @@ func chooseForm(text string) (schemaForm, error) {
 	}
 	var dropped []string
 	cleaned := forService(root, "", &dropped)
-	out, err := jsonx.MarshalSorted(cleaned)
+	out, err := jsonx.Marshal(cleaned)
 	if err != nil {
 		return schemaForm{}, err
 	}

@@ -75,7 +75,7 @@ func adjustSchema(schema string, strict bool) (jsontext.Value, error) {
 	if strict {
 		v = strictSchema(v)
 	}
-	return jsonx.MarshalSorted(v)
+	return jsonx.Marshal(v)
 }
 
 // dropKeyword removes a keyword from a schema and every schema inside it.
@@ -223,7 +223,7 @@ func extraValue(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	b, err := jsonx.MarshalSorted(v)
+	b, err := jsonx.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

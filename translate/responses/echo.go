@@ -138,7 +138,7 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 			*dst = v
 			continue
 		}
-		raw, err := jsonx.MarshalSorted(built[name])
+		raw, err := jsonx.Marshal(built[name])
 		if err == nil {
 			*dst = raw
 		}

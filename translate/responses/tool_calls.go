@@ -58,7 +58,7 @@ func (e *encoder) screenshot(r *parleyv1.ToolResult, field string) (jsontext.Val
 			} else {
 				shot["image_url"] = openai.MediaURL(m)
 			}
-			return jsonx.MarshalSorted(shot)
+			return jsonx.Marshal(shot)
 		}
 	}
 	return nil, translate.Unsupported(thisDialect, field+".tool_result", "a computer call's output must be a screenshot")
@@ -158,7 +158,7 @@ func hostedOut(p *parleyv1.Part) (Item, bool) {
 				Query string `json:"query"`
 			}
 			_ = jsonx.Unmarshal(in, &q)
-			it.Action, _ = jsonx.MarshalSorted(map[string]string{"type": "search", "query": q.Query})
+			it.Action, _ = jsonx.Marshal(map[string]string{"type": "search", "query": q.Query})
 		}
 		return it, true
 	case parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH:

@@ -340,7 +340,7 @@ func (e *encoder) tool(t *parleyv1.Tool, field string) (tool, bool, error) {
 			wt.RankingOptions = &rankingOptions{Ranker: r.GetRanker(), ScoreThreshold: r.ScoreThreshold, Unknown: e.take(t.GetExtensions(), "ranking_options")}
 		}
 		if fs.GetFilters() != nil {
-			raw, err := jsonx.MarshalSorted(wireFilterOf(fs.GetFilters()))
+			raw, err := jsonx.Marshal(wireFilterOf(fs.GetFilters()))
 			if err != nil {
 				return tool{}, false, err
 			}

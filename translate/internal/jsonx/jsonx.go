@@ -42,20 +42,18 @@ func Unmarshal(b []byte, v any) error {
 }
 
 // encodeOptions let raw values that were accepted on input (duplicate
-// names included) go back out as they came.
+// names included) go back out as they came, and write the members of Go
+// maps (the Unknown members of every wire type among them) in sorted
+// order: the same request must make the same bytes every time, or an
+// upstream's prompt cache misses and a kept value differs between runs.
 var encodeOptions = json.JoinOptions(
 	jsontext.AllowDuplicateNames(true),
+	json.Deterministic(true),
 )
 
 // Marshal encodes a wire body.
 func Marshal(v any) ([]byte, error) {
 	return json.Marshal(v, encodeOptions)
-}
-
-// MarshalSorted encodes v with the members of Go maps in sorted order, for
-// values built from maps whose output must not vary between runs.
-func MarshalSorted(v any) ([]byte, error) {
-	return json.Marshal(v, encodeOptions, json.Deterministic(true))
 }
 
 // Path returns the location of a decode error as path segments (object

@@ -38,8 +38,8 @@ func TestKeepFlagSharesUntilWritten(t *testing.T) {
 }
 
 // TestMembersAreMarshalled: what Members writes is what Marshal writes for
-// the same members, kept ones among them; and Kept refuses what Marshal
-// refuses, and more than one member.
+// the same members, kept ones among them (several in Marshal's sorted
+// order); and Kept refuses what Marshal refuses.
 func TestMembersAreMarshalled(t *testing.T) {
 	type inner struct {
 		N       *int64        `json:"n,omitzero"`
@@ -63,7 +63,8 @@ func TestMembersAreMarshalled(t *testing.T) {
 		{inner{S: "a", Unknown: jsonx.Unknown{"o": []byte(`{"a":}`)}}, false},
 		{inner{S: "a", Unknown: jsonx.Unknown{"e": []byte(`"\u00e9"`)}}, true},
 		{inner{S: "a", Unknown: jsonx.Unknown{"n": []byte(`01`)}}, false},
-		{inner{S: "a", Unknown: jsonx.Unknown{"x": []byte(`1`), "y": []byte(`2`)}}, false},
+		{inner{S: "a", Unknown: jsonx.Unknown{"y": []byte(`1`), "x": []byte(`2`), "Z": []byte(`[]`), "é": []byte(`{}`)}}, true},
+		{inner{S: "a", Unknown: jsonx.Unknown{"x": []byte(`1`), "y": []byte(`02`)}}, false},
 	} {
 		var m jsonx.Members
 		b := append([]byte(nil), '{')
@@ -122,5 +123,28 @@ func TestFloatsAreMarshalled(t *testing.T) {
 	}
 	if written < 13 {
 		t.Errorf("only %d numbers written", written)
+	}
+}
+
+// TestMarshalSortsUnknownMembers: the members an Unknown keeps go out in
+// sorted order every time, so the same request makes the same bytes.
+func TestMarshalSortsUnknownMembers(t *testing.T) {
+	type tool struct {
+		Type    string        `json:"type"`
+		Unknown jsonx.Unknown `json:",embed"`
+	}
+	v := tool{Type: "x", Unknown: jsonx.Unknown{}}
+	for _, name := range []string{"yp", "Runction", "b", "a", "é", "_", "Z", "m"} {
+		v.Unknown[name] = jsontext.Value(`1`)
+	}
+	const want = `{"type":"x","Runction":1,"Z":1,"_":1,"a":1,"b":1,"m":1,"yp":1,"é":1}`
+	for range 50 {
+		got, err := jsonx.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
 	}
 }

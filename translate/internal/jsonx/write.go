@@ -2,7 +2,9 @@ package jsonx
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -59,22 +61,29 @@ func (m *Members) Bool(b []byte, name string, v *bool) []byte {
 }
 
 // Kept appends the members an embedded Unknown holds, as Marshal writes
-// them after the modelled ones. ok is false where the bytes could differ
-// from Marshal's: more than one member (Marshal's order is the map's), or
+// them after the modelled ones: by name, in sorted order. ok is false for
 // a value Marshal refuses.
 func (m *Members) Kept(b []byte, u Unknown) (_ []byte, ok bool) {
 	if len(u) > 1 {
-		return b, false
+		for _, name := range slices.Sorted(maps.Keys(u)) {
+			if b, ok = m.kept(b, name, u[name]); !ok {
+				return b, false
+			}
+		}
+		return b, true
 	}
 	for name, v := range u {
-		if b, ok = AppendQuote(m.Name(b, ""), name); !ok {
-			return b, false
-		}
-		if b, ok = AppendRaw(append(b, ':'), v); !ok {
-			return b, false
-		}
+		return m.kept(b, name, v)
 	}
 	return b, true
+}
+
+// kept appends one kept member.
+func (m *Members) kept(b []byte, name string, v jsontext.Value) (_ []byte, ok bool) {
+	if b, ok = AppendQuote(m.Name(b, ""), name); !ok {
+		return b, false
+	}
+	return AppendRaw(append(b, ':'), v)
 }
 
 // AppendRaw appends the raw value v as Marshal writes it: without the
