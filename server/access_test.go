@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/internal/textlog"
 )
 
 // TestAccess checks, for every client dialect through its official SDK,
@@ -139,10 +141,22 @@ func (b *lockedBuffer) String() string {
 // TestAccessLine: each request leaves one line naming what an operator
 // looks for (the request id the client was given, the dialects, the
 // model and upstream, the status, attempts, time and tokens), whole and
-// streamed; a log set above Info gets none.
+// streamed; a log set above Info gets none. So with slog.TextHandler and
+// with the gateway's own handler, which takes the line without a record.
 func TestAccessLine(t *testing.T) {
+	for name, handler := range map[string]func(io.Writer, slog.Leveler) slog.Handler{
+		"slog": func(w io.Writer, l slog.Leveler) slog.Handler {
+			return slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})
+		},
+		"textlog": func(w io.Writer, l slog.Leveler) slog.Handler { return textlog.New(w, l) },
+	} {
+		t.Run(name, func(t *testing.T) { testAccessLine(t, handler) })
+	}
+}
+
+func testAccessLine(t *testing.T, handler func(io.Writer, slog.Leveler) slog.Handler) {
 	logs := &lockedBuffer{}
-	g := startGateway(t, gwExtra{logger: slog.New(slog.NewTextHandler(logs, nil))})
+	g := startGateway(t, gwExtra{logger: slog.New(handler(logs, nil))})
 	g.fakes["chat_completions"].set("text", nil)
 	for _, stream := range []bool{false, true} {
 		body := withModel(t, fixture(t, "text", "messages", "request.json"), "via-chat_completions", stream)
@@ -175,7 +189,7 @@ func TestAccessLine(t *testing.T) {
 	}
 
 	quiet := &lockedBuffer{}
-	g = startGateway(t, gwExtra{logger: slog.New(slog.NewTextHandler(quiet, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	g = startGateway(t, gwExtra{logger: slog.New(handler(quiet, slog.LevelWarn))})
 	g.fakes["chat_completions"].set("text", nil)
 	if res := sdks["messages"](t, g.url, clientKey, "via-chat_completions", fixture(t, "text", "messages", "request.json"), false); res.err != nil {
 		t.Fatal(res.err)

@@ -330,18 +330,29 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	s.accessLine(attrs)
 }
 
-// accessLine writes the request's line. It goes to the handler as a record
-// made here, not through Logger.LogAttrs, which walks the stack for the
-// caller's program counter on every line, whether the handler reports
-// the source or not; an access line's source is always this function.
+// accessLine writes the request's line. A handler with a Line method
+// (the gateway's own, internal/textlog) is given the attributes as they
+// are; any other gets a record made here, not through Logger.LogAttrs,
+// which walks the stack for the caller's program counter on every line,
+// whether the handler reports the source or not.
 func (s *Server) accessLine(attrs []slog.Attr) {
 	ctx, h := context.Background(), s.log.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
+	if lh, ok := h.(lineHandler); ok {
+		_ = lh.Line(time.Now(), slog.LevelInfo, "request", attrs)
+		return
+	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 	r.AddAttrs(attrs...)
 	_ = h.Handle(ctx, r)
+}
+
+// lineHandler is a slog.Handler that writes a line without a slog.Record
+// made of it.
+type lineHandler interface {
+	Line(t time.Time, level slog.Level, msg string, attrs []slog.Attr) error
 }
 
 // serve answers a generation request, whole or streamed.

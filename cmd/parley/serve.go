@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/config"
 	"github.com/parleyhq/parley/dialects"
 	"github.com/parleyhq/parley/dispatch"
+	"github.com/parleyhq/parley/internal/textlog"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/server"
 	"github.com/parleyhq/parley/stored"
@@ -51,7 +52,7 @@ func serve(ctx context.Context, args []string, e env) error {
 	// it is out by the time serve returns.
 	lw := newLogWriter(e.stderr)
 	defer func() { _ = lw.Close() }()
-	log := slog.New(slog.NewTextHandler(lw, nil))
+	log := slog.New(textlog.New(lw, nil))
 	stopTracing, tracing, err := telemetry.Setup(ctx, buildVersion())
 	if err != nil {
 		return fmt.Errorf("tracing (OTEL_TRACES_EXPORTER): %w", err)
