@@ -100,3 +100,40 @@ func TestWaitingReaderHoldsNoBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterLetsGoOfALargeEvent: after an event larger than
+// maxKeptScratch, a Writer keeps no buffer that size while its stream
+// waits; after a small one it keeps its buffer for the next.
+func TestWriterLetsGoOfALargeEvent(t *testing.T) {
+	for _, array := range []bool{false, true} {
+		var out strings.Builder
+		w := newWriter(&out, array)
+		if err := w.Event("small", []byte(`{"a":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		if c := cap(w.scratch); c == 0 || c > maxKeptScratch {
+			t.Errorf("array %v: a small event left a buffer of %d bytes", array, c)
+		}
+		large := `{"tools":"` + strings.Repeat("x", 4*maxKeptScratch) + `"}`
+		if err := w.Event("large", []byte(large)); err != nil {
+			t.Fatal(err)
+		}
+		if c := cap(w.scratch); c > maxKeptScratch {
+			t.Errorf("array %v: a large event left a buffer of %d bytes", array, c)
+		}
+		if err := w.Comment(strings.Repeat("y", 2*maxKeptScratch)); err != nil {
+			t.Fatal(err)
+		}
+		if c := cap(w.scratch); c > maxKeptScratch {
+			t.Errorf("array %v: a large comment left a buffer of %d bytes", array, c)
+		}
+		if err := w.Event("small", []byte(`{"a":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Close()
+		w.Release()
+		if !strings.Contains(out.String(), large) || !strings.HasSuffix(strings.TrimRight(out.String(), "\n]"), `{"a":2}`) {
+			t.Errorf("array %v: wrote %.200q...", array, out.String())
+		}
+	}
+}

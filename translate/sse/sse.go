@@ -428,10 +428,24 @@ func (w *Writer) arrayElement(data []byte) error {
 	}
 	w.events++
 	b = append(b, data...)
-	w.scratch = b
 	_, err := w.w.Write(b)
+	w.keep(b)
 	return err
 }
+
+// keep holds b as the buffer of the next event, unless it grew past
+// maxKeptScratch: a stream that wrote one large event (a snapshot echoing
+// an agent's tools, a long tool call's arguments) would hold a buffer that
+// size for as long as it stays open, waiting on its upstream.
+func (w *Writer) keep(b []byte) {
+	if cap(b) > maxKeptScratch {
+		b = nil
+	}
+	w.scratch = b
+}
+
+// maxKeptScratch bounds the buffer a Writer keeps between events.
+const maxKeptScratch = 8 << 10
 
 // NewWriter returns a Writer to w.
 func NewWriter(w io.Writer) *Writer {
@@ -470,8 +484,8 @@ func (w *Writer) Event(typ string, data []byte) error {
 		data = data[i+1:]
 	}
 	b = append(b, '\n')
-	w.scratch = b
 	_, err := w.w.Write(b)
+	w.keep(b)
 	return err
 }
 
@@ -492,7 +506,7 @@ func (w *Writer) Comment(text string) error {
 		}
 	}
 	b = append(b, '\n', '\n')
-	w.scratch = b
 	_, err := w.w.Write(b)
+	w.keep(b)
 	return err
 }
