@@ -127,7 +127,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		}
 		if !begun && ev.GetStart() != nil {
 			begun = true
-			x.letGoOfRequest(req, enc)
+			x.letGoOfRequest(req)
 		}
 		if !x.call.Pace.More {
 			// The upstream's burst has been written whole: send it. A
@@ -157,12 +157,12 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 // thinks) does not hold it: an agent's conversation, instructions and
 // tools, tens of kilobytes or more, that nothing reads again. The
 // dispatcher retries nothing after a stream's first event, and the
-// encoder took what it needed with the start (translate.EchoingEncoder);
-// an encoder that echoes the instructions and tools keeps them. A stored
+// encoder took what it needed with the start (a responses encoder, whose
+// snapshots echo the instructions and tools, its echo of them). A stored
 // turn keeps the request, to save with the reply. A governed request whose
 // input the upstream has not counted yet gets Parley's estimate of it now,
 // for a stream cut before the upstream says (meter.settle).
-func (x *clientRequest) letGoOfRequest(req *parleyv1.Request, enc translate.StreamEncoder) {
+func (x *clientRequest) letGoOfRequest(req *parleyv1.Request) {
 	if x.turn != nil {
 		return
 	}
@@ -170,10 +170,7 @@ func (x *clientRequest) letGoOfRequest(req *parleyv1.Request, enc translate.Stre
 		x.estimate = translate.Estimate(req)
 	}
 	x.req = nil
-	req.Messages = nil
-	if _, echoes := enc.(translate.EchoingEncoder); !echoes {
-		req.Instructions, req.Tools = nil, nil
-	}
+	req.Messages, req.Instructions, req.Tools = nil, nil, nil
 }
 
 // relay writes the upstream's own events read so far, for a stream whose

@@ -153,17 +153,6 @@ type StreamEncoder interface {
 	Fail(w *sse.Writer, e *parleyv1.Error) error
 }
 
-// EchoingEncoder is a StreamEncoder that reads its request's instructions
-// and tools after the stream's start: a dialect whose events echo them.
-// Any other encoder reads nothing of its request after the start (it takes
-// the model and Parley's estimate of the input with it), so that a stream
-// need not keep the request while it waits for its upstream.
-type EchoingEncoder interface {
-	StreamEncoder
-	// EchoesRequest marks the encoder; it does nothing.
-	EchoesRequest()
-}
-
 // StreamDecoder turns one upstream's SSE events into canonical events. Its
 // states only move forward, and it never swallows a parse error.
 type StreamDecoder interface {

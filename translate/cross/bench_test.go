@@ -110,3 +110,19 @@ func BenchmarkRequestTextMessagesToChatCompletions(b *testing.B) {
 func BenchmarkRequestTextChatCompletionsToMessages(b *testing.B) {
 	dialecttest.BenchmarkRequestText(b, dialecttest.Messages, dialecttest.ChatCompletions, "messages")
 }
+
+// BenchmarkAgentStreamFromMessages: a messages upstream's text stream for
+// Codex's recorded request (a responses client, with its instructions and
+// tools): every snapshot of the response echoes them.
+func BenchmarkAgentStreamFromMessages(b *testing.B) {
+	body, err := os.ReadFile("../../testdata/agent_tools/codex/request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := *dialecttest.Responses
+	client.ClientRequest, err = client.Client.DecodeRequest(client.Incoming(http.Header{}, client.Model, body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dialecttest.BenchmarkStreamText(b, &client, dialecttest.Messages)
+}

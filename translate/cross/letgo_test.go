@@ -19,9 +19,9 @@ import (
 )
 
 // TestEncodersNeedNoRequestAfterTheStart: a client's stream encoder reads
-// nothing of its request after the stream's start, but for the
-// instructions and tools an encoder that echoes them says it reads
-// (translate.EchoingEncoder). The server lets the rest go while a stream
+// nothing of its request's conversation, instructions and tools after the
+// stream's start (the responses encoder echoes the last two in every
+// snapshot, from the start's). The server lets them go while a stream
 // waits for its upstream. Every scenario's stream, from every upstream, is
 // encoded for every client twice, with the request whole and with it
 // emptied once the start is written: the bytes must be the same.
@@ -106,11 +106,80 @@ func encodeStream(t *testing.T, a *dialecttest.Spec, req *parleyv1.Request, even
 			t.Fatalf("encode %s stream: %v", a.Name(), err)
 		}
 		if letGo && ev.GetStart() != nil {
-			req.Messages = nil
-			if _, echoes := enc.(translate.EchoingEncoder); !echoes {
-				req.Instructions, req.Tools = nil, nil
-			}
+			req.Messages, req.Instructions, req.Tools = nil, nil, nil
 		}
 	}
 	return buf.Bytes()
+}
+
+// TestFailureNeedsNoRequestAfterTheStart: a stream that fails after its
+// start (its upstream gone) ends the same, in every client's dialect,
+// whether the request was let go or not: the responses encoder's failed
+// snapshot echoes the instructions and tools as the others did.
+func TestFailureNeedsNoRequestAfterTheStart(t *testing.T) {
+	root := "../../testdata/cross_table"
+	scenarios, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := timestamppb.New(time.Unix(1_700_000_000, 0))
+	failure := &parleyv1.Error{Code: parleyv1.Code_CODE_UNAVAILABLE, Message: "the upstream went away"}
+	for _, sc := range scenarios {
+		if sc.Name() == "errors" {
+			continue
+		}
+		for _, a := range dialecttest.All {
+			t.Run(sc.Name()+"/"+a.Name(), func(t *testing.T) {
+				body, err := os.ReadFile(filepath.Join(root, sc.Name(), a.Name(), "request.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req, err := a.Client.DecodeRequest(incoming(a, body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Stream = true
+				recorded, err := os.ReadFile(filepath.Join(root, sc.Name(), a.Name(), "stream.sse"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var events []*parleyv1.StreamEvent
+				for ev, err := range chatUpstream(a).Stream(t, recorded, a.Upstream.NewStreamDecoder(translate.Target{Model: a.Model, Upstream: "up"})) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r := ev.GetStart().GetResponse(); r != nil {
+						stampID(r)
+						r.CreatedAt = created
+					}
+					events = append(events, ev)
+					if len(events) == 3 {
+						break
+					}
+				}
+				var out [2][]byte
+				for i, letGo := range []bool{false, true} {
+					var buf bytes.Buffer
+					w := sse.NewWriter(&buf)
+					r := proto.CloneOf(req)
+					enc := a.Client.NewStreamEncoder(r)
+					for _, ev := range events {
+						if err := enc.Encode(w, proto.CloneOf(ev)); err != nil {
+							t.Fatal(err)
+						}
+						if letGo && ev.GetStart() != nil {
+							r.Messages, r.Instructions, r.Tools = nil, nil, nil
+						}
+					}
+					if err := enc.Fail(w, failure); err != nil {
+						t.Fatal(err)
+					}
+					out[i] = sameIDs(buf.Bytes())
+				}
+				if !bytes.Equal(out[0], out[1]) {
+					t.Errorf("the failed %s stream differs when the request is let go after the start:\n%s\nagainst\n%s", a.Name(), out[1], out[0])
+				}
+			})
+		}
+	}
 }

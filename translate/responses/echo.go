@@ -46,6 +46,14 @@ func echoField(w *Response, name string) *jsontext.Value {
 	return &w.Metadata
 }
 
+// copyEcho fills the members that echo the request from another snapshot
+// of the same response.
+func copyEcho(w, from *Response) {
+	for _, name := range echoMembers {
+		*echoField(w, name) = *echoField(from, name)
+	}
+}
+
 // echo fills the members that echo the request: as an upstream of this
 // dialect sent them, else from the canonical request with the service's
 // defaults filled in.

@@ -89,12 +89,14 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 	if cs := resp.GetCandidates(); len(cs) > 0 {
 		first = cs[0]
 	}
-	return snapshotOf(req, resp, status, first)
+	return snapshotOf(req, resp, status, first, nil)
 }
 
 // snapshotOf is snapshot with first in place of the response's first
-// candidate, whose finish explains an incomplete response.
-func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate) *Response {
+// candidate, whose finish explains an incomplete response. echoed, when
+// given, is an earlier snapshot of the same response to the same request:
+// its echo of the request is taken rather than made again.
+func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate, echoed *Response) *Response {
 	ext := resp.GetExtensions()
 	w := &Response{
 		ID: resp.GetId(), Object: "response", CreatedAt: time.Now().Unix(), Status: responseStatusWord(status),
@@ -144,7 +146,11 @@ func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.
 		}
 		w.IncompleteDetails = &incomplete{Reason: reason}
 	}
-	echo(w, req, ext)
+	if echoed != nil {
+		copyEcho(w, echoed)
+	} else {
+		echo(w, req, ext)
+	}
 	return w
 }
 

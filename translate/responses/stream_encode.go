@@ -45,12 +45,14 @@ type streamEncoder struct {
 	message string
 	// deltaBuf holds the last text delta written without reflection.
 	deltaBuf []byte
+	// echoed is the start's snapshot, whose echo of the request (the
+	// instructions and tools among it) the later ones share: after the
+	// start the encoder reads no more of the request than its model and
+	// previous response id, and a stream waiting on its upstream need not
+	// keep the rest (how custom and namespaced tools' calls are written is
+	// in names, taken at the beginning).
+	echoed *Response
 }
-
-// EchoesRequest implements translate.EchoingEncoder: every snapshot echoes
-// the request's instructions and tools, and a custom or namespaced tool's
-// call is written as its declaration says.
-func (*streamEncoder) EchoesRequest() {}
 
 func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 	s.seq++
@@ -60,6 +62,28 @@ func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 		return err
 	}
 	return w.Event(e.Type, b)
+}
+
+// emitSnapshot writes an event of each type carrying the snapshot r, the
+// bytes emit writes (TestSnapshotEventsAreTheMarshalledEvents). r is
+// marshalled once for them all: a snapshot echoes the request's
+// instructions and tools, often the largest part of the stream.
+func (s *streamEncoder) emitSnapshot(w *sse.Writer, r *Response, types ...string) error {
+	raw, err := jsonx.Marshal(r)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 0, len(raw)+64)
+	for _, typ := range types {
+		b = append(append(b[:0], `{"type":"`...), typ...)
+		b = strconv.AppendInt(append(b, `","sequence_number":`...), s.seq, 10)
+		b = append(append(append(b, `,"response":`...), raw...), '}')
+		s.seq++
+		if err := w.Event(typ, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // textDelta writes the output_text.delta event of the open part, the
@@ -94,7 +118,10 @@ func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Re
 	if final {
 		first = &parleyv1.Candidate{FinishReason: s.reason, FinishMessage: s.message}
 	}
-	r := snapshotOf(s.req, s.resp, status, first)
+	r := snapshotOf(s.req, s.resp, status, first, s.echoed)
+	if s.echoed == nil {
+		s.echoed = r
+	}
 	if final {
 		r.Output = append([]Item{}, s.items...)
 		r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
@@ -131,10 +158,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 		}
 		s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
 		snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
-		if err := s.emit(w, &event{Type: "response.created", Response: snap}); err != nil {
-			return err
-		}
-		return s.emit(w, &event{Type: "response.in_progress", Response: snap})
+		return s.emitSnapshot(w, snap, "response.created", "response.in_progress")
 	case *parleyv1.StreamEvent_PartStart:
 		if x.PartStart.GetCandidateIndex() != 0 {
 			return nil // this dialect shows one candidate
@@ -174,7 +198,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 		if incompleteWord(s.reason) != "" {
 			status, typ = parleyv1.ResponseStatus_RESPONSE_STATUS_INCOMPLETE, "response.incomplete"
 		}
-		return s.emit(w, &event{Type: typ, Response: s.snapshot(status, true)})
+		return s.emitSnapshot(w, s.snapshot(status, true), typ)
 	}
 	return nil
 }
@@ -522,7 +546,11 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	}
 	resp := cloneResponse(s.resp)
 	resp.Error = e
-	r := snapshot(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED)
+	var first *parleyv1.Candidate
+	if cs := resp.GetCandidates(); len(cs) > 0 {
+		first = cs[0]
+	}
+	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, s.echoed)
 	r.Output = append([]Item{}, s.items...)
 	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
 	return s.emit(w, &event{Type: "response.failed", Response: r})

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // quickVariants are delta events as other servers write them, and events
@@ -108,5 +111,29 @@ func TestTextDeltaIsTheMarshalledEvent(t *testing.T) {
 	}
 	if _, ok := (&streamEncoder{}).textDelta("msg_1", "bad \xff"); ok {
 		t.Error("a delta of invalid UTF-8 was written the quick way")
+	}
+}
+
+// TestSnapshotEventsAreTheMarshalledEvents: emitSnapshot writes the
+// events emit writes for the same snapshot, numbered the same.
+func TestSnapshotEventsAreTheMarshalledEvents(t *testing.T) {
+	r := &Response{ID: "resp_1", Object: "response", Status: "in_progress", Model: "m \"q\" \u00e9", Output: []Item{},
+		Instructions: jsontext.Value(`"Be brief."`), Tools: jsontext.Value(`[{"type":"function","name":"f","parameters":{"type":"object"}}]`),
+		Unknown: jsonx.Unknown{"b": jsontext.Value(`1`), "a": jsontext.Value(`{"x":[1,2]}`)}}
+	types := []string{"response.created", "response.in_progress", "response.completed"}
+	var quick, marshalled bytes.Buffer
+	q := &streamEncoder{seq: 7}
+	if err := q.emitSnapshot(sse.NewWriter(&quick), r, types...); err != nil {
+		t.Fatal(err)
+	}
+	m := &streamEncoder{seq: 7}
+	w := sse.NewWriter(&marshalled)
+	for _, typ := range types {
+		if err := m.emit(w, &event{Type: typ, Response: r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if quick.String() != marshalled.String() || q.seq != m.seq {
+		t.Errorf("quick (next %d):\n%s\nmarshalled (next %d):\n%s", q.seq, quick.String(), m.seq, marshalled.String())
 	}
 }
