@@ -133,6 +133,13 @@ func (d *streamDecoder) state(i int64) *choiceState {
 
 // openPart closes the open part unless it is of kind k, and opens one of
 // kind k with p when none is open.
+// current is the index of the open part, and whether it is of kind k and
+// takes more deltas: a call part is opened for each call. A caller makes
+// the part to open only when it is not.
+func (cs *choiceState) current(k partKind) (int32, bool) {
+	return cs.open, cs.open >= 0 && cs.kind == k && k != kindCall
+}
+
 func (cs *choiceState) openPart(dst []*parleyv1.StreamEvent, ci int32, k partKind, p *parleyv1.Part) ([]*parleyv1.StreamEvent, int32) {
 	if cs.open >= 0 && cs.kind == k && k != kindCall {
 		return dst, cs.open
@@ -170,29 +177,37 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*
 		reasoning = dl.Reasoning
 	}
 	if reasoning != nil && *reasoning != "" {
-		var i int32
-		dst, i = cs.openPart(dst, ci, kindReasoning, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}, Signature: makerStamp(d.t)})
+		i, open := cs.current(kindReasoning)
+		if !open {
+			dst, i = cs.openPart(dst, ci, kindReasoning, &parleyv1.Part{Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}, Signature: makerStamp(d.t)})
+		}
 		dst = append(dst, translate.ReasoningTextDelta(ci, i, *reasoning))
 	}
 	if dl.Content != nil && *dl.Content != "" {
-		var i int32
-		dst, i = cs.openPart(dst, ci, kindText, translate.TextPart(""))
+		i, open := cs.current(kindText)
+		if !open {
+			dst, i = cs.openPart(dst, ci, kindText, translate.TextPart(""))
+		}
 		dst = append(dst, translate.TextDelta(ci, i, *dl.Content))
 	}
 	for _, a := range dl.Annotations {
 		if a.Type != "url_citation" || a.URLCitation == nil {
 			continue
 		}
-		var i int32
-		dst, i = cs.openPart(dst, ci, kindText, translate.TextPart(""))
+		i, open := cs.current(kindText)
+		if !open {
+			dst, i = cs.openPart(dst, ci, kindText, translate.TextPart(""))
+		}
 		u := a.URLCitation
 		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Annotation{Annotation: &parleyv1.Annotation{
 			Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION, Url: u.URL, Title: u.Title, StartIndex: &u.StartIndex, EndIndex: &u.EndIndex,
 		}}}))
 	}
 	if dl.Refusal != nil && *dl.Refusal != "" {
-		var i int32
-		dst, i = cs.openPart(dst, ci, kindRefusal, &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{}}})
+		i, open := cs.current(kindRefusal)
+		if !open {
+			dst, i = cs.openPart(dst, ci, kindRefusal, &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{}}})
+		}
 		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Refusal{Refusal: *dl.Refusal}}))
 	}
 	for _, tc := range dl.ToolCalls {

@@ -98,12 +98,10 @@ func (r *chunkReader) chunkMember(name []byte, w *chunk, head bool) error {
 		if r.Kind() != '{' {
 			return jsonx.ErrForm
 		}
-		v, err := r.Raw()
-		if err != nil {
-			return err
-		}
-		w.Usage = new(usage)
-		return jsonx.Unmarshal(v, w.Usage)
+		u := new(usage)
+		w.Usage = u
+		rr := replyReader{&r.Walker}
+		return r.Object(func(name []byte) error { return rr.usage(name, u) })
 	case "error":
 		if !r.Null() {
 			return jsonx.ErrForm
