@@ -41,8 +41,7 @@ func appendMessage(b []byte, m *Response) (_ []byte, ok bool) {
 }
 
 // appendBlock appends a content block as jsonx.Marshal writes it; ok is
-// false for what Marshal would refuse or might write otherwise (more than
-// one kept member).
+// false for what Marshal would refuse.
 func appendBlock(b []byte, k *Block) (_ []byte, ok bool) {
 	b = append(b, '{')
 	var m jsonx.Members

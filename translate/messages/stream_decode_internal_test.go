@@ -3,10 +3,14 @@ package messages
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // quickVariants are events in awkward forms, for the quick forms to read
@@ -245,4 +249,51 @@ func BenchmarkMessageStart(b *testing.B) {
 	recorded.Bench(b,
 		func() bool { var w event; return q.read(data, &w) },
 		func() error { var w event; return jsonx.Unmarshal(data, &w) })
+}
+
+// TestBlockEventsAreTheMarshalledEvents: the content_block_start and
+// content_block_stop events written without reflection are the ones
+// jsonx.Marshal writes; a block appendBlock refuses is marshalled.
+func TestBlockEventsAreTheMarshalledEvents(t *testing.T) {
+	yes := true
+	blocks := []Block{
+		{Type: "text", Text: ptr("")},
+		{Type: "text", Text: ptr("a \"q\" \\ \n <&> \u2028 🌍")},
+		{Type: "tool_use", ID: "toolu_1", Name: "get_weather", Input: jsontext.Value(`{}`)},
+		{Type: "thinking", Thinking: ptr(""), Signature: ptr("")},
+		{Type: "redacted_thinking", Data: "EmwKAhgB"},
+		{Type: "server_tool_use", ID: "srvtoolu_1", Name: "web_search", Input: jsontext.Value(`{ "query" : "x" }`)},
+		{Type: "web_search_tool_result", ToolUseID: "srvtoolu_1", Content: jsontext.Value(`[{"type":"web_search_result","url":"https://a.example","title":"A"}]`)},
+		{Type: "tool_result", ToolUseID: "t", Content: jsontext.Value(`"x"`), IsError: &yes},
+		{Type: "text", Text: ptr("x"), Unknown: jsonx.Unknown{"b": []byte(`1`), "a": []byte(`[ 2 ]`)}},
+		{Type: "text", Text: ptr(strings.Repeat("long ", 4000))},
+		// Marshalled.
+		{Type: "text", Text: ptr("\xff")},
+		{Type: "tool_use", Input: jsontext.Value(`{"a":01}`)},
+	}
+	for _, i := range []int{0, 3, 120} {
+		for _, k := range blocks {
+			var quick, marshalled bytes.Buffer
+			s := &streamEncoder{}
+			qerr := s.blockStart(sse.NewWriter(&quick), i, &k)
+			merr := s.write(sse.NewWriter(&marshalled), "content_block_start", blockStartEvent{Type: "content_block_start", Index: i, ContentBlock: &k})
+			if (qerr == nil) != (merr == nil) || quick.String() != marshalled.String() {
+				t.Errorf("block %+v:\n got %s (%v)\nwant %s (%v)", k, quick.String(), qerr, marshalled.String(), merr)
+			}
+			if cap(s.buf) > maxKeptBuf {
+				t.Errorf("a buffer of %d bytes was kept", cap(s.buf))
+			}
+			quick.Reset()
+			marshalled.Reset()
+			if err := s.blockStop(sse.NewWriter(&quick), i); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.write(sse.NewWriter(&marshalled), "content_block_stop", blockStopEvent{Type: "content_block_stop", Index: i}); err != nil {
+				t.Fatal(err)
+			}
+			if quick.String() != marshalled.String() {
+				t.Errorf("got %s, want %s", quick.String(), marshalled.String())
+			}
+		}
+	}
 }

@@ -316,7 +316,7 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	s.wire[ps.GetIndex()] = s.next
 	s.next++
 	s.openIsRsn, s.signed = b.Type == "thinking", false
-	if err := s.write(w, "content_block_start", blockStartEvent{Type: "content_block_start", Index: s.openWire, ContentBlock: &b}); err != nil {
+	if err := s.blockStart(w, s.openWire, &b); err != nil {
 		return err
 	}
 	// Content that arrived with the start goes out as deltas.
@@ -362,6 +362,32 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 
 func (s *streamEncoder) openIndex() int { return s.openWire }
 
+// blockStart writes the content_block_start event of block k at index i,
+// without reflection where appendBlock can (TestBlockEventsAreTheMarshalledEvents).
+func (s *streamEncoder) blockStart(w *sse.Writer, i int, k *Block) error {
+	b := strconv.AppendInt(append(s.buf[:0], `{"type":"content_block_start","index":`...), int64(i), 10)
+	if b, ok := appendBlock(append(b, `,"content_block":`...), k); ok {
+		err := w.Event("content_block_start", append(b, '}'))
+		if s.buf = b; cap(b) > maxKeptBuf {
+			// A large block (a search's results) is not kept for the
+			// rest of the stream.
+			s.buf = nil
+		}
+		return err
+	}
+	return s.write(w, "content_block_start", blockStartEvent{Type: "content_block_start", Index: i, ContentBlock: k})
+}
+
+// maxKeptBuf bounds the buffer kept for the next quick event.
+const maxKeptBuf = 8 << 10
+
+// blockStop writes the content_block_stop event of the block at index i.
+func (s *streamEncoder) blockStop(w *sse.Writer, i int) error {
+	b := strconv.AppendInt(append(s.buf[:0], `{"type":"content_block_stop","index":`...), int64(i), 10)
+	s.buf = append(b, '}')
+	return w.Event("content_block_stop", s.buf)
+}
+
 // wholeBlock writes a block that is complete at its start.
 func (s *streamEncoder) wholeBlock(w *sse.Writer, b Block) error {
 	i := s.next
@@ -375,7 +401,7 @@ func (s *streamEncoder) wholeBlock(w *sse.Writer, b Block) error {
 		}
 		tail = append(tail, wireDelta{Type: "signature_delta", Signature: ptr(unsignedIfNone(deref(b.Signature)))})
 	}
-	if err := s.write(w, "content_block_start", blockStartEvent{Type: "content_block_start", Index: i, ContentBlock: &start}); err != nil {
+	if err := s.blockStart(w, i, &start); err != nil {
 		return err
 	}
 	for _, d := range tail {
@@ -383,7 +409,7 @@ func (s *streamEncoder) wholeBlock(w *sse.Writer, b Block) error {
 			return err
 		}
 	}
-	return s.write(w, "content_block_stop", blockStopEvent{Type: "content_block_stop", Index: i})
+	return s.blockStop(w, i)
 }
 
 func (s *streamEncoder) delta(w *sse.Writer, d wireDelta) error {
@@ -513,7 +539,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, ps *parleyv1.PartStop) error {
 			return err
 		}
 	}
-	if err := s.write(w, "content_block_stop", blockStopEvent{Type: "content_block_stop", Index: wi}); err != nil {
+	if err := s.blockStop(w, wi); err != nil {
 		return err
 	}
 	if sig := s.lateSig; sig != nil {
