@@ -79,7 +79,7 @@ func TestLogWriterKeepsEveryLineInOrder(t *testing.T) {
 
 // TestLogWriterBatchesWhileWriting: the lines that come while the output
 // is busy go out together in the next write, not one write each; an idle
-// writer's line goes out at once, without waiting for more.
+// writer's line goes out within logGather.
 func TestLogWriterBatchesWhileWriting(t *testing.T) {
 	out := &lockedBuffer{gate: make(chan struct{})}
 	w := newLogWriter(out)
@@ -102,6 +102,44 @@ func TestLogWriterBatchesWhileWriting(t *testing.T) {
 	close(out.gate)
 	_, _ = w.Write([]byte("alone\n"))
 	waitForLog(t, func() bool { return strings.HasSuffix(out.String(), "alone\n") })
+}
+
+// TestLogWriterGathersLines: lines that come one by one to an idle writer
+// wait for others (logGather, here an hour), and go out in one write once
+// logFlushAt bytes wait; Close writes what waits without waiting longer.
+func TestLogWriterGathersLines(t *testing.T) {
+	out := &lockedBuffer{}
+	w := startLogWriter(out, time.Hour)
+	for i := range 20 {
+		fmt.Fprintf(w, "line %d\n", i)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if s := out.String(); s != "" {
+		t.Fatalf("lines went out before logGather or logFlushAt: %q", s)
+	}
+	big := strings.Repeat("x", logFlushAt) + "\n"
+	_, _ = w.Write([]byte(big))
+	waitForLog(t, func() bool { return strings.HasSuffix(out.String(), big) })
+	out.mu.Lock()
+	writes := out.writes
+	out.mu.Unlock()
+	if writes != 1 {
+		t.Errorf("%d writes for 21 lines, want 1", writes)
+	}
+	_, _ = w.Write([]byte("last\n"))
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for logGather")
+	}
+	if !strings.HasSuffix(out.String(), big+"last\n") {
+		t.Errorf("the log ends %q", out.String()[max(0, len(out.String())-20):])
+	}
 }
 
 // TestLogWriterBoundsWhatWaits: while the output is stuck, lines wait for
