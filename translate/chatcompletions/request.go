@@ -3,7 +3,6 @@ package chatcompletions
 import (
 	"bytes"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -149,7 +148,7 @@ func (e *encoder) request() (*Request, error) {
 		msgs = joinAssistantRuns(dropEmptyText(msgs))
 	}
 	for i, m := range msgs {
-		out, err := e.message(m, "messages["+strconv.Itoa(i)+"]")
+		out, err := e.message(m, i)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package chatcompletions
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -125,6 +126,9 @@ func decodeContent(m *parleyv1.Message, c *Content, field place, assistant bool)
 // dropEmptyText leaves out empty text parts, and turns left empty, of a
 // client of another dialect.
 func dropEmptyText(msgs []*parleyv1.Message) []*parleyv1.Message {
+	if !slices.ContainsFunc(msgs, hasEmptyText) {
+		return msgs
+	}
 	out := make([]*parleyv1.Message, 0, len(msgs))
 	for _, m := range msgs {
 		keep := m.GetParts()[:0:0]
@@ -145,12 +149,35 @@ func dropEmptyText(msgs []*parleyv1.Message) []*parleyv1.Message {
 	return out
 }
 
+// hasEmptyText says whether dropEmptyText changes the turn: it has no
+// parts, or an empty text part.
+func hasEmptyText(m *parleyv1.Message) bool {
+	return len(m.GetParts()) == 0 || slices.ContainsFunc(m.GetParts(), func(p *parleyv1.Part) bool {
+		t := p.GetText()
+		return t != nil && t.GetText() == ""
+	})
+}
+
+// hasAssistantRun says whether joinAssistantRuns changes the turns: two
+// assistant turns of one name follow each other.
+func hasAssistantRun(msgs []*parleyv1.Message) bool {
+	for i := 1; i < len(msgs); i++ {
+		if msgs[i].GetRole() == parleyv1.Role_ROLE_ASSISTANT && msgs[i-1].GetRole() == parleyv1.Role_ROLE_ASSISTANT && msgs[i].GetName() == msgs[i-1].GetName() {
+			return true
+		}
+	}
+	return false
+}
+
 // joinAssistantRuns makes one turn of consecutive assistant turns of a
 // client of another dialect: the responses dialect, say, gives a
 // reasoning item, a message and a function call as items of their own,
 // while a service of this dialect reads one assistant message per turn,
 // with the turn's reasoning beside its tool calls.
 func joinAssistantRuns(msgs []*parleyv1.Message) []*parleyv1.Message {
+	if !hasAssistantRun(msgs) {
+		return msgs
+	}
 	out := msgs[:0:0]
 	for _, m := range msgs {
 		if n := len(out); n > 0 && m.GetRole() == parleyv1.Role_ROLE_ASSISTANT && out[n-1].GetRole() == parleyv1.Role_ROLE_ASSISTANT && m.GetName() == out[n-1].GetName() {
@@ -173,8 +200,12 @@ var roleWords = map[parleyv1.Role]string{
 
 // message renders one canonical turn as one or more chat messages: tool
 // results become tool messages (placed first, right after the assistant
-// turn that called), the rest of the turn one message.
-func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) {
+// turn that called), the rest of the turn one message. i is the turn's
+// index, for the names of its parts in errors and in X-Parley-Dropped.
+func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
+	// The name of a part is made only where it is used: text parts and
+	// tool calls, most of a conversation, need none.
+	field := func(j int) string { return "messages[" + strconv.Itoa(i) + "].parts[" + strconv.Itoa(j) + "]" }
 	role, ok := roleWords[m.GetRole()]
 	if !ok {
 		role = "user"
@@ -185,12 +216,11 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 	var reasoning, replay, refusal strings.Builder
 	hasReasoning, hasReplay, hasRefusal := false, false, false
 	for j, p := range m.GetParts() {
-		pf := field + ".parts[" + strconv.Itoa(j) + "]"
 		switch k := p.GetKind().(type) {
 		case *parleyv1.Part_Text:
 			parts = append(parts, ContentPart{Type: "text", Text: &k.Text.Text, Unknown: e.take(p.GetExtensions(), "")})
 		case *parleyv1.Part_Media:
-			cp, err := e.media(k.Media, p, pf)
+			cp, err := e.media(k.Media, p, field(j))
 			if err != nil {
 				return nil, err
 			}
@@ -211,7 +241,7 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 			// its content came in: a string, or an array even of one
 			// text part.
 			own := m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same
-			tm, err := e.toolResult(k.ToolResult, pf, own && !markString.In(m.GetExtensions()), &moved)
+			tm, err := e.toolResult(k.ToolResult, field(j), own && !markString.In(m.GetExtensions()), &moved)
 			if err != nil {
 				return nil, err
 			}
@@ -249,10 +279,10 @@ func (e *encoder) message(m *parleyv1.Message, field string) ([]message, error) 
 			// Provider-run tool steps only the provider that ran them can
 			// read again.
 		case *parleyv1.Part_ItemReference:
-			return nil, translate.Unsupported(thisDialect, pf+".item_reference", "an item reference needs the stored response it points to")
+			return nil, translate.Unsupported(thisDialect, field(j)+".item_reference", "an item reference needs the stored response it points to")
 		case nil:
 			// Another dialect's item kept whole for that dialect alone.
-			e.dropped = append(e.dropped, pf)
+			e.dropped = append(e.dropped, field(j))
 		}
 	}
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {

@@ -1,8 +1,10 @@
 package cross_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/translate"
@@ -125,4 +127,33 @@ func BenchmarkAgentStreamFromMessages(b *testing.B) {
 		b.Fatal(err)
 	}
 	dialecttest.BenchmarkStreamText(b, &client, dialecttest.Messages)
+}
+
+// BenchmarkAgentConversationToChatCompletions encodes an agent's long
+// conversation from a messages client (60 rounds of a question, a tool
+// call and its result) for a chat-completions upstream: the per-turn
+// costs of a request that is sent again, one round longer, on every step.
+func BenchmarkAgentConversationToChatCompletions(b *testing.B) {
+	var msgs []string
+	for i := range 60 {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"Step %d: read the next file and say what it does."}]}`, i),
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading it."},{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"src/file_%d.go"}}]}`, i, i),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"package main\n\nfunc main() {}\n"}]}`, i),
+		)
+	}
+	body := []byte(`{"model":"m","max_tokens":1024,"system":"You are a coding agent.","tools":[{"name":"read_file","description":"Reads a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}],"messages":[` + strings.Join(msgs, ",") + `]}`)
+	s := dialecttest.Messages
+	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	up := dialecttest.ChatCompletions.Upstream
+	target := translate.Target{Model: "gpt-4.1", Upstream: "openai"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := up.EncodeRequest(req, target); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
