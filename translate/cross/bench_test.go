@@ -134,15 +134,7 @@ func BenchmarkAgentStreamFromMessages(b *testing.B) {
 // call and its result) for a chat-completions upstream: the per-turn
 // costs of a request that is sent again, one round longer, on every step.
 func BenchmarkAgentConversationToChatCompletions(b *testing.B) {
-	var msgs []string
-	for i := range 60 {
-		msgs = append(msgs,
-			fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"Step %d: read the next file and say what it does."}]}`, i),
-			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading it."},{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"src/file_%d.go"}}]}`, i, i),
-			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"package main\n\nfunc main() {}\n"}]}`, i),
-		)
-	}
-	body := []byte(`{"model":"m","max_tokens":1024,"system":"You are a coding agent.","tools":[{"name":"read_file","description":"Reads a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}],"messages":[` + strings.Join(msgs, ",") + `]}`)
+	body := agentConversation()
 	s := dialecttest.Messages
 	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
 	if err != nil {
@@ -156,4 +148,32 @@ func BenchmarkAgentConversationToChatCompletions(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAgentConversationFromMessages decodes that conversation from
+// the messages client that sent it.
+func BenchmarkAgentConversationFromMessages(b *testing.B) {
+	body := agentConversation()
+	s := dialecttest.Messages
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// agentConversation is a messages request of 60 rounds of a question, a
+// tool call and its result.
+func agentConversation() []byte {
+	var msgs []string
+	for i := range 60 {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"Step %d: read the next file and say what it does."}]}`, i),
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading it."},{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"src/file_%d.go"}}]}`, i, i),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"package main\n\nfunc main() {}\n"}]}`, i),
+		)
+	}
+	return []byte(`{"model":"m","max_tokens":1024,"system":"You are a coding agent.","tools":[{"name":"read_file","description":"Reads a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}],"messages":[` + strings.Join(msgs, ",") + `]}`)
 }

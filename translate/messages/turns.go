@@ -82,7 +82,13 @@ func (d *decoder) blocks(c Content, path string, assistant bool) ([]*parleyv1.Pa
 }
 
 func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
-	p := &parleyv1.Part{}
+	var p *parleyv1.Part
+	if b.Type == "text" {
+		// Most blocks: the part, its kind and its text in one allocation.
+		p = translate.TextPart("")
+	} else {
+		p = &parleyv1.Part{}
+	}
 	if b.CacheControl != nil {
 		cc, err := readCacheControl(b.CacheControl, path+".cache_control")
 		if err != nil {
@@ -95,13 +101,15 @@ func (d *decoder) block(b *Block, path string) (*parleyv1.Part, error) {
 		if b.Text == nil {
 			return nil, translate.Invalid(path+".text", "Field required")
 		}
-		t := &parleyv1.Text{Text: *b.Text}
-		anns, err := citations(b.Citations, path+".citations", &p.Extensions)
-		if err != nil {
-			return nil, err
+		t := p.GetText()
+		t.Text = *b.Text
+		if len(b.Citations) > 0 {
+			anns, err := citations(b.Citations, path+".citations", &p.Extensions)
+			if err != nil {
+				return nil, err
+			}
+			t.Annotations = anns
 		}
-		t.Annotations = anns
-		p.Kind = &parleyv1.Part_Text{Text: t}
 	case "image", "document":
 		m, err := media(b, path)
 		if err != nil {
