@@ -177,7 +177,7 @@ func (l *lines) Write(p []byte) (int, error) {
 func FuzzLine(f *testing.F) {
 	f.Add("request", "id", "req_1", int64(200), 1.5, int64(1234567))
 	f.Add("", "", "", int64(-1), math.Inf(1), int64(math.MinInt64))
-	f.Add("a b", "k=v", "\"\xff\u00a0", int64(0), -0.0, int64(0))
+	f.Add("a b", "k=v", "\"\xff\u00a0", int64(0), math.Copysign(0, -1), int64(0))
 	f.Fuzz(func(t *testing.T, msg, key, s string, n int64, x float64, d int64) {
 		at := time.Unix(0, n).UTC()
 		r := record(at, slog.Level(n%16), msg, slog.String(key, s), slog.Int64(s, n), slog.Float64(key+"f", x), slog.Duration("d", time.Duration(d)), slog.Time("t", at))
