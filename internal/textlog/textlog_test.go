@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/internal/textlog"
+	// Every test binary knows -update, so go test ./... -update works.
+	_ "github.com/parleyhq/parley/translate/golden"
 )
 
 // textLine is what slog.TextHandler writes for the record.
