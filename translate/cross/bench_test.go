@@ -177,3 +177,31 @@ func agentConversation() []byte {
 	}
 	return []byte(`{"model":"m","max_tokens":1024,"system":"You are a coding agent.","tools":[{"name":"read_file","description":"Reads a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}],"messages":[` + strings.Join(msgs, ",") + `]}`)
 }
+
+// BenchmarkAgentConversationToMessages encodes the same agent loop, from
+// a chat-completions client, for a messages upstream: the turns are
+// normalised (tool messages become user turns) and each part encoded.
+func BenchmarkAgentConversationToMessages(b *testing.B) {
+	var msgs []string
+	for i := range 60 {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"user","content":"Step %d: read the next file and say what it does."}`, i),
+			fmt.Sprintf(`{"role":"assistant","content":"Reading it.","tool_calls":[{"id":"call_%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/file_%d.go\"}"}}]}`, i, i),
+			fmt.Sprintf(`{"role":"tool","tool_call_id":"call_%d","content":"package main\n\nfunc main() {}\n"}`, i),
+		)
+	}
+	body := []byte(`{"model":"m","messages":[{"role":"system","content":"You are a coding agent."},` + strings.Join(msgs, ",") + `],"tools":[{"type":"function","function":{"name":"read_file","description":"Reads a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}]}`)
+	s := dialecttest.ChatCompletions
+	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	up := dialecttest.Messages.Upstream
+	target := translate.Target{Model: "claude-sonnet-4-5", Upstream: "anthropic"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := up.EncodeRequest(req, target); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

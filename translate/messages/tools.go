@@ -374,14 +374,18 @@ func (e *encoder) takeTool(t *parleyv1.Tool, prefix string) jsonx.Unknown {
 	return jsonx.Take(t.GetExtensions(), thisDialect, prefix)
 }
 
-func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, field string) (Block, error) {
+func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, at partAt) (Block, error) {
 	b := Block{Type: "tool_result", ToolUseID: wireID(tr.GetCallId())}
 	if tr.GetIsError() {
 		b.IsError = ptr(true)
 	}
 	var inner []Block
+	var inside string
 	for j, c := range tr.GetContent() {
-		bs, err := e.part(c, translate.Index(field+".tool_result.content", j), false)
+		if inside == "" {
+			inside = at.name()
+		}
+		bs, err := e.part(c, partAt{inside: inside, index: j}, false)
 		if err != nil {
 			return Block{}, err
 		}

@@ -277,8 +277,7 @@ func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
 	parts := m.GetParts()
 	out := make([]Block, 0, len(parts))
 	for j, p := range parts {
-		field := translate.Index(translate.Index("messages", mi)+".parts", j)
-		bs, err := e.part(p, field, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
+		bs, err := e.part(p, partAt{turn: mi, index: j}, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
 		if err != nil {
 			return nil, err
 		}
@@ -287,9 +286,26 @@ func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
 	return out, nil
 }
 
+// partAt is where a part stands, for errors and X-Parley-Dropped: the
+// index of its turn and its own, or (inside) the name of the tool result
+// whose content it is. Its name is made only when used, as most parts
+// (text, tool calls) need none.
+type partAt struct {
+	inside string
+	turn   int
+	index  int
+}
+
+func (a partAt) name() string {
+	if a.inside != "" {
+		return translate.Index(a.inside+".tool_result.content", a.index)
+	}
+	return translate.Index(translate.Index("messages", a.turn)+".parts", a.index)
+}
+
 // part returns the blocks for one part: none when the part cannot go to
 // this upstream (reasoning another service signed), one usually.
-func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block, error) {
+func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, error) {
 	cc := wireCacheControl(p.GetCacheControl())
 	unknown := e.partUnknown(p)
 	one := func(b Block) []Block {
@@ -305,7 +321,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 		b := Block{Type: "text", Text: ptr(k.Text.GetText()), Citations: e.wireCitations(p)}
 		return one(b), nil
 	case *parleyv1.Part_Media:
-		b, err := e.media(k.Media, field)
+		b, err := e.media(k.Media, at.name())
 		if err != nil {
 			return nil, err
 		}
@@ -321,11 +337,11 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			args = "{}"
 		}
 		if !jsontext.Value(args).IsValid() || jsontext.Value(args).Kind() != '{' {
-			return nil, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
+			return nil, translate.Unsupported(thisDialect, at.name()+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
 		}
 		return one(Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: translate.CallName(k.ToolCall), Input: jsontext.Value(args)}), nil
 	case *parleyv1.Part_ToolResult:
-		b, err := e.toolResult(p, k.ToolResult, field)
+		b, err := e.toolResult(p, k.ToolResult, at)
 		if err != nil {
 			return nil, err
 		}
@@ -361,7 +377,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 		}
 		return one(Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput())}), nil
 	case *parleyv1.Part_ItemReference:
-		return nil, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
+		return nil, translate.Unsupported(thisDialect, at.name()+".item_reference", "an item reference needs the stored response it points to")
 	case nil:
 		if v, ok := markBlock.Value(p.GetExtensions()); ok {
 			var b Block
@@ -371,7 +387,7 @@ func (e *encoder) part(p *parleyv1.Part, field string, assistant bool) ([]Block,
 			return []Block{b}, nil
 		}
 		// Another dialect's item kept whole for that dialect alone.
-		e.dropped = append(e.dropped, field)
+		e.dropped = append(e.dropped, at.name())
 		return nil, nil
 	}
 	return nil, nil
