@@ -67,8 +67,68 @@ func SystemReminder(text string) string {
 //   - turns left empty are dropped, and consecutive turns of the same role
 //     are merged.
 //
-// The input is not modified.
+// The input is not modified. A conversation already in that shape (most
+// of an agent's, turn after turn) is returned as it is, not copied; the
+// caller must not modify what it gets.
 func NormaliseTurns(msgs []*parleyv1.Message) []*parleyv1.Message {
+	if normal(msgs) {
+		return msgs[:len(msgs):len(msgs)]
+	}
+	return normaliseTurns(msgs)
+}
+
+// normal says whether normaliseTurns would give msgs back unchanged: user
+// and assistant turns alternate, none is empty or holds an empty text
+// part without a signature, and every tool result whose call is in the
+// conversation opens the user turn right after the assistant turn that
+// made the call (TestNormalConversationsAreKept, FuzzNormaliseTurns).
+func normal(msgs []*parleyv1.Message) bool {
+	var calls map[string]int // the turn of each call, the last of an id
+	for i, m := range msgs {
+		role := m.GetRole()
+		if role != parleyv1.Role_ROLE_USER && role != parleyv1.Role_ROLE_ASSISTANT || len(m.GetParts()) == 0 ||
+			i > 0 && msgs[i-1].GetRole() == role {
+			return false
+		}
+		for _, p := range m.GetParts() {
+			if t := p.GetText(); t != nil && t.GetText() == "" && p.GetSignature() == nil {
+				return false
+			}
+			if c := p.GetToolCall(); c != nil && role == parleyv1.Role_ROLE_ASSISTANT {
+				if calls == nil {
+					calls = map[string]int{}
+				}
+				calls[c.GetId()] = i
+			}
+		}
+	}
+	if calls == nil {
+		return true
+	}
+	for i, m := range msgs {
+		if m.GetRole() == parleyv1.Role_ROLE_ASSISTANT {
+			continue
+		}
+		front := true // still among the results that open the turn
+		for _, p := range m.GetParts() {
+			r := p.GetToolResult()
+			t, placed := 0, false
+			if r != nil {
+				t, placed = calls[r.GetCallId()]
+			}
+			switch {
+			case !placed:
+				front = false
+			case !front || t != i-1:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// normaliseTurns is NormaliseTurns on fresh copies of the turns.
+func normaliseTurns(msgs []*parleyv1.Message) []*parleyv1.Message {
 	out := make([]*parleyv1.Message, 0, len(msgs))
 	for _, m := range msgs {
 		role := m.GetRole()

@@ -205,3 +205,32 @@ func BenchmarkAgentConversationToMessages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAgentLoopToContentGeneration encodes a messages client's
+// agent loop (a question, then 60 rounds of a tool call and its result,
+// turns alternating as Claude Code sends them) for a content-generation
+// upstream: the turns are in normal form already, and go through as they
+// are.
+func BenchmarkAgentLoopToContentGeneration(b *testing.B) {
+	msgs := []string{`{"role":"user","content":"Read the files one by one and say what each does."}`}
+	for i := range 60 {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading file %d."},{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"src/file_%d.go"}}]}`, i, i, i),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"package main\n\nfunc main() {}\n"}]}`, i),
+		)
+	}
+	body := []byte(`{"model":"m","max_tokens":1024,"messages":[` + strings.Join(msgs, ",") + `]}`)
+	s := dialecttest.Messages
+	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	up := dialecttest.GenerateContent.Upstream
+	target := translate.Target{Model: "gemini-2.5-pro", Upstream: "google"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := up.EncodeRequest(req, target); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
