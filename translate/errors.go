@@ -32,6 +32,14 @@ func Index(path string, i int) string {
 	return path + "[" + strconv.Itoa(i) + "]"
 }
 
+// PartPath is where a part of a turn stands, for an encoder to name it in
+// an error or X-Parley-Dropped: "messages[Turn].parts[Index]". It is
+// named only when used, as most parts (text, tool calls) never are.
+type PartPath struct{ Turn, Index int }
+
+// String is the part's field path.
+func (p PartPath) String() string { return Index(Index("messages", p.Turn)+".parts", p.Index) }
+
 // Invalid returns an *InputError for field with a formatted message.
 func Invalid(field, format string, args ...any) *InputError {
 	return &InputError{Field: field, Message: fmt.Sprintf(format, args...)}

@@ -19,7 +19,7 @@ import (
 // part returns the blocks of one part: none when the part cannot go to
 // this upstream (another service's reasoning, another service's hosted
 // tool), one usually, and a cache point after it when it carries one.
-func (e *encoder) part(p *parleyv1.Part, field string) ([]ContentBlock, error) {
+func (e *encoder) part(p *parleyv1.Part, at translate.PartPath) ([]ContentBlock, error) {
 	var b ContentBlock
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_Text:
@@ -34,17 +34,17 @@ func (e *encoder) part(p *parleyv1.Part, field string) ([]ContentBlock, error) {
 		b.Text = ptr(k.Refusal.GetText())
 	case *parleyv1.Part_Media:
 		var err error
-		if b, err = e.media(k.Media, field+".media"); err != nil {
+		if b, err = e.media(k.Media, at.String()+".media"); err != nil {
 			return nil, err
 		}
 	case *parleyv1.Part_ToolCall:
-		tu, err := e.toolUse(k.ToolCall, field+".tool_call")
+		tu, err := e.toolUse(k.ToolCall, at)
 		if err != nil {
 			return nil, err
 		}
 		b.ToolUse = tu
 	case *parleyv1.Part_ToolResult:
-		tr, err := e.toolResult(k.ToolResult, field+".tool_result")
+		tr, err := e.toolResult(k.ToolResult, at)
 		if err != nil {
 			return nil, err
 		}
@@ -65,10 +65,10 @@ func (e *encoder) part(p *parleyv1.Part, field string) ([]ContentBlock, error) {
 	case *parleyv1.Part_HostedToolCall, *parleyv1.Part_HostedToolResult:
 		return nil, nil // another service's server tool: nothing to send
 	case *parleyv1.Part_ItemReference:
-		return nil, translate.Unsupported(thisDialect, field+".item_reference", "an item reference needs the stored response it points to")
+		return nil, translate.Unsupported(thisDialect, at.String()+".item_reference", "an item reference needs the stored response it points to")
 	default:
 		// Another dialect's item kept whole for that dialect alone.
-		e.drop(field)
+		e.drop(at.String())
 		return nil, nil
 	}
 	out := []ContentBlock{b}

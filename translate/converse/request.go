@@ -180,7 +180,7 @@ func (e *encoder) messages() ([]Message, error) {
 		}
 		var blocks []ContentBlock
 		for j, p := range m.GetParts() {
-			bs, err := e.part(p, translate.Index(translate.Index("messages", i)+".parts", j))
+			bs, err := e.part(p, translate.PartPath{Turn: i, Index: j})
 			if err != nil {
 				return nil, err
 			}

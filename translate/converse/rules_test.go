@@ -414,6 +414,13 @@ func TestUnsupported(t *testing.T) {
 			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Hi")),
 			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.CallPart("c", "f", "[1]")),
 		}},
+		"messages[2].parts[0].tool_result.content[1].media": {Messages: []*parleyv1.Message{
+			translate.NewMessage(parleyv1.Role_ROLE_USER, translate.TextPart("Hi")),
+			translate.NewMessage(parleyv1.Role_ROLE_ASSISTANT, translate.CallPart("c", "f", "{}")),
+			translate.NewMessage(parleyv1.Role_ROLE_USER, &parleyv1.Part{Kind: &parleyv1.Part_ToolResult{ToolResult: &parleyv1.ToolResult{CallId: "c", Content: []*parleyv1.Part{
+				translate.TextPart("ok"), {Kind: &parleyv1.Part_Media{Media: &parleyv1.Media{MimeType: "audio/wav", Source: &parleyv1.Media_Data{Data: []byte("RIFF")}}}},
+			}}}}),
+		}},
 	} {
 		_, err := converse.Upstream{}.EncodeRequest(req, target)
 		var uns *translate.UnsupportedError

@@ -19,13 +19,13 @@ import (
 // emptySchema is the input schema of a function declared without one.
 var emptySchema = jsontext.Value(`{"type":"object","properties":{}}`)
 
-func (e *encoder) toolUse(c *parleyv1.ToolCall, field string) (*ToolUseBlock, error) {
+func (e *encoder) toolUse(c *parleyv1.ToolCall, at translate.PartPath) (*ToolUseBlock, error) {
 	args := strings.TrimSpace(c.GetArguments())
 	if args == "" {
 		args = "{}"
 	}
 	if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
-		return nil, translate.Unsupported(thisDialect, field+".arguments", "the arguments of tool call %q are not a JSON object", c.GetId())
+		return nil, translate.Unsupported(thisDialect, at.String()+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", c.GetId())
 	}
 	e.called(translate.CallName(c))
 	return &ToolUseBlock{ToolUseID: wireID(c.GetId()), Name: translate.CallName(c), Input: jsontext.Value(args)}, nil
@@ -42,14 +42,13 @@ func (e *encoder) called(name string) {
 // toolResult is a tool result block: its text, images and documents (the
 // kinds a tool result holds here), status error for a failed call. An
 // empty result is sent with no content blocks.
-func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*toolResultBlock, error) {
+func (e *encoder) toolResult(tr *parleyv1.ToolResult, at translate.PartPath) (*toolResultBlock, error) {
 	e.called(tr.GetName())
 	b := &toolResultBlock{ToolUseID: wireID(tr.GetCallId()), Content: []toolResultContent{}}
 	if tr.GetIsError() {
 		b.Status = "error"
 	}
 	for j, p := range tr.GetContent() {
-		f := translate.Index(field+".content", j)
 		switch k := p.GetKind().(type) {
 		case *parleyv1.Part_Text:
 			if k.Text.GetText() == "" {
@@ -57,7 +56,7 @@ func (e *encoder) toolResult(tr *parleyv1.ToolResult, field string) (*toolResult
 			}
 			b.Content = append(b.Content, toolResultContent{Text: ptr(k.Text.GetText())})
 		case *parleyv1.Part_Media:
-			m, err := e.media(k.Media, f+".media")
+			m, err := e.media(k.Media, translate.Index(at.String()+".tool_result.content", j)+".media")
 			if err != nil {
 				return nil, err
 			}

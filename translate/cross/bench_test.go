@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/converse"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
 )
 
@@ -212,6 +213,16 @@ func BenchmarkAgentConversationToMessages(b *testing.B) {
 // upstream: the turns are in normal form already, and go through as they
 // are.
 func BenchmarkAgentLoopToContentGeneration(b *testing.B) {
+	benchmarkAgentLoop(b, dialecttest.GenerateContent.Upstream, translate.Target{Model: "gemini-2.5-pro", Upstream: "google"})
+}
+
+// BenchmarkAgentLoopToConverse encodes that loop for Bedrock's Converse
+// API.
+func BenchmarkAgentLoopToConverse(b *testing.B) {
+	benchmarkAgentLoop(b, converse.Upstream{}, translate.Target{Model: "anthropic.claude-sonnet-4-5", Upstream: "bedrock"})
+}
+
+func benchmarkAgentLoop(b *testing.B, up translate.Upstream, target translate.Target) {
 	msgs := []string{`{"role":"user","content":"Read the files one by one and say what each does."}`}
 	for i := range 60 {
 		msgs = append(msgs,
@@ -225,8 +236,6 @@ func BenchmarkAgentLoopToContentGeneration(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	up := dialecttest.GenerateContent.Upstream
-	target := translate.Target{Model: "gemini-2.5-pro", Upstream: "google"}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := up.EncodeRequest(req, target); err != nil {

@@ -385,7 +385,7 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, at partA
 		if inside == "" {
 			inside = at.name()
 		}
-		bs, err := e.part(c, partAt{inside: inside, index: j}, false)
+		bs, err := e.part(c, partAt{path: translate.PartPath{Index: j}, inside: inside}, false)
 		if err != nil {
 			return Block{}, err
 		}

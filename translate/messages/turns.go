@@ -277,7 +277,7 @@ func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
 	parts := m.GetParts()
 	out := make([]Block, 0, len(parts))
 	for j, p := range parts {
-		bs, err := e.part(p, partAt{turn: mi, index: j}, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
+		bs, err := e.part(p, partAt{path: translate.PartPath{Turn: mi, Index: j}}, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
 		if err != nil {
 			return nil, err
 		}
@@ -291,16 +291,15 @@ func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
 // whose content it is. Its name is made only when used, as most parts
 // (text, tool calls) need none.
 type partAt struct {
+	path   translate.PartPath
 	inside string
-	turn   int
-	index  int
 }
 
 func (a partAt) name() string {
 	if a.inside != "" {
-		return translate.Index(a.inside+".tool_result.content", a.index)
+		return translate.Index(a.inside+".tool_result.content", a.path.Index)
 	}
-	return translate.Index(translate.Index("messages", a.turn)+".parts", a.index)
+	return a.path.String()
 }
 
 // part returns the blocks for one part: none when the part cannot go to
