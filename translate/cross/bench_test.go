@@ -40,19 +40,8 @@ func BenchmarkAgentToolsToContentGeneration(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := dialecttest.Messages
-	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{"Anthropic-Beta": {"mid-conversation-system-2026-04-07"}}, s.Model, body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	up := dialecttest.GenerateContent.Upstream
-	target := translate.Target{Model: "gemini-2.5-pro", Upstream: "gemini"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := up.EncodeRequest(req, target); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkEncode(b, dialecttest.Messages, http.Header{"Anthropic-Beta": {"mid-conversation-system-2026-04-07"}}, body,
+		dialecttest.GenerateContent.Upstream, translate.Target{Model: "gemini-2.5-pro", Upstream: "gemini"})
 }
 
 // A chat-completions client of a messages upstream: the load benchmark's
@@ -89,19 +78,8 @@ func BenchmarkAgentToolsToMessages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := dialecttest.Responses
-	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	up := dialecttest.Messages.Upstream
-	target := translate.Target{Model: "claude-sonnet-4-5", Upstream: "anthropic"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := up.EncodeRequest(req, target); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkEncode(b, dialecttest.Responses, http.Header{}, body,
+		dialecttest.Messages.Upstream, translate.Target{Model: "claude-sonnet-4-5", Upstream: "anthropic"})
 }
 
 // The load benchmark's chat>messages route, a text request.
@@ -135,20 +113,8 @@ func BenchmarkAgentStreamFromMessages(b *testing.B) {
 // call and its result) for a chat-completions upstream: the per-turn
 // costs of a request that is sent again, one round longer, on every step.
 func BenchmarkAgentConversationToChatCompletions(b *testing.B) {
-	body := agentConversation()
-	s := dialecttest.Messages
-	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	up := dialecttest.ChatCompletions.Upstream
-	target := translate.Target{Model: "gpt-4.1", Upstream: "openai"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := up.EncodeRequest(req, target); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkEncode(b, dialecttest.Messages, http.Header{}, agentConversation(),
+		dialecttest.ChatCompletions.Upstream, translate.Target{Model: "gpt-4.1", Upstream: "openai"})
 }
 
 // BenchmarkAgentConversationFromMessages decodes that conversation from
@@ -192,19 +158,8 @@ func BenchmarkAgentConversationToMessages(b *testing.B) {
 		)
 	}
 	body := []byte(`{"model":"m","messages":[{"role":"system","content":"You are a coding agent."},` + strings.Join(msgs, ",") + `],"tools":[{"type":"function","function":{"name":"read_file","description":"Reads a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}]}`)
-	s := dialecttest.ChatCompletions
-	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	up := dialecttest.Messages.Upstream
-	target := translate.Target{Model: "claude-sonnet-4-5", Upstream: "anthropic"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := up.EncodeRequest(req, target); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkEncode(b, dialecttest.ChatCompletions, http.Header{}, body,
+		dialecttest.Messages.Upstream, translate.Target{Model: "claude-sonnet-4-5", Upstream: "anthropic"})
 }
 
 // BenchmarkAgentLoopToContentGeneration encodes a messages client's
@@ -231,8 +186,13 @@ func benchmarkAgentLoop(b *testing.B, up translate.Upstream, target translate.Ta
 		)
 	}
 	body := []byte(`{"model":"m","max_tokens":1024,"messages":[` + strings.Join(msgs, ",") + `]}`)
-	s := dialecttest.Messages
-	req, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body))
+	benchmarkEncode(b, dialecttest.Messages, http.Header{}, body, up, target)
+}
+
+// benchmarkEncode decodes body from a client of the dialect s once, and
+// encodes the request for up.
+func benchmarkEncode(b *testing.B, s *dialecttest.Spec, h http.Header, body []byte, up translate.Upstream, target translate.Target) {
+	req, err := s.Client.DecodeRequest(s.Incoming(h, s.Model, body))
 	if err != nil {
 		b.Fatal(err)
 	}
