@@ -113,11 +113,13 @@ func FuzzQuickEvent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkQuick(t, &q, data) })
 }
 
-// TestDeltaBytesIsTheMarshalledEvent: the delta events deltaBytes writes
-// without reflection are, byte for byte, the ones jsonx.Marshal writes.
+// TestDeltaBytesIsTheMarshalledEvent: the delta events written without
+// reflection are, byte for byte, the ones jsonx.Marshal writes; a delta
+// that cannot be written so (a signature, a citation, text that is not
+// UTF-8) is marshalled, and a large one's buffer is not kept.
 func TestDeltaBytesIsTheMarshalledEvent(t *testing.T) {
 	s := &streamEncoder{}
-	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<script>&amp;</script>", "\u0000\u001f\u2028", "héllo 世界 🌍"}
+	texts := []string{"", "Hello", "a \"q\" \\ \n\t", "<script>&amp;</script>", "\u0000\u001f\u2028", "héllo 世界 🌍", "bad \xff utf-8", strings.Repeat("long ", 4000)}
 	for _, wi := range []int{0, 7, 123} {
 		s.openWire = wi
 		for _, text := range texts {
@@ -125,24 +127,20 @@ func TestDeltaBytesIsTheMarshalledEvent(t *testing.T) {
 				{Type: "text_delta", Text: &text},
 				{Type: "input_json_delta", PartialJSON: &text},
 				{Type: "thinking_delta", Thinking: &text},
+				{Type: "signature_delta", Signature: &text},
+				{Type: "citations_delta", Citation: &citation{Type: "char_location", CitedText: text}},
 			} {
-				got, ok := s.deltaBytes(d)
-				if !ok {
-					t.Fatalf("no quick delta for %+v", d)
+				var quick, marshalled bytes.Buffer
+				qerr := s.delta(sse.NewWriter(&quick), d)
+				merr := s.write(sse.NewWriter(&marshalled), "content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: wi, Delta: d})
+				if (qerr == nil) != (merr == nil) || quick.String() != marshalled.String() {
+					t.Errorf("delta %+v:\n got %s (%v)\nwant %s (%v)", d, quick.String(), qerr, marshalled.String(), merr)
 				}
-				want, err := jsonx.Marshal(blockDeltaEvent{Type: "content_block_delta", Index: wi, Delta: d})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("\n got %s\nwant %s", got, want)
+				if cap(s.buf) > maxKeptBuf {
+					t.Errorf("a buffer of %d bytes was kept", cap(s.buf))
 				}
 			}
 		}
-	}
-	sig := "EqQB"
-	if _, ok := s.deltaBytes(wireDelta{Type: "signature_delta", Signature: &sig}); ok {
-		t.Error("a signature delta was written the quick way")
 	}
 }
 

@@ -323,27 +323,27 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_Text:
 		if t := k.Text.GetText(); t != "" {
-			return s.delta(w, wireDelta{Type: "text_delta", Text: ptr(t)})
+			return s.textDelta(w, "text_delta", textField, t)
 		}
 	case *parleyv1.Part_Refusal:
 		if t := k.Refusal.GetText(); t != "" {
-			return s.delta(w, wireDelta{Type: "text_delta", Text: ptr(t)})
+			return s.textDelta(w, "text_delta", textField, t)
 		}
 	case *parleyv1.Part_ToolCall:
 		if a := k.ToolCall.GetArguments(); a != "" {
 			s.sentArgs = true
-			return s.delta(w, wireDelta{Type: "input_json_delta", PartialJSON: ptr(a)})
+			return s.textDelta(w, "input_json_delta", partialJSONField, a)
 		}
 	case *parleyv1.Part_HostedToolCall:
 		if a := k.HostedToolCall.GetInput(); a != "" {
-			return s.delta(w, wireDelta{Type: "input_json_delta", PartialJSON: ptr(a)})
+			return s.textDelta(w, "input_json_delta", partialJSONField, a)
 		}
 	case *parleyv1.Part_Reasoning:
 		if b.Type != "thinking" {
 			return nil
 		}
 		if t := reasoningText(k.Reasoning); t != "" {
-			if err := s.delta(w, wireDelta{Type: "thinking_delta", Thinking: ptr(t)}); err != nil {
+			if err := s.textDelta(w, "thinking_delta", thinkingField, t); err != nil {
 				return err
 			}
 		}
@@ -413,45 +413,67 @@ func (s *streamEncoder) wholeBlock(w *sse.Writer, b Block) error {
 }
 
 func (s *streamEncoder) delta(w *sse.Writer, d wireDelta) error {
-	if b, ok := s.deltaBytes(d); ok {
-		return w.Event("content_block_delta", b)
+	switch {
+	case d.Signature != nil || d.Citation != nil:
+	case d.Text != nil && d.PartialJSON == nil && d.Thinking == nil:
+		return s.textDelta(w, d.Type, textField, *d.Text)
+	case d.PartialJSON != nil && d.Text == nil && d.Thinking == nil:
+		return s.textDelta(w, d.Type, partialJSONField, *d.PartialJSON)
+	case d.Thinking != nil && d.Text == nil && d.PartialJSON == nil:
+		return s.textDelta(w, d.Type, thinkingField, *d.Thinking)
 	}
 	return s.write(w, "content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: s.openWire, Delta: d})
 }
 
-// deltaBytes writes a delta of text, thinking or tool arguments, the
-// events a stream is mostly made of, without reflection: the same bytes
-// jsonx.Marshal writes (TestDeltaBytesIsTheMarshalledEvent). ok is false
-// for any other delta.
-func (s *streamEncoder) deltaBytes(d wireDelta) (b []byte, ok bool) {
-	var field string
-	var text *string
-	switch {
-	case d.Signature != nil || d.Citation != nil:
-		return nil, false
-	case d.Text != nil && d.PartialJSON == nil && d.Thinking == nil:
-		field, text = `","text":`, d.Text
-	case d.PartialJSON != nil && d.Text == nil && d.Thinking == nil:
-		field, text = `","partial_json":`, d.PartialJSON
-	case d.Thinking != nil && d.Text == nil && d.PartialJSON == nil:
-		field, text = `","thinking":`, d.Thinking
-	default:
-		return nil, false
+// The members a delta of text, thinking or tool arguments carries its
+// text in, as textDelta writes them.
+const (
+	textField        = `","text":`
+	partialJSONField = `","partial_json":`
+	thinkingField    = `","thinking":`
+)
+
+// textDelta writes a delta of text, thinking or tool arguments, the events
+// a stream is mostly made of, without reflection and without a wireDelta
+// made for it: the same bytes jsonx.Marshal writes of one
+// (TestDeltaBytesIsTheMarshalledEvent). field is the member the text goes
+// in (textField, partialJSONField or thinkingField).
+func (s *streamEncoder) textDelta(w *sse.Writer, typ, field, text string) error {
+	if b, ok := s.deltaBytes(typ, field, text); ok {
+		err := w.Event("content_block_delta", b)
+		if s.buf = b; cap(b) > maxKeptBuf {
+			s.buf = nil // a large delta (a file's content as tool arguments) is not kept
+		}
+		return err
 	}
+	d := wireDelta{Type: typ}
+	switch field {
+	case textField:
+		d.Text = &text
+	case partialJSONField:
+		d.PartialJSON = &text
+	default:
+		d.Thinking = &text
+	}
+	return s.write(w, "content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: s.openWire, Delta: d})
+}
+
+// deltaBytes is the event textDelta writes, in s.buf's room; ok is false
+// when the text cannot be quoted as it is (invalid UTF-8), which
+// jsonx.Marshal mends.
+func (s *streamEncoder) deltaBytes(typ, field, text string) (b []byte, ok bool) {
 	b = append(s.buf[:0], `{"type":"content_block_delta","index":`...)
 	b = strconv.AppendInt(b, int64(s.openWire), 10)
 	b = append(b, `,"delta":{"type":`...)
-	b, err := jsontext.AppendQuote(b, d.Type)
+	b, err := jsontext.AppendQuote(b, typ)
 	if err != nil {
 		return nil, false
 	}
 	b = append(b[:len(b)-1], field...)
-	if b, err = jsontext.AppendQuote(b, *text); err != nil {
+	if b, err = jsontext.AppendQuote(b, text); err != nil {
 		return nil, false
 	}
-	b = append(b, "}}"...)
-	s.buf = b
-	return b, true
+	return append(b, "}}"...), true
 }
 
 func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
@@ -464,9 +486,9 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 	}
 	switch d := pd.GetDelta().(type) {
 	case *parleyv1.PartDelta_Text:
-		return s.delta(w, wireDelta{Type: "text_delta", Text: ptr(d.Text)})
+		return s.textDelta(w, "text_delta", textField, d.Text)
 	case *parleyv1.PartDelta_Refusal:
-		return s.delta(w, wireDelta{Type: "text_delta", Text: ptr(d.Refusal)})
+		return s.textDelta(w, "text_delta", textField, d.Refusal)
 	case *parleyv1.PartDelta_Arguments:
 		if d.Arguments == "{}" && !s.sentArgs {
 			return nil // the "{}" input of the block's start already says it
@@ -474,12 +496,12 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if d.Arguments != "" {
 			s.sentArgs = true
 		}
-		return s.delta(w, wireDelta{Type: "input_json_delta", PartialJSON: ptr(d.Arguments)})
+		return s.textDelta(w, "input_json_delta", partialJSONField, d.Arguments)
 	case *parleyv1.PartDelta_ReasoningText:
 		if !s.openIsRsn {
 			return nil
 		}
-		return s.delta(w, wireDelta{Type: "thinking_delta", Thinking: ptr(d.ReasoningText)})
+		return s.textDelta(w, "thinking_delta", thinkingField, d.ReasoningText)
 	case *parleyv1.PartDelta_ReasoningSummary:
 		if !s.openIsRsn {
 			return nil
@@ -488,7 +510,7 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if d.ReasoningSummary.GetSummaryIndex() > 0 && s.summaryStart(d.ReasoningSummary) {
 			text = "\n\n" + text
 		}
-		return s.delta(w, wireDelta{Type: "thinking_delta", Thinking: ptr(text)})
+		return s.textDelta(w, "thinking_delta", thinkingField, text)
 	case *parleyv1.PartDelta_Signature:
 		if s.openIsRsn {
 			s.signed = true
