@@ -54,22 +54,10 @@ type streamDecoder struct {
 	choices map[int64]*choiceState
 }
 
-func event(ev any) *parleyv1.StreamEvent {
-	switch e := ev.(type) {
-	case *parleyv1.PartStart:
-		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: e}}
-	case *parleyv1.PartDelta:
-		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: e}}
-	case *parleyv1.PartStop:
-		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: e}}
-	case *parleyv1.Finish:
-		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: e}}
-	case *parleyv1.Usage:
-		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: e}}
-	case *parleyv1.MetadataUpdate:
-		return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Metadata{Metadata: e}}
-	}
-	panic("chatcompletions: unknown stream event")
+// deltaEvent is the event of a delta the translate package has no
+// constructor for (a refusal, an annotation).
+func deltaEvent(pd *parleyv1.PartDelta) *parleyv1.StreamEvent {
+	return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: pd}}
 }
 
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
@@ -117,7 +105,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	}
 	if w.Usage != nil {
 		var ext *parleyv1.Extensions
-		dst = append(dst, event(canonicalUsage(w.Usage, &ext)))
+		dst = append(dst, translate.UsageEvent(canonicalUsage(w.Usage, &ext)))
 	}
 	return dst, nil
 }
@@ -147,7 +135,7 @@ func (cs *choiceState) openPart(dst []*parleyv1.StreamEvent, ci int32, k partKin
 	dst = cs.closePart(dst, ci)
 	cs.open, cs.kind, cs.gotArgs = cs.next, k, false
 	cs.next++
-	return append(dst, event(&parleyv1.PartStart{CandidateIndex: ci, Index: cs.open, Part: p})), cs.open
+	return append(dst, translate.PartStartEvent(ci, cs.open, p)), cs.open
 }
 
 func (cs *choiceState) closePart(dst []*parleyv1.StreamEvent, ci int32) []*parleyv1.StreamEvent {
@@ -157,7 +145,7 @@ func (cs *choiceState) closePart(dst []*parleyv1.StreamEvent, ci int32) []*parle
 	if cs.kind == kindCall && !cs.gotArgs {
 		dst = append(dst, translate.ArgumentsDelta(ci, cs.open, "{}"))
 	}
-	dst = append(dst, event(&parleyv1.PartStop{CandidateIndex: ci, Index: cs.open}))
+	dst = append(dst, translate.PartStopEvent(ci, cs.open))
 	cs.open, cs.kind = -1, kindNone
 	return dst
 }
@@ -199,7 +187,7 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*
 			dst, i = cs.openPart(dst, ci, kindText, translate.TextPart(""))
 		}
 		u := a.URLCitation
-		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Annotation{Annotation: &parleyv1.Annotation{
+		dst = append(dst, deltaEvent(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Annotation{Annotation: &parleyv1.Annotation{
 			Kind: parleyv1.AnnotationKind_ANNOTATION_KIND_URL_CITATION, Url: u.URL, Title: u.Title, StartIndex: &u.StartIndex, EndIndex: &u.EndIndex,
 		}}}))
 	}
@@ -208,7 +196,7 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*
 		if !open {
 			dst, i = cs.openPart(dst, ci, kindRefusal, &parleyv1.Part{Kind: &parleyv1.Part_Refusal{Refusal: &parleyv1.Refusal{}}})
 		}
-		dst = append(dst, event(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Refusal{Refusal: *dl.Refusal}}))
+		dst = append(dst, deltaEvent(&parleyv1.PartDelta{CandidateIndex: ci, Index: i, Delta: &parleyv1.PartDelta_Refusal{Refusal: *dl.Refusal}}))
 	}
 	for _, tc := range dl.ToolCalls {
 		if cs.kind != kindCall || tc.Index != cs.tool {
@@ -235,13 +223,13 @@ func (d *streamDecoder) choice(dst []*parleyv1.StreamEvent, c *chunkChoice) ([]*
 		}
 	}
 	if c.Logprobs != nil && (len(c.Logprobs.Content) > 0 || len(c.Logprobs.Refusal) > 0) {
-		dst = append(dst, event(&parleyv1.MetadataUpdate{CandidateIndex: ci, Logprobs: canonicalLogprobs(c.Logprobs)}))
+		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Metadata{Metadata: &parleyv1.MetadataUpdate{CandidateIndex: ci, Logprobs: canonicalLogprobs(c.Logprobs)}}})
 	}
 	if c.FinishReason != nil {
 		dst = cs.closePart(dst, ci)
 		cs.finished = true
 		reason, msg := finishReason(*c.FinishReason)
-		dst = append(dst, event(&parleyv1.Finish{CandidateIndex: ci, Reason: reason, FinishMessage: msg}))
+		dst = append(dst, translate.FinishEvent(&parleyv1.Finish{CandidateIndex: ci, Reason: reason, FinishMessage: msg}))
 	}
 	return dst, nil
 }
@@ -257,7 +245,7 @@ func (d *streamDecoder) finishAll(dst []*parleyv1.StreamEvent) ([]*parleyv1.Stre
 		}
 	}
 	d.done = true
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}), nil
+	return append(dst, translate.CompletedEvent()), nil
 }
 
 // End implements translate.StreamDecoder. Some compatible servers close

@@ -115,7 +115,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		}
 		d.metadata = true
 		if w.Usage != nil {
-			dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: canonicalUsage(w.Usage)}})
+			dst = append(dst, translate.UsageEvent(canonicalUsage(w.Usage)))
 		}
 		if d.stopped {
 			dst = d.done(dst)
@@ -145,7 +145,7 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 
 func (d *streamDecoder) done(dst []*parleyv1.StreamEvent) []*parleyv1.StreamEvent {
 	d.phase = translate.PhaseEnded
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}})
+	return append(dst, translate.CompletedEvent())
 }
 
 func protocol(format string, args ...any) error {
@@ -160,7 +160,7 @@ func unmarshal(ev sse.Event, v any) error {
 }
 
 func partStart(i int, p *parleyv1.Part) *parleyv1.StreamEvent {
-	return &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Index: int32(i), Part: p}}}
+	return translate.PartStartEvent(0, int32(i), p)
 }
 
 func partDelta(i int, pd *parleyv1.PartDelta) *parleyv1.StreamEvent {
@@ -295,7 +295,7 @@ func (d *streamDecoder) blockStop(dst []*parleyv1.StreamEvent, w *blockStop) ([]
 		dst = append(dst, translate.ArgumentsDelta(0, int32(i), "{}"))
 	}
 	d.open, d.next, d.kind = -1, i+1, blockNone
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: int32(i)}}}), nil
+	return append(dst, translate.PartStopEvent(0, int32(i))), nil
 }
 
 func (d *streamDecoder) messageStop(dst []*parleyv1.StreamEvent, w *messageStop) ([]*parleyv1.StreamEvent, error) {
@@ -310,7 +310,7 @@ func (d *streamDecoder) messageStop(dst []*parleyv1.StreamEvent, w *messageStop)
 	f.Reason, f.FinishMessage = finishReason(w.StopReason)
 	f.Reason = translate.ToolUseFinish(f.Reason, d.toolUse)
 	f.StopSequence = stopSequence(f.Reason, w.AdditionalModelResponseFields)
-	dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
+	dst = append(dst, translate.FinishEvent(f))
 	if d.metadata {
 		dst = d.done(dst)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 )
 
 // Streamed function-call arguments. Asked for with
@@ -245,7 +246,7 @@ func (cs *candStream) streamedCall(dst []*parleyv1.StreamEvent, rd responseDecod
 		cs.call = &streamingCall{index: cs.next}
 		cs.next++
 		cs.toolUse = true
-		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: ci, Index: int32(cs.call.index), Part: p}}})
+		dst = append(dst, translate.PartStartEvent(ci, int32(cs.call.index), p))
 		if len(fc.Args) > 0 {
 			if err := cs.call.args.seed(fc.Args); err != nil {
 				return dst, fmt.Errorf("functionCall.args: %w", err)
@@ -344,5 +345,5 @@ func (cs *candStream) finishCall(dst []*parleyv1.StreamEvent, ci int32) []*parle
 	}
 	args := string(c.args.appendJSON(nil))
 	dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{CandidateIndex: ci, Index: int32(c.index), Delta: &parleyv1.PartDelta_Arguments{Arguments: args}}}})
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{CandidateIndex: ci, Index: int32(c.index)}}})
+	return append(dst, translate.PartStopEvent(ci, int32(c.index)))
 }

@@ -97,7 +97,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Metadata{Metadata: &parleyv1.MetadataUpdate{PromptFeedback: feedback}}})
 	}
 	if w.UsageMetadata != nil {
-		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: canonicalUsage(w.UsageMetadata)}})
+		dst = append(dst, translate.UsageEvent(canonicalUsage(w.UsageMetadata)))
 	}
 	return dst, nil
 }
@@ -150,7 +150,7 @@ func (d *streamDecoder) candidate(dst []*parleyv1.StreamEvent, w *candidate, pos
 		cs.finished = true
 		reason := translate.ToolUseFinish(finishReason(w.FinishReason, c), cs.toolUse)
 		f := &parleyv1.Finish{CandidateIndex: int32(ci), Reason: reason, FinishMessage: w.FinishMessage, Extensions: c.GetExtensions()}
-		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
+		dst = append(dst, translate.FinishEvent(f))
 	}
 	return dst, nil
 }
@@ -217,12 +217,12 @@ func (cs *candStream) part(dst []*parleyv1.StreamEvent, ci int32, p *parleyv1.Pa
 	dst = cs.close(dst, ci)
 	i := cs.next
 	cs.next++
-	dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: ci, Index: int32(i), Part: p}}})
+	dst = append(dst, translate.PartStartEvent(ci, int32(i), p))
 	if p.GetToolCall() != nil {
 		cs.toolUse = true
 	}
 	if kind == "" {
-		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{CandidateIndex: ci, Index: int32(i)}}})
+		return append(dst, translate.PartStopEvent(ci, int32(i)))
 	}
 	cs.open, cs.openKind = i, kind
 	return dst
@@ -234,7 +234,7 @@ func (cs *candStream) close(dst []*parleyv1.StreamEvent, ci int32) []*parleyv1.S
 	}
 	i := cs.open
 	cs.open, cs.openKind = -1, ""
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{CandidateIndex: ci, Index: int32(i)}}})
+	return append(dst, translate.PartStopEvent(ci, int32(i)))
 }
 
 // End implements translate.StreamDecoder. A stream ends well when every
@@ -256,5 +256,5 @@ func (d *streamDecoder) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEven
 	for i, c := range d.cands {
 		dst = c.close(dst, int32(i))
 	}
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}), nil
+	return append(dst, translate.CompletedEvent()), nil
 }

@@ -75,7 +75,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 			dst = append(dst, translate.ArgumentsDelta(0, int32(d.open), "{}"))
 		}
 		d.open = -1
-		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{Index: int32(*w.Index)}}}), nil
+		return append(dst, translate.PartStopEvent(0, int32(*w.Index))), nil
 	case "message_delta":
 		return d.messageDelta(dst, &w)
 	case "message_stop":
@@ -83,7 +83,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("message_stop while block %d is open", d.open))
 		}
 		d.phase = translate.PhaseEnded
-		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}), nil
+		return append(dst, translate.CompletedEvent()), nil
 	case "error":
 		if w.Error == nil {
 			return dst, translate.UpstreamProtocol(thisDialect, errors.New("error event without an error"))
@@ -173,7 +173,7 @@ func (d *streamDecoder) blockStart(dst []*parleyv1.StreamEvent, w *event) ([]*pa
 		p.Signature = nil // the empty signature of a starting thinking block
 	}
 	d.open, d.next = int(*w.Index), d.next+1
-	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Index: int32(*w.Index), Part: p}}}), nil
+	return append(dst, translate.PartStartEvent(0, int32(*w.Index), p)), nil
 }
 
 func (d *streamDecoder) blockDelta(dst []*parleyv1.StreamEvent, w *event) ([]*parleyv1.StreamEvent, error) {
@@ -225,7 +225,7 @@ func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *event) ([]*
 	}
 	if u := w.Usage; u != nil {
 		mergeUsage(&d.usage, u)
-		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: canonicalUsage(&d.usage)}})
+		dst = append(dst, translate.UsageEvent(canonicalUsage(&d.usage)))
 	}
 	if w.Delta != nil && w.Delta.StopReason != nil && !d.finished {
 		d.finished = true
@@ -239,7 +239,7 @@ func (d *streamDecoder) messageDelta(dst []*parleyv1.StreamEvent, w *event) ([]*
 			// hold (per-iteration usage, say) ride with the finish.
 			jsonx.Keep(&f.Extensions, thisDialect, "usage", w.Usage.Unknown)
 		}
-		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
+		dst = append(dst, translate.FinishEvent(f))
 	}
 	return dst, nil
 }

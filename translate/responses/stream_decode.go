@@ -195,7 +195,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		r := w.Response
 		if r.Usage != nil {
 			var ext *parleyv1.Extensions
-			dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: canonicalUsage(r.Usage, &ext)}})
+			dst = append(dst, translate.UsageEvent(canonicalUsage(r.Usage, &ext)))
 		}
 		reason := parleyv1.FinishReason_FINISH_REASON_STOP
 		switch {
@@ -215,7 +215,7 @@ func (s *streamDecoder) Decode(dst []*parleyv1.StreamEvent, e sse.Event) ([]*par
 		if done.Status == parleyv1.ResponseStatus_RESPONSE_STATUS_UNSPECIFIED {
 			done.Status = parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED
 		}
-		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: f}})
+		dst = append(dst, translate.FinishEvent(f))
 		return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: done}}), nil
 	case "response.failed":
 		s.phase = translate.PhaseEnded
