@@ -41,6 +41,9 @@ type streamEncoder struct {
 	origin    parleyv1.Dialect
 	usage     *parleyv1.Usage
 	cands     map[int32]*candOut
+	// one is the choice of a delta's chunk, kept so that a chunk makes
+	// no slice of its own (delta).
+	one [1]chunkChoice
 }
 
 func (s *streamEncoder) cand(i int32) *candOut {
@@ -76,7 +79,10 @@ func (s *streamEncoder) delta(w *sse.Writer, ci int32, d delta) error {
 		c.roleSent = true
 		d.Role = "assistant"
 	}
-	return s.write(w, []chunkChoice{{Index: int64(ci), Delta: d}}, nil)
+	s.one[0] = chunkChoice{Index: int64(ci), Delta: d}
+	err := s.write(w, s.one[:], nil)
+	s.one[0] = chunkChoice{} // nothing of the event kept while the stream waits
+	return err
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {

@@ -40,12 +40,21 @@ type streamDecoder struct {
 	usage    usage // the latest counts, merged
 	finished bool
 	quick    quickEvent
+	// w is the event being decoded, kept so that an event makes no
+	// allocation of its own.
+	w event
 }
 
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
-	var w event
-	if !d.quick.read(ev.Data, &w) {
-		if err := jsonx.Unmarshal(ev.Data, &w); err != nil {
+	dst, err := d.decode(dst, ev, &d.w)
+	d.w = event{} // nothing of the event kept while the stream waits
+	return dst, err
+}
+
+func (d *streamDecoder) decode(dst []*parleyv1.StreamEvent, ev sse.Event, w *event) ([]*parleyv1.StreamEvent, error) {
+	if !d.quick.read(ev.Data, w) {
+		*w = event{}
+		if err := jsonx.Unmarshal(ev.Data, w); err != nil {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
 		}
 	}
@@ -62,11 +71,11 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	case "ping":
 		return append(dst, keepAlive()), nil
 	case "message_start":
-		return d.messageStart(dst, &w)
+		return d.messageStart(dst, w)
 	case "content_block_start":
-		return d.blockStart(dst, &w)
+		return d.blockStart(dst, w)
 	case "content_block_delta":
-		return d.blockDelta(dst, &w)
+		return d.blockDelta(dst, w)
 	case "content_block_stop":
 		if w.Index == nil || int(*w.Index) != d.open {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("content_block_stop for block %v, but block %d is open", index(w.Index), d.open))
@@ -77,7 +86,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		d.open = -1
 		return append(dst, translate.PartStopEvent(0, int32(*w.Index))), nil
 	case "message_delta":
-		return d.messageDelta(dst, &w)
+		return d.messageDelta(dst, w)
 	case "message_stop":
 		if d.open >= 0 {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("message_stop while block %d is open", d.open))
