@@ -446,14 +446,16 @@ func (s *streamEncoder) textDelta(w *sse.Writer, typ, field, text string) error 
 		}
 		return err
 	}
+	// A copy, so that only this way (rare) puts the text on the heap.
+	t := text
 	d := wireDelta{Type: typ}
 	switch field {
 	case textField:
-		d.Text = &text
+		d.Text = &t
 	case partialJSONField:
-		d.PartialJSON = &text
+		d.PartialJSON = &t
 	default:
-		d.Thinking = &text
+		d.Thinking = &t
 	}
 	return s.write(w, "content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: s.openWire, Delta: d})
 }

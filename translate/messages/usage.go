@@ -38,12 +38,14 @@ func canonicalUsage(u *usage) *parleyv1.Usage {
 // reports are always written, as 0 when unknown.
 func wireUsage(u *parleyv1.Usage) *usage {
 	cacheRead, cacheWrite := u.GetCacheReadTokens(), u.GetCacheCreationTokens()
-	out := &usage{
-		InputTokens:              ptr(max(u.GetInputTokens()-cacheRead-cacheWrite, 0)),
-		OutputTokens:             ptr(u.GetOutputTokens()),
-		CacheCreationInputTokens: ptr(cacheWrite),
-		CacheReadInputTokens:     ptr(cacheRead),
-	}
+	// The usage and its four counts in one allocation: a stream's encoder
+	// makes one at its start and one at its end.
+	b := &struct {
+		u                         usage
+		in, out, cacheWrite, read int64
+	}{in: max(u.GetInputTokens()-cacheRead-cacheWrite, 0), out: u.GetOutputTokens(), cacheWrite: cacheWrite, read: cacheRead}
+	out := &b.u
+	out.InputTokens, out.OutputTokens, out.CacheCreationInputTokens, out.CacheReadInputTokens = &b.in, &b.out, &b.cacheWrite, &b.read
 	if u.CacheCreation_5MTokens != nil || u.CacheCreation_1HTokens != nil {
 		out.CacheCreation = &cacheCreation{Ephemeral5m: ptr(u.GetCacheCreation_5MTokens()), Ephemeral1h: ptr(u.GetCacheCreation_1HTokens())}
 	}
