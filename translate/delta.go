@@ -54,58 +54,50 @@ func ReasoningTextDelta(candidate, index int32, text string) *parleyv1.StreamEve
 // wrapper (and, for a start, a stop and the end, its message) rather than
 // in two or three.
 
+// eventBox holds an event and its oneof wrapper W; messageBox holds the
+// wrapped message M too.
+type eventBox[W any] struct {
+	ev parleyv1.StreamEvent
+	w  W
+}
+
+type messageBox[W, M any] struct {
+	ev parleyv1.StreamEvent
+	w  W
+	m  M
+}
+
 // PartStartEvent returns the event that starts part index of candidate.
 func PartStartEvent(candidate, index int32, p *parleyv1.Part) *parleyv1.StreamEvent {
-	b := &struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_PartStart
-		ps parleyv1.PartStart
-	}{ps: parleyv1.PartStart{CandidateIndex: candidate, Index: index, Part: p}}
-	b.w.PartStart = &b.ps
-	b.ev.Event = &b.w
+	b := &messageBox[parleyv1.StreamEvent_PartStart, parleyv1.PartStart]{m: parleyv1.PartStart{CandidateIndex: candidate, Index: index, Part: p}}
+	b.w.PartStart, b.ev.Event = &b.m, &b.w
 	return &b.ev
 }
 
 // PartStopEvent returns the event that ends part index of candidate.
 func PartStopEvent(candidate, index int32) *parleyv1.StreamEvent {
-	b := &struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_PartStop
-		ps parleyv1.PartStop
-	}{ps: parleyv1.PartStop{CandidateIndex: candidate, Index: index}}
-	b.w.PartStop = &b.ps
-	b.ev.Event = &b.w
+	b := &messageBox[parleyv1.StreamEvent_PartStop, parleyv1.PartStop]{m: parleyv1.PartStop{CandidateIndex: candidate, Index: index}}
+	b.w.PartStop, b.ev.Event = &b.m, &b.w
+	return &b.ev
+}
+
+// CompletedEvent returns the event that ends a response that completed.
+func CompletedEvent() *parleyv1.StreamEvent {
+	b := &messageBox[parleyv1.StreamEvent_Done, parleyv1.ResponseDone]{m: parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}
+	b.w.Done, b.ev.Event = &b.m, &b.w
 	return &b.ev
 }
 
 // UsageEvent returns the event that reports u.
 func UsageEvent(u *parleyv1.Usage) *parleyv1.StreamEvent {
-	b := &struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_Usage
-	}{w: parleyv1.StreamEvent_Usage{Usage: u}}
+	b := &eventBox[parleyv1.StreamEvent_Usage]{w: parleyv1.StreamEvent_Usage{Usage: u}}
 	b.ev.Event = &b.w
 	return &b.ev
 }
 
 // FinishEvent returns the event that finishes a candidate as f says.
 func FinishEvent(f *parleyv1.Finish) *parleyv1.StreamEvent {
-	b := &struct {
-		ev parleyv1.StreamEvent
-		w  parleyv1.StreamEvent_Finish
-	}{w: parleyv1.StreamEvent_Finish{Finish: f}}
-	b.ev.Event = &b.w
-	return &b.ev
-}
-
-// CompletedEvent returns the event that ends a response that completed.
-func CompletedEvent() *parleyv1.StreamEvent {
-	b := &struct {
-		ev   parleyv1.StreamEvent
-		w    parleyv1.StreamEvent_Done
-		done parleyv1.ResponseDone
-	}{done: parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}
-	b.w.Done = &b.done
+	b := &eventBox[parleyv1.StreamEvent_Finish]{w: parleyv1.StreamEvent_Finish{Finish: f}}
 	b.ev.Event = &b.w
 	return &b.ev
 }

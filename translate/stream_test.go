@@ -444,3 +444,36 @@ func TestDeltaEventsAreThePlainOnes(t *testing.T) {
 		t.Error("two deltas share a message")
 	}
 }
+
+// TestEventConstructors: the events made in one allocation are the events
+// made message by message, and each is one allocation.
+func TestEventConstructors(t *testing.T) {
+	part := &parleyv1.Part{Kind: &parleyv1.Part_Text{Text: &parleyv1.Text{Text: "x"}}}
+	usage := &parleyv1.Usage{OutputTokens: proto.Int64(3)}
+	finish := &parleyv1.Finish{CandidateIndex: 1, Reason: parleyv1.FinishReason_FINISH_REASON_STOP}
+	for _, c := range []struct {
+		name string
+		make func() *parleyv1.StreamEvent
+		want *parleyv1.StreamEvent
+	}{
+		{"start", func() *parleyv1.StreamEvent { return translate.PartStartEvent(1, 4, part) },
+			&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: 1, Index: 4, Part: part}}}},
+		{"stop", func() *parleyv1.StreamEvent { return translate.PartStopEvent(1, 4) },
+			&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{CandidateIndex: 1, Index: 4}}}},
+		{"usage", func() *parleyv1.StreamEvent { return translate.UsageEvent(usage) },
+			&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Usage{Usage: usage}}},
+		{"finish", func() *parleyv1.StreamEvent { return translate.FinishEvent(finish) },
+			&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: finish}}},
+		{"completed", translate.CompletedEvent,
+			&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{Status: parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED}}}},
+	} {
+		if got := c.make(); !proto.Equal(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+		var sink *parleyv1.StreamEvent
+		if n := testing.AllocsPerRun(100, func() { sink = c.make() }); n != 1 {
+			t.Errorf("%s: %v allocations, want 1", c.name, n)
+		}
+		_ = sink
+	}
+}
