@@ -201,18 +201,25 @@ func Keep(ext **parleyv1.Extensions, d parleyv1.Dialect, prefix string, u Unknow
 	if len(u) == 0 {
 		return
 	}
+	fields := bag(ext, d, len(u))
+	for k, v := range u {
+		fields[key(prefix, k)] = string(v)
+	}
+}
+
+// bag returns the fields of *ext to write to, made (with room for n) when
+// there are none, and copied first when they are a flag's shared bag.
+func bag(ext **parleyv1.Extensions, d parleyv1.Dialect, n int) map[string]string {
 	if isShared(*ext) {
 		*ext = proto.CloneOf(*ext) // a flag's shared bag is never written
 	}
 	if *ext == nil {
-		*ext = &parleyv1.Extensions{Dialect: d, Fields: make(map[string]string, len(u))}
+		*ext = &parleyv1.Extensions{Dialect: d, Fields: make(map[string]string, n)}
 	}
 	if (*ext).Fields == nil {
-		(*ext).Fields = make(map[string]string, len(u))
+		(*ext).Fields = make(map[string]string, n)
 	}
-	for k, v := range u {
-		(*ext).Fields[key(prefix, k)] = string(v)
-	}
+	return (*ext).Fields
 }
 
 // KeepFlag marks *ext with name set to true. A value that holds no other
@@ -253,8 +260,11 @@ func isShared(b *parleyv1.Extensions) bool {
 }
 
 // KeepValue stores one raw value under name.
+// It writes the value in place: a one-member Unknown made for it was a
+// map on the caller's stack, several hundred bytes at every call site
+// the compiler inlined it into.
 func KeepValue(ext **parleyv1.Extensions, d parleyv1.Dialect, name string, v jsontext.Value) {
-	Keep(ext, d, "", Unknown{name: v})
+	bag(ext, d, 1)[name] = string(v)
 }
 
 func key(prefix, name string) string {
