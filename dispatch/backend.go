@@ -412,52 +412,85 @@ func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]
 	return b.readAll(actx, cancel, resp.Body)
 }
 
-// Stream implements Backend.
+// Stream implements Backend. The request is encoded and sent by open,
+// and the events are read by relay: every event is decoded, translated
+// and written to the client under these frames, and the stream waits
+// under them, so they are kept small (see server.TestStreamsRunOnSmallStacks).
 func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
-		out, err := b.encode(req, t, call)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		call.Dropped = out.Dropped
-		resp, actx, cancel, err := b.send(ctx, out)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer cancel(nil)
-		defer resp.Body.Close()
-		if !ok(resp.StatusCode) {
-			yield(nil, b.failure(actx, cancel, resp))
-			return
-		}
-		if wholeReply(resp.Header) {
-			b.replay(actx, cancel, resp.Body, t, call, yield)
-			return
-		}
-		body := newIdleReader(resp.Body, b.opts.IdleTimeout, cancel)
-		defer body.stop()
-		var frame func(sse.Event)
-		if call.Forwarded {
-			frame = call.keepFrame
-		}
-		for ev, err := range translate.DecodeFramed(b.up.Dialect(), body, b.framing(resp.Header), b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace) {
-			if err != nil {
-				var up *translate.UpstreamError
-				if !errors.As(err, &up) {
-					err = b.transportError(actx, err)
-				}
-				yield(nil, b.scrub(err))
-				return
-			}
-			// An error event in the stream is the upstream's text too.
-			b.opts.Scrub.Error(ev.GetError())
-			if !yield(ev, nil) {
-				return
-			}
+		if s := b.open(ctx, req, t, call, yield); s != nil {
+			b.relay(s, t, call, yield)
 		}
 	}
+}
+
+// openStream is a stream's reply, its status found good.
+type openStream struct {
+	resp   *http.Response
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// open encodes and sends a stream's request, and returns its reply; or
+// nil once it has yielded the failure, or replayed a whole reply as
+// events.
+func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) *openStream {
+	out, err := b.encode(req, t, call)
+	if err != nil {
+		yield(nil, err)
+		return nil
+	}
+	call.Dropped = out.Dropped
+	resp, actx, cancel, err := b.send(ctx, out)
+	if err != nil {
+		yield(nil, err)
+		return nil
+	}
+	if !ok(resp.StatusCode) {
+		defer cancel(nil)
+		defer resp.Body.Close()
+		yield(nil, b.failure(actx, cancel, resp))
+		return nil
+	}
+	if wholeReply(resp.Header) {
+		defer cancel(nil)
+		defer resp.Body.Close()
+		b.replay(actx, cancel, resp.Body, t, call, yield)
+		return nil
+	}
+	return &openStream{resp: resp, ctx: actx, cancel: cancel}
+}
+
+// relay yields the events of an open stream, and closes it.
+func (b *HTTPBackend) relay(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
+	defer s.cancel(nil)
+	defer s.resp.Body.Close()
+	body := newIdleReader(s.resp.Body, b.opts.IdleTimeout, s.cancel)
+	defer body.stop()
+	for ev, err := range b.events(s, body, t, call) {
+		if err != nil {
+			var up *translate.UpstreamError
+			if !errors.As(err, &up) {
+				err = b.transportError(s.ctx, err)
+			}
+			yield(nil, b.scrub(err))
+			return
+		}
+		// An error event in the stream is the upstream's text too.
+		b.opts.Scrub.Error(ev.GetError())
+		if !yield(ev, nil) {
+			return
+		}
+	}
+}
+
+// events decodes an open stream's body.
+func (b *HTTPBackend) events(s *openStream, body io.Reader, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
+	var frame func(sse.Event)
+	if call.Forwarded {
+		frame = call.keepFrame
+	}
+	return translate.DecodeFramed(b.up.Dialect(), body, b.framing(s.resp.Header), b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace)
 }
 
 // framing opens a stream reply by its media type: AWS event-stream

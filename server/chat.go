@@ -145,11 +145,17 @@ func (x *clientRequest) release() {
 	x.held = 0
 }
 
-// readBody reads a request body of at most the configured size.
+// readBody reads a request body of at most the configured size. A body
+// read to its end is closed at once: net/http otherwise reads an open
+// body again when the reply's header goes out, to discard what is left,
+// and on a stream that reading is the deepest point of the handler's
+// stack, which keeps the size it grows to while the stream waits.
 func (s *state) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := readAll(http.MaxBytesReader(w, r.Body, s.maxBody), r.ContentLength, s.maxBody)
 	var tooBig *http.MaxBytesError
 	switch {
+	case err == nil:
+		_ = r.Body.Close()
 	case errors.As(err, &tooBig):
 		return nil, &translate.StatusError{Err: &parleyv1.Error{
 			Code:       parleyv1.Code_CODE_INVALID_ARGUMENT,

@@ -31,6 +31,7 @@ type streamWriter struct {
 	rc      *http.ResponseController
 	ctype   string
 	started bool
+	flushed bool
 	err     error
 }
 
@@ -56,10 +57,25 @@ func (sw *streamWriter) Write(p []byte) (int, error) {
 }
 
 func (sw *streamWriter) flush() {
-	if sw.started && sw.err == nil {
-		if err := sw.rc.Flush(); err != nil {
+	if !sw.started || sw.err != nil {
+		return
+	}
+	if !sw.flushed {
+		// The first flush writes the reply's head, and net/http needs
+		// about 4 KB of stack for it: on this goroutine, at a stream's
+		// depth, that would double the handler's stack for as long as
+		// the stream is open (see TestStreamsRunOnSmallStacks). It runs
+		// on a goroutine of its own while this one waits for it.
+		sw.flushed = true
+		done := make(chan error, 1)
+		go func() { done <- sw.rc.Flush() }()
+		if err := <-done; err != nil {
 			sw.err = err
 		}
+		return
+	}
+	if err := sw.rc.Flush(); err != nil {
+		sw.err = err
 	}
 }
 

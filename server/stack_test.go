@@ -1,0 +1,167 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// stackChildEnv marks the process TestStreamsRunOnSmallStacks starts.
+const stackChildEnv = "PARLEY_TEST_STACK_CHILD"
+
+// smallStack is the handler's stack that a stream must fit in: the size
+// net/http's own handlers keep. A goroutine's stack only doubles, and the
+// runtime halves it again only while less than a quarter is in use; a
+// stream waits about 5 KB deep, so a handler that once needed more than
+// 8 KB keeps 16 KB for as long as its stream is open, 8 KB more for
+// every held stream.
+const smallStack = 8 << 10
+
+// TestStreamsRunOnSmallStacks streams every recorded scenario, tools and
+// reasoning included, between the messages and chat-completions
+// dialects, each way, in a process whose goroutines may not grow past 8 KB: a
+// request's decoding, its encoding for the upstream, the reply's first
+// flush and each event's decoding and encoding must all fit. A stack
+// that would grow past it stops the process with the stack of the
+// goroutine that did, which this test reports.
+func TestStreamsRunOnSmallStacks(t *testing.T) {
+	if os.Getenv(stackChildEnv) != "" {
+		streamOnSmallStacks(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a second test process")
+	}
+	if raceDetector {
+		t.Skip("the race detector's instrumentation makes frames larger than those of the binary that runs")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStreamsRunOnSmallStacks$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), stackChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if i := bytes.Index(out, []byte("runtime: goroutine stack exceeds")); i >= 0 {
+			out = out[i:]
+		}
+		t.Fatalf("the streams did not run on %d-byte stacks (%v):\n%s", smallStack, err, trimTrace(out))
+	}
+	if !bytes.Contains(out, []byte("streams on small stacks:")) {
+		t.Fatalf("the child process ran no streams:\n%s", out)
+	}
+	t.Log(string(bytes.TrimSpace(out[bytes.Index(out, []byte("streams on small stacks:")):])))
+}
+
+// trimTrace keeps the first goroutine's stack of a fatal error's output:
+// the one that grew.
+func trimTrace(out []byte) []byte {
+	const most = 8 << 10
+	if i := bytes.Index(out, []byte("\n\ngoroutine ")); i >= 0 {
+		if j := bytes.Index(out[i+2:], []byte("\n\ngoroutine ")); j >= 0 {
+			out = append(out[:i+2+j:i+2+j], "\n..."...)
+		}
+	}
+	if len(out) > most {
+		out = out[:most]
+	}
+	return out
+}
+
+// Not held to it yet: the responses and content-generation dialects, on
+// either side. Their requests are read and written, and their stream
+// events read, by reflection through nested lists with methods of their
+// own (input and each item's content; contents, candidates and each
+// content's parts), 6.5 to 7 KB deep, and past 8 KB when an allocation
+// there takes the runtime's slow path.
+
+// streamOnSmallStacks runs in the child process.
+func streamOnSmallStacks(t *testing.T) {
+	g := startGateway(t, gwExtra{})
+	type call struct {
+		name string
+		req  func() *http.Request
+	}
+	var calls []call
+	for _, scenario := range []string{"text", "tool", "reasoning", "structured", "image", "usage"} {
+		for _, a := range dialectList {
+			if a.name == "responses" || a.name == "generate_content" {
+				continue // see above streamOnSmallStacks
+			}
+			body := fixture(t, scenario, a.name, "request.json")
+			for _, b := range dialectList {
+				if b.name == "responses" || b.name == "generate_content" {
+					continue
+				}
+				path, payload := streamRequest(t, a.name, "via-"+b.name, body)
+				calls = append(calls, call{scenario + " " + a.name + ">" + b.name, func() *http.Request {
+					return clientPost(g.url+path, bytes.NewReader(payload))
+				}})
+			}
+		}
+	}
+	run := func(limited bool) {
+		// The requests are made before the limit: only the streams run
+		// under it.
+		reqs := make([]*http.Request, len(calls))
+		for i, c := range calls {
+			reqs[i] = c.req()
+		}
+		if limited {
+			debug.SetMaxStack(smallStack)
+			defer debug.SetMaxStack(1 << 30)
+		}
+		for i, req := range reqs {
+			if limited {
+				// The process may stop in this call: say which it is.
+				fmt.Fprintln(os.Stderr, "stream:", calls[i].name)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatalf("%s: %v", calls[i].name, err)
+			}
+			out, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK || len(out) == 0 {
+				t.Fatalf("%s: status %d, %d bytes, %v: %.300s", calls[i].name, resp.StatusCode, len(out), err, out)
+			}
+		}
+	}
+	// Once without the limit first: what a process does once (building
+	// the JSON encoders of each type by reflection, deep in their first
+	// use) is not what every stream does.
+	run(false)
+	run(true)
+	t.Logf("streams on small stacks: %d (6 scenarios, messages and chat-completions clients and upstreams)", len(calls))
+}
+
+// streamRequest makes a recorded client request a stream to model: its
+// path and body.
+func streamRequest(t *testing.T, client, model string, body []byte) (string, []byte) {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	path := map[string]string{
+		"messages": "/v1/messages", "responses": "/v1/responses", "chat_completions": "/v1/chat/completions",
+		"generate_content": "/v1beta/models/" + model + ":streamGenerateContent?alt=sse",
+	}[client]
+	if client != "generate_content" {
+		m["model"], m["stream"] = model, true
+	}
+	if client == "chat_completions" {
+		m["stream_options"] = map[string]any{"include_usage": true}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(path, "/") {
+		t.Fatalf("no path for %s", client)
+	}
+	return path, out
+}
