@@ -159,67 +159,68 @@ func (e clientEncoder) part(p *parleyv1.Part, start bool) ([]Block, error) {
 		}
 		return ptr(s)
 	}
+	// One block variable for every kind: a Block literal in each case
+	// made this frame 3 KB, under a stream's frames at every part start.
+	var b Block
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_Text:
-		b := Block{Type: "text", Text: text(k.Text.GetText()), Unknown: unknown}
+		b.Type, b.Text, b.Unknown = "text", text(k.Text.GetText()), unknown
 		if !start {
 			// Citations kept raw go out once, in the block's own field.
 			delete(unknown, "citations")
 			b.Citations = clientCitations(p, e.same)
 		}
-		out = append(out, b)
 	case *parleyv1.Part_Refusal:
-		out = append(out, Block{Type: "text", Text: text(k.Refusal.GetText())})
+		b.Type, b.Text = "text", text(k.Refusal.GetText())
 	case *parleyv1.Part_ToolCall:
-		input := jsontext.Value("{}")
+		b.Type, b.ID, b.Name, b.Input, b.Unknown = "tool_use", wireID(k.ToolCall.GetId()), translate.CallName(k.ToolCall), jsontext.Value("{}"), unknown
 		if !start {
-			input = toolInput(k.ToolCall.GetArguments())
+			b.Input = toolInput(k.ToolCall.GetArguments())
 		}
-		out = append(out, Block{Type: "tool_use", ID: wireID(k.ToolCall.GetId()), Name: translate.CallName(k.ToolCall), Input: input, Unknown: unknown})
 	case *parleyv1.Part_Reasoning:
 		r := k.Reasoning
 		if r.GetRedacted() {
-			out = append(out, Block{Type: "redacted_thinking", Data: translate.SealOpaque(r.GetEncryptedContent(), thisDialect, translate.SealAsIs), Unknown: unknown})
+			b.Type, b.Data, b.Unknown = "redacted_thinking", translate.SealOpaque(r.GetEncryptedContent(), thisDialect, translate.SealAsIs), unknown
 			break
 		}
-		b := Block{Type: "thinking", Thinking: text(reasoningText(r)), Signature: ptr(""), Unknown: unknown}
+		b.Type, b.Thinking, b.Signature, b.Unknown = "thinking", text(reasoningText(r)), ptr(""), unknown
 		if !start {
 			b.Signature = ptr(unsignedIfNone(reasoningSignature(p)))
 		}
-		out = append(out, b)
 	case *parleyv1.Part_ExecutableCode:
 		code := "```" + strings.ToLower(strings.TrimPrefix(k.ExecutableCode.GetLanguage().String(), "CODE_LANGUAGE_")) + "\n" + k.ExecutableCode.GetCode() + "\n```"
-		out = append(out, Block{Type: "text", Text: text(code)})
+		b.Type, b.Text = "text", text(code)
 	case *parleyv1.Part_CodeExecutionResult:
-		out = append(out, Block{Type: "text", Text: text("Code execution output:\n" + k.CodeExecutionResult.GetOutput())})
+		b.Type, b.Text = "text", text("Code execution output:\n"+k.CodeExecutionResult.GetOutput())
 	case *parleyv1.Part_HostedToolCall:
 		if !e.same {
-			break // a server tool of another service: nothing the client could send back
+			return out, nil // a server tool of another service: nothing the client could send back
 		}
-		input := jsontext.Value("{}")
+		b.Type, b.ID, b.Name, b.Input, b.Unknown = "server_tool_use", k.HostedToolCall.GetId(), k.HostedToolCall.GetName(), jsontext.Value("{}"), unknown
 		if !start && k.HostedToolCall.GetInput() != "" {
-			input = jsontext.Value(k.HostedToolCall.GetInput())
+			b.Input = jsontext.Value(k.HostedToolCall.GetInput())
 		}
-		out = append(out, Block{Type: "server_tool_use", ID: k.HostedToolCall.GetId(), Name: k.HostedToolCall.GetName(), Input: input, Unknown: unknown})
 	case *parleyv1.Part_HostedToolResult:
 		if !e.same {
-			break
+			return out, nil
 		}
-		typ := defaultResultType(k.HostedToolResult.GetKind())
+		b.Type = defaultResultType(k.HostedToolResult.GetKind())
 		if s, ok := markType.String(p.GetExtensions()); ok {
-			typ = s
+			b.Type = s
 		}
-		out = append(out, Block{Type: typ, ToolUseID: k.HostedToolResult.GetCallId(), Content: jsontext.Value(k.HostedToolResult.GetOutput()), Unknown: unknown})
+		b.ToolUseID, b.Content, b.Unknown = k.HostedToolResult.GetCallId(), jsontext.Value(k.HostedToolResult.GetOutput()), unknown
 	case nil:
-		if v, ok := markBlock.Value(p.GetExtensions()); ok {
-			var b Block
-			if err := jsonx.Unmarshal(v, &b); err != nil {
-				return nil, err
-			}
-			out = append(out, b)
+		v, ok := markBlock.Value(p.GetExtensions())
+		if !ok {
+			return out, nil
 		}
+		if err := jsonx.Unmarshal(v, &b); err != nil {
+			return nil, err
+		}
+	default:
+		// Media in an answer (generated images) and item references have
+		// no place in this dialect's answers and are left out.
+		return out, nil
 	}
-	// Media in an answer (generated images) and item references have no
-	// place in this dialect's answers and are left out.
-	return out, nil
+	return append(out, b), nil
 }

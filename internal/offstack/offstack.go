@@ -1,0 +1,23 @@
+// Package offstack runs deep, one-off work on a goroutine of its own.
+//
+// A goroutine's stack only doubles, and the runtime halves it again only
+// while less than a quarter of it is in use. A streaming handler waits
+// about 5 KB deep for as long as its stream is open, so work that once
+// takes it past 8 KB (a request encoded by reflection, net/http's client
+// sending it, net/http's server writing the reply's head) leaves it a
+// 16 KB stack for the stream's whole life. Run does such work on a fresh
+// goroutine, whose stack goes when it ends, while the caller waits.
+package offstack
+
+// Run calls f on a goroutine of its own and returns when f has returned.
+// A panic in f is raised again in the caller, as if f had run there.
+func Run(f func()) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		f()
+	}()
+	if p := <-done; p != nil {
+		panic(p)
+	}
+}
