@@ -17,6 +17,7 @@ import (
 
 	"github.com/parleyhq/parley/cloud"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
@@ -412,13 +413,25 @@ func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]
 	return b.readAll(actx, cancel, resp.Body)
 }
 
-// Stream implements Backend. The request is encoded and sent by open,
-// and the events are read by relay: every event is decoded, translated
-// and written to the client under these frames, and the stream waits
-// under them, so they are kept small (see server.TestStreamsRunOnSmallStacks).
+// Stream implements Backend. The request is encoded and sent by open, on
+// a goroutine of its own (offstack): encoding by reflection and
+// net/http's client go deep, and the handler's goroutine, which waits
+// under this function while the stream lasts, would keep the stack they
+// grew (see server.TestStreamsRunOnSmallStacks). The events are read by
+// relay.
 func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
-		if s := b.open(ctx, req, t, call, yield); s != nil {
+		var (
+			s   *openStream
+			err error
+		)
+		offstack.Run(func() { s, err = b.open(ctx, req, t, call) })
+		switch {
+		case err != nil:
+			yield(nil, err)
+		case s.whole:
+			b.replayWhole(s, t, call, yield)
+		default:
 			b.relay(s, t, call, yield)
 		}
 	}
@@ -429,36 +442,36 @@ type openStream struct {
 	resp   *http.Response
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// whole is set when the upstream answered with one body rather than
+	// a stream.
+	whole bool
 }
 
-// open encodes and sends a stream's request, and returns its reply; or
-// nil once it has yielded the failure, or replayed a whole reply as
-// events.
-func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) *openStream {
+// open encodes and sends a stream's request, and returns its reply, or
+// the failure.
+func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) (*openStream, error) {
 	out, err := b.encode(req, t, call)
 	if err != nil {
-		yield(nil, err)
-		return nil
+		return nil, err
 	}
 	call.Dropped = out.Dropped
 	resp, actx, cancel, err := b.send(ctx, out)
 	if err != nil {
-		yield(nil, err)
-		return nil
+		return nil, err
 	}
 	if !ok(resp.StatusCode) {
 		defer cancel(nil)
 		defer resp.Body.Close()
-		yield(nil, b.failure(actx, cancel, resp))
-		return nil
+		return nil, b.failure(actx, cancel, resp)
 	}
-	if wholeReply(resp.Header) {
-		defer cancel(nil)
-		defer resp.Body.Close()
-		b.replay(actx, cancel, resp.Body, t, call, yield)
-		return nil
-	}
-	return &openStream{resp: resp, ctx: actx, cancel: cancel}
+	return &openStream{resp: resp, ctx: actx, cancel: cancel, whole: wholeReply(resp.Header)}, nil
+}
+
+// replayWhole yields a whole reply as events, and closes it.
+func (b *HTTPBackend) replayWhole(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
+	defer s.cancel(nil)
+	defer s.resp.Body.Close()
+	b.replay(s.ctx, s.cancel, s.resp.Body, t, call, yield)
 }
 
 // relay yields the events of an open stream, and closes it.

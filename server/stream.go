@@ -7,6 +7,7 @@ import (
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -26,19 +27,48 @@ func endedBy(ctx context.Context, err error) error {
 
 // streamWriter sends the reply's headers with its first byte, so that an
 // error before it can still be a status and a JSON body.
+//
+// Until the reply's head is out, the writes and the flush that may write
+// it run on a goroutine of their own (offstack): net/http needs about
+// 4 KB of stack to start a reply and write its head, and on the
+// handler's goroutine, at a stream's depth, that doubles its stack for
+// as long as the stream is open (see TestStreamsRunOnSmallStacks).
 type streamWriter struct {
 	x       *clientRequest
 	rc      *http.ResponseController
 	ctype   string
 	started bool
-	flushed bool
+	// headOut is set once net/http has written the head: at the first
+	// flush, or when the bytes written before it pass its buffer.
+	headOut bool
+	pending int
 	err     error
 }
 
-func (sw *streamWriter) Write(p []byte) (int, error) {
+// headBuffer is what net/http buffers of a reply before it writes the
+// head and starts chunking the body.
+const headBuffer = 2048
+
+func (sw *streamWriter) Write(p []byte) (n int, err error) {
 	if sw.err != nil {
 		return 0, sw.err
 	}
+	switch {
+	case sw.headOut:
+		n, err = sw.x.w.Write(p)
+	case !sw.started || sw.pending+len(p) > headBuffer:
+		offstack.Run(func() { n, err = sw.write(p) })
+	default:
+		n, err = sw.write(p)
+	}
+	if err != nil {
+		sw.err = err
+	}
+	return n, err
+}
+
+// write writes p while the head is not out.
+func (sw *streamWriter) write(p []byte) (int, error) {
 	if !sw.started {
 		sw.started = true
 		h := sw.x.w.Header()
@@ -50,8 +80,8 @@ func (sw *streamWriter) Write(p []byte) (int, error) {
 		sw.x.status = http.StatusOK
 	}
 	n, err := sw.x.w.Write(p)
-	if err != nil {
-		sw.err = err
+	if sw.pending += n; sw.pending > headBuffer {
+		sw.headOut = true
 	}
 	return n, err
 }
@@ -60,21 +90,14 @@ func (sw *streamWriter) flush() {
 	if !sw.started || sw.err != nil {
 		return
 	}
-	if !sw.flushed {
-		// The first flush writes the reply's head, and net/http needs
-		// about 4 KB of stack for it: on this goroutine, at a stream's
-		// depth, that would double the handler's stack for as long as
-		// the stream is open (see TestStreamsRunOnSmallStacks). It runs
-		// on a goroutine of its own while this one waits for it.
-		sw.flushed = true
-		done := make(chan error, 1)
-		go func() { done <- sw.rc.Flush() }()
-		if err := <-done; err != nil {
-			sw.err = err
-		}
-		return
+	var err error
+	if sw.headOut {
+		err = sw.rc.Flush()
+	} else {
+		sw.headOut = true
+		offstack.Run(func() { err = sw.rc.Flush() })
 	}
-	if err := sw.rc.Flush(); err != nil {
+	if err != nil {
 		sw.err = err
 	}
 }
