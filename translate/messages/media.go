@@ -80,8 +80,10 @@ func media(b *Block, path string) (*parleyv1.Media, error) {
 
 var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
 
-func (e *encoder) media(m *parleyv1.Media, field string) (Block, error) {
-	b := Block{Type: "image"}
+// media fills b with a media block. b is the caller's: a Block returned
+// by value would take its size again in the caller's frame.
+func (e *encoder) media(b *Block, m *parleyv1.Media, field string) error {
+	*b = Block{Type: "image"}
 	doc := m.GetKind() == parleyv1.MediaKind_MEDIA_KIND_DOCUMENT || m.GetMimeType() == "application/pdf" || strings.HasPrefix(m.GetMimeType(), "text/")
 	switch {
 	case doc:
@@ -94,7 +96,7 @@ func (e *encoder) media(m *parleyv1.Media, field string) (Block, error) {
 		}
 	case m.GetKind() == parleyv1.MediaKind_MEDIA_KIND_IMAGE || strings.HasPrefix(m.GetMimeType(), "image/"):
 	default:
-		return Block{}, translate.Unsupported(thisDialect, field+".media", "the messages style takes images and documents, not %s", describeMedia(m))
+		return translate.Unsupported(thisDialect, field+".media", "the messages style takes images and documents, not %s", describeMedia(m))
 	}
 	var src source
 	switch s := m.GetSource().(type) {
@@ -103,28 +105,56 @@ func (e *encoder) media(m *parleyv1.Media, field string) (Block, error) {
 		case b.Type == "document" && strings.HasPrefix(m.GetMimeType(), "text/"):
 			src = source{Type: "text", MediaType: "text/plain", Data: string(s.Data)}
 		case b.Type == "document" && m.GetMimeType() != "application/pdf":
-			return Block{}, translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes PDF and plain-text documents, not %s", m.GetMimeType())
+			return translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes PDF and plain-text documents, not %s", m.GetMimeType())
 		case b.Type == "image" && !imageTypes[m.GetMimeType()]:
-			return Block{}, translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes JPEG, PNG, GIF and WebP images, not %s", m.GetMimeType())
+			return translate.Unsupported(thisDialect, field+".media.mime_type", "the messages style takes JPEG, PNG, GIF and WebP images, not %s", m.GetMimeType())
 		default:
 			src = source{Type: "base64", MediaType: m.GetMimeType(), Data: base64.StdEncoding.EncodeToString(s.Data)}
 		}
 	case *parleyv1.Media_Uri:
 		if !strings.HasPrefix(s.Uri, "https://") && !strings.HasPrefix(s.Uri, "http://") {
-			return Block{}, translate.Unsupported(thisDialect, field+".media.uri", "the messages style fetches http(s) URLs only, not %q", s.Uri)
+			return translate.Unsupported(thisDialect, field+".media.uri", "the messages style fetches http(s) URLs only, not %q", s.Uri)
 		}
 		src = source{Type: "url", URL: s.Uri}
 	case *parleyv1.Media_FileId:
 		src = source{Type: "file", FileID: s.FileId}
 	default:
-		return Block{}, translate.Invalid(field+".media", "media without data, URI or file id")
+		return translate.Invalid(field+".media", "media without data, URI or file id")
 	}
-	raw, err := jsonx.Marshal(src)
-	if err != nil {
-		return Block{}, err
+	raw, ok := src.appendTo(nil)
+	if !ok {
+		var err error
+		if raw, err = jsonx.Marshal(src); err != nil {
+			return err
+		}
 	}
 	b.Source = raw
-	return b, nil
+	return nil
+}
+
+// appendTo appends the source as Marshal writes it, without reflection
+// (whose writing of a struct goes several kilobytes deep); ok is false
+// when Marshal must write it (members of its own, text that is not
+// UTF-8).
+func (s *source) appendTo(b []byte) (_ []byte, ok bool) {
+	if len(s.Unknown) > 0 {
+		return b, false
+	}
+	b = append(b, `{"type":`...)
+	if b, ok = jsonx.AppendQuote(b, s.Type); !ok {
+		return b, false
+	}
+	for _, m := range [...]struct{ name, v string }{
+		{`,"media_type":`, s.MediaType}, {`,"data":`, s.Data}, {`,"url":`, s.URL}, {`,"file_id":`, s.FileID},
+	} {
+		if m.v == "" {
+			continue
+		}
+		if b, ok = jsonx.AppendQuote(append(b, m.name...), m.v); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
 }
 
 func describeMedia(m *parleyv1.Media) string {

@@ -374,8 +374,9 @@ func (e *encoder) takeTool(t *parleyv1.Tool, prefix string) jsonx.Unknown {
 	return jsonx.Take(t.GetExtensions(), thisDialect, prefix)
 }
 
-func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, at partAt) (Block, error) {
-	b := Block{Type: "tool_result", ToolUseID: wireID(tr.GetCallId())}
+// toolResult fills b with a tool_result block, as media does.
+func (e *encoder) toolResult(b *Block, p *parleyv1.Part, tr *parleyv1.ToolResult, at partAt) error {
+	*b = Block{Type: "tool_result", ToolUseID: wireID(tr.GetCallId())}
 	if tr.GetIsError() {
 		b.IsError = ptr(true)
 	}
@@ -387,7 +388,7 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, at partA
 		}
 		bs, err := e.part(c, partAt{path: translate.PartPath{Index: j}, inside: inside}, false)
 		if err != nil {
-			return Block{}, err
+			return err
 		}
 		inner = append(inner, bs...)
 	}
@@ -399,7 +400,7 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, at partA
 	case stringForm:
 		raw, err = jsonx.Marshal(*inner[0].Text)
 	case len(inner) == 0 && len(tr.GetContent()) == 0 && e.same:
-		return b, nil
+		return nil
 	default:
 		if inner == nil {
 			inner = []Block{}
@@ -407,10 +408,10 @@ func (e *encoder) toolResult(p *parleyv1.Part, tr *parleyv1.ToolResult, at partA
 		raw, err = jsonx.Marshal(inner)
 	}
 	if err != nil {
-		return Block{}, err
+		return err
 	}
 	b.Content = raw
-	return b, nil
+	return nil
 }
 
 // toolInput is a tool call's arguments as the input object the dialect

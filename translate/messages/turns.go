@@ -316,8 +316,7 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 		}
 		b.Type, b.Text, b.Citations = "text", ptr(k.Text.GetText()), e.wireCitations(p)
 	case *parleyv1.Part_Media:
-		var err error
-		if b, err = e.media(k.Media, at.name()); err != nil {
+		if err := e.media(&b, k.Media, at.name()); err != nil {
 			return nil, err
 		}
 		if e.same {
@@ -335,8 +334,7 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 		}
 		b.Type, b.ID, b.Name, b.Input = "tool_use", wireID(k.ToolCall.GetId()), translate.CallName(k.ToolCall), jsontext.Value(args)
 	case *parleyv1.Part_ToolResult:
-		var err error
-		if b, err = e.toolResult(p, k.ToolResult, at); err != nil {
+		if err := e.toolResult(&b, p, k.ToolResult, at); err != nil {
 			return nil, err
 		}
 	case *parleyv1.Part_Reasoning:
