@@ -231,6 +231,22 @@ func (e *encoder) tools(w *Request) error {
 // in moved, for a user message after the tool messages. What this dialect
 // cannot carry even there (video, an image by file id) is described in
 // the tool message instead.
+// toolResultMedia is the text that stands in a tool message for media
+// of its result, which moves to the user message after it (moved), or is
+// left out when this upstream cannot take it.
+func (e *encoder) toolResultMedia(r *parleyv1.ToolResult, p *parleyv1.Part, m *parleyv1.Media, field string, j int, moved *[]ContentPart) ContentPart {
+	noun := mediaNoun(m)
+	cp, err := e.media(m, p, field+".tool_result.content["+strconv.Itoa(j)+"]")
+	if err != nil {
+		text := "[" + noun + " omitted: " + err.Error() + "]"
+		return ContentPart{Type: "text", Text: &text}
+	}
+	label := "[" + noun + " from the result of tool call " + r.GetCallId() + "]"
+	*moved = append(*moved, ContentPart{Type: "text", Text: &label}, cp)
+	text := "[" + noun + " attached in the next user message]"
+	return ContentPart{Type: "text", Text: &text}
+}
+
 func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool, moved *[]ContentPart) (message, error) {
 	tm := message{Role: "tool", ToolCallID: r.GetCallId()}
 	var parts []ContentPart
@@ -239,17 +255,7 @@ func (e *encoder) toolResult(r *parleyv1.ToolResult, field string, asParts bool,
 		case *parleyv1.Part_Text:
 			parts = append(parts, ContentPart{Type: "text", Text: &k.Text.Text, Unknown: e.take(p.GetExtensions(), "")})
 		case *parleyv1.Part_Media:
-			noun := mediaNoun(k.Media)
-			cp, err := e.media(k.Media, p, field+".tool_result.content["+strconv.Itoa(j)+"]")
-			if err != nil {
-				text := "[" + noun + " omitted: " + err.Error() + "]"
-				parts = append(parts, ContentPart{Type: "text", Text: &text})
-				continue
-			}
-			label := "[" + noun + " from the result of tool call " + r.GetCallId() + "]"
-			*moved = append(*moved, ContentPart{Type: "text", Text: &label}, cp)
-			text := "[" + noun + " attached in the next user message]"
-			parts = append(parts, ContentPart{Type: "text", Text: &text})
+			parts = append(parts, e.toolResultMedia(r, p, k.Media, field, j, moved))
 		}
 	}
 	if r.GetIsError() && !e.same {

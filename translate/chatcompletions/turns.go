@@ -202,10 +202,19 @@ var roleWords = map[parleyv1.Role]string{
 // results become tool messages (placed first, right after the assistant
 // turn that called), the rest of the turn one message. i is the turn's
 // index, for the names of its parts in errors and in X-Parley-Dropped.
+// partField names part j of message i. It is not inlined: each copy the
+// compiler inlined into message held its own buffers, and message runs
+// under a stream's frames.
+//
+//go:noinline
+func partField(i, j int) string {
+	return "messages[" + strconv.Itoa(i) + "].parts[" + strconv.Itoa(j) + "]"
+}
+
 func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 	// The name of a part is made only where it is used: text parts and
 	// tool calls, most of a conversation, need none.
-	field := func(j int) string { return "messages[" + strconv.Itoa(i) + "].parts[" + strconv.Itoa(j) + "]" }
+	field := func(j int) string { return partField(i, j) }
 	role, ok := roleWords[m.GetRole()]
 	if !ok {
 		role = "user"
@@ -226,16 +235,7 @@ func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 			}
 			parts = append(parts, cp)
 		case *parleyv1.Part_ToolCall:
-			tc := toolCall{ID: k.ToolCall.GetId(), Type: "function", Function: function{Name: translate.CallName(k.ToolCall), Arguments: k.ToolCall.GetArguments()},
-				Unknown: e.take(p.GetExtensions(), "")}
-			tc.Function.Unknown = e.take(p.GetExtensions(), "function")
-			if s, ok := markCallType.String(p.GetExtensions()); ok && e.same {
-				tc.Type = s
-			}
-			if tc.Function.Arguments == "" {
-				tc.Function.Arguments = "{}"
-			}
-			main.ToolCalls = append(main.ToolCalls, tc)
+			main.ToolCalls = e.appendToolCall(main.ToolCalls, p, k.ToolCall)
 		case *parleyv1.Part_ToolResult:
 			// A tool message of a client of this dialect keeps the form
 			// its content came in: a string, or an array even of one
@@ -318,6 +318,20 @@ func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 		main.Content = &Content{String: true}
 	}
 	return append(out, main), nil
+}
+
+// appendToolCall appends the tool call of part p to calls.
+func (e *encoder) appendToolCall(calls []toolCall, p *parleyv1.Part, c *parleyv1.ToolCall) []toolCall {
+	tc := toolCall{ID: c.GetId(), Type: "function", Function: function{Name: translate.CallName(c), Arguments: c.GetArguments()},
+		Unknown: e.take(p.GetExtensions(), "")}
+	tc.Function.Unknown = e.take(p.GetExtensions(), "function")
+	if s, ok := markCallType.String(p.GetExtensions()); ok && e.same {
+		tc.Type = s
+	}
+	if tc.Function.Arguments == "" {
+		tc.Function.Arguments = "{}"
+	}
+	return append(calls, tc)
 }
 
 // content picks the content's form: as the client of this dialect sent
