@@ -17,7 +17,6 @@ import (
 
 	"github.com/parleyhq/parley/cloud"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
@@ -413,19 +412,14 @@ func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]
 	return b.readAll(actx, cancel, resp.Body)
 }
 
-// Stream implements Backend. The request is encoded and sent by open, on
-// a goroutine of its own (offstack): encoding by reflection and
-// net/http's client go deep, and the handler's goroutine, which waits
-// under this function while the stream lasts, would keep the stack they
-// grew (see server.TestStreamsRunOnSmallStacks). The events are read by
-// relay.
+// Stream implements Backend. The request is encoded and sent by open,
+// which returns before the first event is read, and the events are read
+// by relay: every event is decoded, translated and written under these
+// frames while the stream lasts, and a stream waits under them (see
+// server.TestStreamsRunOnSmallStacks).
 func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t translate.Target, call *Call) iter.Seq2[*parleyv1.StreamEvent, error] {
 	return func(yield func(*parleyv1.StreamEvent, error) bool) {
-		var (
-			s   *openStream
-			err error
-		)
-		offstack.Run(func() { s, err = b.open(ctx, req, t, call) })
+		s, err := b.open(ctx, req, t, call)
 		switch {
 		case err != nil:
 			yield(nil, err)
