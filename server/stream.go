@@ -28,49 +28,66 @@ func endedBy(ctx context.Context, err error) error {
 // streamWriter sends the reply's headers with its first byte, so that an
 // error before it can still be a status and a JSON body.
 //
-// Until the reply's head is out, the writes and the flush that may write
-// it run on a goroutine of their own (offstack): net/http needs about
-// 4 KB of stack to start a reply and write its head, and on the
-// handler's goroutine, at a stream's depth, that doubles its stack for
-// as long as the stream is open (see TestStreamsRunOnSmallStacks).
+// The reply's start (its headers, net/http's head) and the first flush
+// run on a goroutine of their own (offstack): net/http needs about 4 KB
+// of stack to start a reply and write its head, and on the handler's
+// goroutine, at a stream's depth, that would double its stack for as
+// long as the stream is open (see TestStreamsRunOnSmallStacks). What is
+// written before is held here, as net/http would hold it in its buffer.
 type streamWriter struct {
-	x       *clientRequest
-	rc      *http.ResponseController
-	ctype   string
+	x     *clientRequest
+	rc    *http.ResponseController
+	ctype string
+	// started is set by the first byte: the reply is a 200 from then.
 	started bool
-	// headOut is set once net/http has written the head: at the first
-	// flush, or when the bytes written before it pass its buffer.
+	// headOut is set once the reply has started on the wire.
 	headOut bool
-	pending int
+	head    []byte
 	err     error
 }
 
 // headBuffer is what net/http buffers of a reply before it writes the
-// head and starts chunking the body.
+// head and starts chunking the body; the writer holds no more.
 const headBuffer = 2048
 
-func (sw *streamWriter) Write(p []byte) (n int, err error) {
+func (sw *streamWriter) Write(p []byte) (int, error) {
 	if sw.err != nil {
 		return 0, sw.err
 	}
-	switch {
-	case sw.headOut:
-		n, err = sw.x.w.Write(p)
-	case !sw.started || sw.pending+len(p) > headBuffer:
-		offstack.Run(func() { n, err = sw.write(p) })
-	default:
-		n, err = sw.write(p)
+	if sw.headOut {
+		n, err := sw.x.w.Write(p)
+		if err != nil {
+			sw.err = err
+		}
+		return n, err
 	}
-	if err != nil {
-		sw.err = err
+	sw.started = true
+	sw.head = append(sw.head, p...)
+	if len(sw.head) > headBuffer {
+		sw.sendHead(false)
 	}
-	return n, err
+	return len(p), sw.err
 }
 
-// write writes p while the head is not out.
-func (sw *streamWriter) write(p []byte) (int, error) {
-	if !sw.started {
-		sw.started = true
+func (sw *streamWriter) flush() {
+	if !sw.started || sw.err != nil {
+		return
+	}
+	if !sw.headOut {
+		sw.sendHead(true)
+		return
+	}
+	if err := sw.rc.Flush(); err != nil {
+		sw.err = err
+	}
+}
+
+// sendHead starts the reply with what was written so far, and flushes it
+// when asked, off the handler's stack.
+func (sw *streamWriter) sendHead(flush bool) {
+	sw.headOut = true
+	var err error
+	offstack.Run(func() {
 		h := sw.x.w.Header()
 		h.Set("Content-Type", sw.ctype)
 		h.Set("Cache-Control", "no-cache")
@@ -78,25 +95,11 @@ func (sw *streamWriter) write(p []byte) (int, error) {
 		sw.x.setDropped()
 		sw.x.w.WriteHeader(http.StatusOK)
 		sw.x.status = http.StatusOK
-	}
-	n, err := sw.x.w.Write(p)
-	if sw.pending += n; sw.pending > headBuffer {
-		sw.headOut = true
-	}
-	return n, err
-}
-
-func (sw *streamWriter) flush() {
-	if !sw.started || sw.err != nil {
-		return
-	}
-	var err error
-	if sw.headOut {
-		err = sw.rc.Flush()
-	} else {
-		sw.headOut = true
-		offstack.Run(func() { err = sw.rc.Flush() })
-	}
+		if _, err = sw.x.w.Write(sw.head); err == nil && flush {
+			err = sw.rc.Flush()
+		}
+	})
+	sw.head = nil
 	if err != nil {
 		sw.err = err
 	}
