@@ -2,7 +2,11 @@ package offstack
 
 import (
 	"runtime"
+	"sync"
 	"testing"
+	"time"
+
+	_ "github.com/parleyhq/parley/translate/golden" // every test binary accepts -update
 )
 
 func TestRunReturnsAfterF(t *testing.T) {
@@ -14,27 +18,82 @@ func TestRunReturnsAfterF(t *testing.T) {
 }
 
 func TestRunRaisesFsPanicInTheCaller(t *testing.T) {
-	defer func() {
-		if r := recover(); r != "boom" {
-			t.Fatalf("recovered %v, want boom", r)
-		}
-	}()
-	Run(func() { panic("boom") })
-	t.Fatal("Run returned after a panic")
+	for range 3 { // a kept goroutine survives the panic
+		func() {
+			defer func() {
+				if r := recover(); r != "boom" {
+					t.Fatalf("recovered %v, want boom", r)
+				}
+			}()
+			Run(func() { panic("boom") })
+			t.Fatal("Run returned after a panic")
+		}()
+	}
+	n := 0
+	Run(func() { n++ })
+	if n != 1 {
+		t.Fatal("Run did not run f after a panic")
+	}
 }
 
-func TestRunLeavesNoGoroutine(t *testing.T) {
+// TestRunKeepsFewGoroutines: however many calls, at most maxKept
+// goroutines stay once they have returned.
+func TestRunKeepsFewGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
-	for range 100 {
-		Run(func() {})
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			for range 50 {
+				Run(func() {})
+			}
+		})
 	}
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			return
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+int(maxKept) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the calls, %d before; at most %d may be kept", runtime.NumGoroutine(), before, maxKept)
 		}
-		runtime.Gosched()
+		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("%d goroutines after 100 runs, %d before", runtime.NumGoroutine(), before)
+	if k := kept.Load(); k < 0 || k > maxKept {
+		t.Fatalf("%d goroutines counted as kept, want 0 to %d", k, maxKept)
+	}
+}
+
+// TestRunDoesNotWaitForBusyGoroutines: calls blocked in f (a write to a
+// client that does not read) hold every kept goroutine; another call
+// still runs at once.
+func TestRunDoesNotWaitForBusyGoroutines(t *testing.T) {
+	release := make(chan struct{})
+	var blocked sync.WaitGroup
+	for range int(maxKept) + 2 {
+		blocked.Go(func() { Run(func() { <-release }) })
+	}
+	done := make(chan struct{})
+	go func() {
+		Run(func() {})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run waited for a kept goroutine to be free")
+	}
+	close(release)
+	blocked.Wait()
+}
+
+func TestRunAfterGoexit(t *testing.T) {
+	Run(runtime.Goexit)
+	if k := kept.Load(); k < 0 || k > maxKept {
+		t.Fatalf("%d goroutines counted as kept after a Goexit", k)
+	}
+	n := 0
+	Run(func() { n++ })
+	if n != 1 {
+		t.Fatal("Run did not run f after a Goexit")
+	}
 }
 
 // deep uses about n bytes of stack, as starting a reply does.
@@ -49,17 +108,27 @@ func deep(n int) int {
 	return deep(n-256) + int(pad[n%256])
 }
 
-// BenchmarkRun is what Run adds to work 4 KB deep: a goroutine, and the
-// growth of its stack from the size goroutines start with.
+// BenchmarkRun is what Run adds to work 4 KB deep. "fresh" is the same
+// call on a goroutine made for it, which grows its stack each time.
 func BenchmarkRun(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
 			deep(4 << 10)
 		}
 	})
-	b.Run("offstack", func(b *testing.B) {
+	b.Run("kept", func(b *testing.B) {
 		for b.Loop() {
 			Run(func() { deep(4 << 10) })
+		}
+	})
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			done := make(chan struct{})
+			go func() {
+				deep(4 << 10)
+				close(done)
+			}()
+			<-done
 		}
 	})
 }
