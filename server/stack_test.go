@@ -26,11 +26,12 @@ const smallStack = 8 << 10
 
 // TestStreamsRunOnSmallStacks streams every recorded scenario, tools and
 // reasoning included, between the messages and chat-completions
-// dialects, each way, in a process whose goroutines may not grow past 8 KB: a
-// request's decoding, its encoding for the upstream, the reply's first
-// flush and each event's decoding and encoding must all fit. A stack
-// that would grow past it stops the process with the stack of the
-// goroutine that did, which this test reports.
+// dialects, each way, in a process whose goroutines may not grow past
+// 8 KB, with stackMargin bytes to spare: a request's decoding, its
+// encoding and sending, the reply's start and each event's decoding and
+// encoding must all fit. A stack that would grow past it stops the
+// process with the stack of the goroutine that did, which this test
+// reports.
 func TestStreamsRunOnSmallStacks(t *testing.T) {
 	if os.Getenv(stackChildEnv) != "" {
 		streamOnSmallStacks(t)

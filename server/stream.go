@@ -29,7 +29,7 @@ func endedBy(ctx context.Context, err error) error {
 // error before it can still be a status and a JSON body.
 //
 // The reply's start (its headers, net/http's head) and the first flush
-// run on a goroutine of their own (offstack): net/http needs about 4 KB
+// run on another goroutine (offstack): net/http needs about 4 KB
 // of stack to start a reply and write its head, and on the handler's
 // goroutine, at a stream's depth, that would double its stack for as
 // long as the stream is open (see TestStreamsRunOnSmallStacks). What is
