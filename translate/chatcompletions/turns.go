@@ -212,9 +212,8 @@ func partField(i, j int) string {
 }
 
 func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
-	// The name of a part is made only where it is used: text parts and
-	// tool calls, most of a conversation, need none.
-	field := func(j int) string { return partField(i, j) }
+	// The name of a part (partField) is made only where it is used: text
+	// parts and tool calls, most of a conversation, need none.
 	role, ok := roleWords[m.GetRole()]
 	if !ok {
 		role = "user"
@@ -229,7 +228,7 @@ func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 		case *parleyv1.Part_Text:
 			parts = append(parts, ContentPart{Type: "text", Text: &k.Text.Text, Unknown: e.take(p.GetExtensions(), "")})
 		case *parleyv1.Part_Media:
-			cp, err := e.media(k.Media, p, field(j))
+			cp, err := e.media(k.Media, p, partField(i, j))
 			if err != nil {
 				return nil, err
 			}
@@ -241,7 +240,7 @@ func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 			// its content came in: a string, or an array even of one
 			// text part.
 			own := m.GetRole() == parleyv1.Role_ROLE_TOOL && e.same
-			tm, err := e.toolResult(k.ToolResult, field(j), own && !markString.In(m.GetExtensions()), &moved)
+			tm, err := e.toolResult(k.ToolResult, partField(i, j), own && !markString.In(m.GetExtensions()), &moved)
 			if err != nil {
 				return nil, err
 			}
@@ -279,10 +278,10 @@ func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 			// Provider-run tool steps only the provider that ran them can
 			// read again.
 		case *parleyv1.Part_ItemReference:
-			return nil, translate.Unsupported(thisDialect, field(j)+".item_reference", "an item reference needs the stored response it points to")
+			return nil, translate.Unsupported(thisDialect, partField(i, j)+".item_reference", "an item reference needs the stored response it points to")
 		case nil:
 			// Another dialect's item kept whole for that dialect alone.
-			e.dropped = append(e.dropped, field(j))
+			e.dropped = append(e.dropped, partField(i, j))
 		}
 	}
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
