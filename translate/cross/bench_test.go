@@ -60,6 +60,12 @@ func BenchmarkStreamTextChatCompletionsToMessages(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.ChatCompletions)
 }
 
+// The load benchmark's stream responses>messages route on a recorded
+// stream: the snapshots, items and parts a responses client is sent.
+func BenchmarkStreamTextMessagesToResponses(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.Responses, dialecttest.Messages)
+}
+
 // The load benchmark's whole chat>messages route.
 func BenchmarkReplyMessagesToChatCompletions(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.ChatCompletions, dialecttest.Messages)

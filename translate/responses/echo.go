@@ -62,20 +62,11 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 	if g == nil {
 		g = &parleyv1.GenerationConfig{}
 	}
-	built := map[string]any{
-		"instructions":        nil,
-		"max_output_tokens":   nil,
-		"parallel_tool_calls": true,
-		"reasoning":           map[string]any{"effort": nil, "summary": nil},
-		"store":               true,
-		"temperature":         1.0,
-		"text":                map[string]any{"format": map[string]any{"type": "text"}},
-		"tool_choice":         "auto",
-		"tools":               echoTools(req),
-		"top_p":               1.0,
-		"truncation":          "disabled",
-		"user":                nil,
-		"metadata":            map[string]string{},
+	// built holds the members the request sets; the others are the
+	// defaults, written once (echoDefaults).
+	built := make(map[string]any, 4)
+	if len(req.GetTools()) > 0 {
+		built["tools"] = echoTools(req)
 	}
 	if len(req.GetInstructions()) > 0 {
 		built["instructions"] = joinText(req.GetInstructions(), "\n\n")
@@ -114,23 +105,29 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 	if g.TopP != nil {
 		built["top_p"] = g.GetTopP()
 	}
-	text := map[string]any{"format": map[string]any{"type": "text"}}
+	var format any
 	if rf := req.GetResponseFormat(); rf != nil {
 		switch rf.GetKind() {
 		case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_OBJECT:
-			text["format"] = map[string]any{"type": "json_object"}
+			format = map[string]any{"type": "json_object"}
 		case parleyv1.ResponseFormatKind_RESPONSE_FORMAT_KIND_JSON_SCHEMA:
 			f := map[string]any{"type": "json_schema", "name": rf.GetName(), "strict": rf.GetStrict(), "schema": jsontext.Value(orObject(rf.GetSchema()))}
 			if rf.GetDescription() != "" {
 				f["description"] = rf.GetDescription()
 			}
-			text["format"] = f
+			format = f
 		}
 	}
-	if v := openai.VerbosityWord(g.GetVerbosity()); v != "" {
-		text["verbosity"] = v
+	if verbosity := openai.VerbosityWord(g.GetVerbosity()); format != nil || verbosity != "" {
+		text := map[string]any{"format": map[string]any{"type": "text"}}
+		if format != nil {
+			text["format"] = format
+		}
+		if verbosity != "" {
+			text["verbosity"] = verbosity
+		}
+		built["text"] = text
 	}
-	built["text"] = text
 	if req.GetTruncation() == parleyv1.Truncation_TRUNCATION_AUTO {
 		built["truncation"] = "auto"
 	}
@@ -146,10 +143,50 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 			*dst = v
 			continue
 		}
-		raw, err := jsonx.Marshal(built[name])
-		if err == nil {
+		v, ok := built[name]
+		if !ok {
+			*dst = echoDefaults[name]
+			continue
+		}
+		if raw, err := jsonx.Marshal(v); err == nil {
 			*dst = raw
 		}
+	}
+}
+
+// echoDefaults are what the service echoes of a request that sets none
+// of the members, marshalled once: most requests set few of them, and
+// marshalling every member of every stream's echo by reflection was most
+// of a short stream's encoding.
+var echoDefaults = func() map[string]jsontext.Value {
+	m := make(map[string]jsontext.Value, len(echoMembers))
+	for name, v := range echoDefaultValues() {
+		raw, err := jsonx.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		m[name] = raw
+	}
+	return m
+}()
+
+// echoDefaultValues are the service's defaults of the members that echo
+// the request.
+func echoDefaultValues() map[string]any {
+	return map[string]any{
+		"instructions":        nil,
+		"max_output_tokens":   nil,
+		"parallel_tool_calls": true,
+		"reasoning":           map[string]any{"effort": nil, "summary": nil},
+		"store":               true,
+		"temperature":         1.0,
+		"text":                map[string]any{"format": map[string]any{"type": "text"}},
+		"tool_choice":         "auto",
+		"tools":               []tool{},
+		"top_p":               1.0,
+		"truncation":          "disabled",
+		"user":                nil,
+		"metadata":            map[string]string{},
 	}
 }
 

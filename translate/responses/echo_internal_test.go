@@ -1,0 +1,61 @@
+package responses
+
+import (
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// TestEchoOfARequest pins the request's echo in a response toward a
+// client, member by member: the service's defaults for what the request
+// leaves unset (written once, echoDefaults), and what it sets.
+func TestEchoOfARequest(t *testing.T) {
+	for _, c := range []struct{ name, request, echo string }{
+		{"defaults", `{"model":"m"}`,
+			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
+		{"everything set", `{"model":"m","instructions":[{"text":{"text":"Be brief."}},{"text":{"text":"Be kind."}}],
+			"generation":{"maxOutputTokens":100,"temperature":0.5,"topP":0.25,"verbosity":"VERBOSITY_LOW"},
+			"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED","parallelCalls":false},
+			"tools":[{"function":{"name":"get_weather","description":"Weather.","parameters":"{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}"}}],
+			"reasoning":{"effort":"REASONING_EFFORT_HIGH","summary":"REASONING_SUMMARY_DETAILED"},
+			"responseFormat":{"kind":"RESPONSE_FORMAT_KIND_JSON_SCHEMA","name":"w","description":"A weather.","schema":"{\"type\":\"object\"}","strict":true},
+			"store":false,"truncation":"TRUNCATION_AUTO","endUserId":"u-1","metadata":{"team":"a"}}`,
+			`{"instructions":"Be brief.\n\nBe kind.","max_output_tokens":100,"parallel_tool_calls":false,"reasoning":{"effort":"high","summary":"detailed"},"store":false,"temperature":0.5,"text":{"format":{"type":"json_schema","name":"w","strict":true,"schema":{"type":"object"},"description":"A weather."},"verbosity":"low"},"tool_choice":"required","tools":[{"type":"function","name":"get_weather","description":"Weather.","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":false}],"top_p":0.25,"truncation":"auto","user":"u-1","metadata":{"team":"a"}}`},
+		{"json object", `{"model":"m","responseFormat":{"kind":"RESPONSE_FORMAT_KIND_JSON_OBJECT"}}`,
+			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"json_object"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
+		{"verbosity alone", `{"model":"m","generation":{"verbosity":"VERBOSITY_HIGH"}}`,
+			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"},"verbosity":"high"},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var req parleyv1.Request
+			if err := protojson.Unmarshal([]byte(c.request), &req); err != nil {
+				t.Fatal(err)
+			}
+			var w Response
+			echo(&w, &req, nil)
+			got := []byte{'{'}
+			for i, name := range echoMembers {
+				if i > 0 {
+					got = append(got, ',')
+				}
+				got = append(append(append(got, jsonx.Quote(name)...), ':'), *echoField(&w, name)...)
+			}
+			got = append(got, '}')
+			want := jsontext.Value(c.echo)
+			if err := want.Canonicalize(); err != nil {
+				t.Fatal(err)
+			}
+			have := jsontext.Value(got)
+			if err := have.Canonicalize(); err != nil {
+				t.Fatalf("%v: %s", err, got)
+			}
+			if string(have) != string(want) {
+				t.Errorf("echo\n got %s\nwant %s", got, c.echo)
+			}
+		})
+	}
+}
