@@ -54,9 +54,20 @@ type streamEncoder struct {
 	echoed *Response
 }
 
+// quickEvents is false in tests that hold the events written without
+// reflection to the marshalled ones.
+var quickEvents = true
+
 func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 	s.seq++
 	e.SequenceNumber = new(s.seq - 1)
+	if quickEvents {
+		b, ok := appendEvent(s.deltaBuf[:0], e)
+		s.keep(b)
+		if ok {
+			return w.Event(e.Type, b)
+		}
+	}
 	b, err := jsonx.Marshal(e)
 	if err != nil {
 		return err
@@ -64,12 +75,28 @@ func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 	return w.Event(e.Type, b)
 }
 
+// keep keeps b's buffer for the next event written without reflection,
+// unless it is large (an item with a long text, say): a stream waiting on
+// its upstream does not hold it.
+func (s *streamEncoder) keep(b []byte) {
+	if cap(b) > 8<<10 {
+		b = nil
+	}
+	s.deltaBuf = b[:0]
+}
+
 // emitSnapshot writes an event of each type carrying the snapshot r, the
 // bytes emit writes (TestSnapshotEventsAreTheMarshalledEvents). r is
-// marshalled once for them all: a snapshot echoes the request's
+// written once for them all: a snapshot echoes the request's
 // instructions and tools, often the largest part of the stream.
 func (s *streamEncoder) emitSnapshot(w *sse.Writer, r *Response, types ...string) error {
-	raw, err := jsonx.Marshal(r)
+	var raw []byte
+	var err error
+	if quickEvents {
+		raw, err = jsonx.Encode(r, appendResponse)
+	} else {
+		raw, err = jsonx.Marshal(r)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,127 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// writeVariants are events the recordings do not hold: strings to
+// escape, members kept, a failed response and an annotation (left to
+// Marshal, after the first eight).
+var writeVariants = []string{
+	`{"type":"response.output_text.done","sequence_number":9,"item_id":"msg \"1\"","output_index":0,"content_index":0,"text":"a <b> & \\ \n \u2028 \ud83c\udf0d","logprobs":[]}`,
+	`{"type":"response.output_item.added","sequence_number":2,"output_index":1,"item":{"type":"reasoning","id":"rs_1","status":"in_progress","summary":[],"x":{"b":1,"a":[1, 2]}}}`,
+	`{"type":"response.output_item.done","output_index":0,"item":{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[],"logprobs":[]}]}}`,
+	`{"type":"response.output_item.done","output_index":0,"item":{"type":"file_search_call","id":"fs_1","status":"completed","queries":["a","b \"q\""],"results":null}}`,
+	`{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":1,"part":{"type":"refusal","refusal":""}}`,
+	`{"type":"response.completed","response":{"id":"resp_1","object":"response","created_at":1,"status":"incomplete","error":null,"incomplete_details":{"reason":"max_output_tokens","z":true},"model":"m","output":[],"previous_response_id":"resp_0","usage":{"input_tokens":3,"input_tokens_details":{"cached_tokens":1},"output_tokens":2,"output_tokens_details":{"reasoning_tokens":0,"k":"v"},"total_tokens":5,"extra":[]},"service_tier":"default","tools":[ {"type" : "function"} ],"zz":1,"aa":null}}`,
+	`{"type":"error","code":"rate_limit_exceeded","message":"Slow down.","param":null}`,
+	`{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"x","logprobs":[],"obfuscation":"abc"}`,
+	// Left to Marshal.
+	`{"type":"response.failed","response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"server_error","message":"Boom."},"incomplete_details":null,"model":"m","output":[],"usage":null}}`,
+	`{"type":"response.output_text.annotation.added","item_id":"msg_1","output_index":0,"content_index":0,"annotation_index":0,"annotation":{"type":"url_citation","url":"https://example.com","start_index":0,"end_index":1}}`,
+	`{"type":"response.content_part.done","part":{"type":"output_text","text":"x","annotations":[{"type":"file_citation","file_id":"f","index":0}]}}`,
+}
+
+// TestEventsAreTheMarshalledEvents: every recorded event of the dialect,
+// and the variants, written without reflection are the bytes
+// jsonx.Marshal writes, and nearly all of them are written so.
+func TestEventsAreTheMarshalledEvents(t *testing.T) {
+	var events []*event
+	for _, data := range append(recorded.Variants(writeVariants), recorded.DataLines(t, `"type":"response.`)...) {
+		e := new(event)
+		if err := jsonx.Unmarshal(data, e); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		events = append(events, e)
+	}
+	wrote := recorded.Encoded(t, events, appendEvent)
+	first, rest := recorded.Count(wrote, 8)
+	if first != 8 {
+		t.Errorf("%d of the first 8 variants written without reflection", first)
+	}
+	for i := 8; i < len(writeVariants); i++ {
+		if wrote[i] {
+			t.Errorf("variant %d written without reflection: %s", i, writeVariants[i])
+		}
+	}
+	recordings := len(events) - len(writeVariants)
+	if rest < recordings*9/10 {
+		t.Errorf("%d of %d recorded events written without reflection", rest, recordings)
+	}
+	t.Logf("%d of %d recorded events written without reflection", rest, recordings)
+}
+
+// TestStreamsAreTheMarshalledStreams: every recorded canonical stream,
+// encoded for a client of this dialect, is the same with the events
+// written without reflection as with every event marshalled.
+func TestStreamsAreTheMarshalledStreams(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/*/*/stream.canonical.json")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("%d canonical streams: %v", len(paths), err)
+	}
+	// The time and the ids made for the stream differ between runs.
+	created, ids := regexp.MustCompile(`"created_at":\d+`), regexp.MustCompile(`"([a-z]+_)[0-9A-Za-z]{24}"`)
+	encode := func(evs []*parleyv1.StreamEvent) string {
+		var buf bytes.Buffer
+		w := sse.NewWriter(&buf)
+		enc := Client{}.NewStreamEncoder(&parleyv1.Request{Model: "m", Tools: []*parleyv1.Tool{{Kind: &parleyv1.Tool_Function{Function: &parleyv1.FunctionTool{Name: "f"}}}}})
+		for _, ev := range evs {
+			if err := enc.Encode(w, ev); err != nil {
+				buf.WriteString("error: " + err.Error())
+				break
+			}
+		}
+		return ids.ReplaceAllString(created.ReplaceAllString(buf.String(), `"created_at":0`), `"${1}id"`)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raws []json.RawMessage
+		if err := json.Unmarshal(data, &raws); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		evs := make([]*parleyv1.StreamEvent, len(raws))
+		for i, r := range raws {
+			evs[i] = new(parleyv1.StreamEvent)
+			if err := protojson.Unmarshal(r, evs[i]); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+		quick := encode(evs)
+		quickEvents = false
+		marshalled := encode(evs)
+		quickEvents = true
+		if quick != marshalled {
+			t.Errorf("%s:\nquick:\n%s\nmarshalled:\n%s", p, quick, marshalled)
+		}
+	}
+}
+
+// FuzzEventWrite: an event written without reflection is the bytes
+// jsonx.Marshal writes.
+func FuzzEventWrite(f *testing.F) {
+	for _, v := range append(recorded.Variants(writeVariants), recorded.DataLines(f, `"type":"response.`)...) {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e event
+		if jsonx.Unmarshal(data, &e) != nil {
+			return
+		}
+		recorded.Encoded(t, []*event{&e}, appendEvent)
+	})
+}
