@@ -13,8 +13,9 @@ import (
 // (decodeResponse); toward a client they are written as kept, else built
 // from the canonical request with the service's defaults filled in.
 
-// echoMembers are the response members that echo the request.
-var echoMembers = []string{"instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "store", "temperature", "text", "tool_choice", "tools", "top_p", "truncation", "user", "metadata"}
+// echoMembers are the response members that echo the request, in the
+// order of requestEcho's.
+var echoMembers = [echoedCount]string{"instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "store", "temperature", "text", "tool_choice", "tools", "top_p", "truncation", "user", "metadata"}
 
 func echoField(w *Response, name string) *jsontext.Value {
 	switch name {
@@ -58,30 +59,76 @@ func copyEcho(w, from *Response) {
 // dialect sent them, else from the canonical request with the service's
 // defaults filled in.
 func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
+	e := echoOf(req)
+	e.fill(w, ext)
+}
+
+// requestEcho is what a response echoes of a request, member by member in
+// the order of echoMembers, as the service writes it.
+type requestEcho [echoedCount]jsontext.Value
+
+// The members of requestEcho, in the order of echoMembers.
+const (
+	echoedInstructions = iota
+	echoedMaxOutputTokens
+	echoedParallelToolCalls
+	echoedReasoning
+	echoedStore
+	echoedTemperature
+	echoedText
+	echoedToolChoice
+	echoedTools
+	echoedTopP
+	echoedTruncation
+	echoedUser
+	echoedMetadata
+	echoedCount
+)
+
+// fill fills the members of w that echo the request: as an upstream of
+// this dialect sent them (ext), else as e has them.
+func (e *requestEcho) fill(w *Response, ext *parleyv1.Extensions) {
+	for i, name := range echoMembers {
+		dst := echoField(w, name)
+		if v, ok := jsonx.Value(ext, thisDialect, name); ok {
+			*dst = v
+			continue
+		}
+		*dst = e[i]
+	}
+}
+
+// echoOf is the echo of req: what it sets, and the service's defaults for
+// the rest, written once (echoDefaults).
+func echoOf(req *parleyv1.Request) requestEcho {
+	e := echoDefaults
+	set := func(i int, v any) {
+		e[i] = nil
+		if raw, err := jsonx.Marshal(v); err == nil {
+			e[i] = raw
+		}
+	}
 	g := req.GetGeneration()
 	if g == nil {
 		g = &parleyv1.GenerationConfig{}
 	}
-	// built holds the members the request sets; the others are the
-	// defaults, written once (echoDefaults).
-	built := make(map[string]any, 4)
 	if len(req.GetTools()) > 0 {
-		built["tools"] = echoTools(req)
+		set(echoedTools, echoTools(req))
 	}
 	if len(req.GetInstructions()) > 0 {
-		built["instructions"] = joinText(req.GetInstructions(), "\n\n")
+		set(echoedInstructions, joinText(req.GetInstructions(), "\n\n"))
 	}
 	if g.MaxOutputTokens != nil {
-		built["max_output_tokens"] = g.GetMaxOutputTokens()
+		set(echoedMaxOutputTokens, g.GetMaxOutputTokens())
 	}
 	if tc := req.GetToolChoice(); tc != nil {
 		if tc.ParallelCalls != nil {
-			built["parallel_tool_calls"] = tc.GetParallelCalls()
+			set(echoedParallelToolCalls, tc.GetParallelCalls())
 		}
-		e := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
+		enc := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
 		var wr Request
-		if e.tools(&wr) == nil && wr.ToolChoice != nil {
-			built["tool_choice"] = wr.ToolChoice
+		if enc.tools(&wr) == nil && wr.ToolChoice != nil {
+			set(echoedToolChoice, wr.ToolChoice)
 		}
 	}
 	if rc := req.GetReasoning(); rc != nil {
@@ -94,16 +141,16 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 				r["summary"] = s
 			}
 		}
-		built["reasoning"] = r
+		set(echoedReasoning, r)
 	}
 	if req.Store != nil {
-		built["store"] = req.GetStore()
+		set(echoedStore, req.GetStore())
 	}
 	if g.Temperature != nil {
-		built["temperature"] = g.GetTemperature()
+		set(echoedTemperature, g.GetTemperature())
 	}
 	if g.TopP != nil {
-		built["top_p"] = g.GetTopP()
+		set(echoedTopP, g.GetTopP())
 	}
 	var format any
 	if rf := req.GetResponseFormat(); rf != nil {
@@ -126,69 +173,48 @@ func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 		if verbosity != "" {
 			text["verbosity"] = verbosity
 		}
-		built["text"] = text
+		set(echoedText, text)
 	}
 	if req.GetTruncation() == parleyv1.Truncation_TRUNCATION_AUTO {
-		built["truncation"] = "auto"
+		set(echoedTruncation, "auto")
 	}
 	if req.GetEndUserId() != "" {
-		built["user"] = req.GetEndUserId()
+		set(echoedUser, req.GetEndUserId())
 	}
 	if len(req.GetMetadata()) > 0 {
-		built["metadata"] = req.GetMetadata()
+		set(echoedMetadata, req.GetMetadata())
 	}
-	for _, name := range echoMembers {
-		dst := echoField(w, name)
-		if v, ok := jsonx.Value(ext, thisDialect, name); ok {
-			*dst = v
-			continue
-		}
-		v, ok := built[name]
-		if !ok {
-			*dst = echoDefaults[name]
-			continue
-		}
-		if raw, err := jsonx.Marshal(v); err == nil {
-			*dst = raw
-		}
-	}
+	return e
 }
 
 // echoDefaults are what the service echoes of a request that sets none
 // of the members, marshalled once: most requests set few of them, and
 // marshalling every member of every stream's echo by reflection was most
 // of a short stream's encoding.
-var echoDefaults = func() map[string]jsontext.Value {
-	m := make(map[string]jsontext.Value, len(echoMembers))
-	for name, v := range echoDefaultValues() {
+var echoDefaults = func() (e requestEcho) {
+	for i, v := range [echoedCount]any{
+		echoedInstructions:      nil,
+		echoedMaxOutputTokens:   nil,
+		echoedParallelToolCalls: true,
+		echoedReasoning:         map[string]any{"effort": nil, "summary": nil},
+		echoedStore:             true,
+		echoedTemperature:       1.0,
+		echoedText:              map[string]any{"format": map[string]any{"type": "text"}},
+		echoedToolChoice:        "auto",
+		echoedTools:             []tool{},
+		echoedTopP:              1.0,
+		echoedTruncation:        "disabled",
+		echoedUser:              nil,
+		echoedMetadata:          map[string]string{},
+	} {
 		raw, err := jsonx.Marshal(v)
 		if err != nil {
 			panic(err)
 		}
-		m[name] = raw
+		e[i] = raw
 	}
-	return m
+	return e
 }()
-
-// echoDefaultValues are the service's defaults of the members that echo
-// the request.
-func echoDefaultValues() map[string]any {
-	return map[string]any{
-		"instructions":        nil,
-		"max_output_tokens":   nil,
-		"parallel_tool_calls": true,
-		"reasoning":           map[string]any{"effort": nil, "summary": nil},
-		"store":               true,
-		"temperature":         1.0,
-		"text":                map[string]any{"format": map[string]any{"type": "text"}},
-		"tool_choice":         "auto",
-		"tools":               []tool{},
-		"top_p":               1.0,
-		"truncation":          "disabled",
-		"user":                nil,
-		"metadata":            map[string]string{},
-	}
-}
 
 func orObject(s string) string {
 	if s == "" {

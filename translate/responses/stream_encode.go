@@ -17,7 +17,7 @@ import (
 
 // NewStreamEncoder implements translate.Client.
 func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
-	return &streamEncoder{req: req, msg: -1, openIdx: -1, names: callNamesOf(req)}
+	return &streamEncoder{req: req, msg: -1, openIdx: -1, names: callNamesOf(req), reqEcho: echoOf(req)}
 }
 
 type streamEncoder struct {
@@ -52,6 +52,11 @@ type streamEncoder struct {
 	// keep the rest (how custom and namespaced tools' calls are written is
 	// in names, taken at the beginning).
 	echoed *Response
+	// reqEcho is the request's echo, made with the encoder rather than
+	// at the start's event: the start is encoded deep in a stream's
+	// loop, and marshalling an agent's tools there by reflection took
+	// the handler's goroutine past its stack (TestStreamsRunOnSmallStacks).
+	reqEcho requestEcho
 }
 
 // quickEvents is false in tests that hold the events written without
@@ -145,7 +150,7 @@ func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Re
 	if final {
 		first = &parleyv1.Candidate{FinishReason: s.reason, FinishMessage: s.message}
 	}
-	r := snapshotOf(s.req, s.resp, status, first, s.echoed)
+	r := snapshotOf(s.req, s.resp, status, first, s.echoed, &s.reqEcho)
 	if s.echoed == nil {
 		s.echoed = r
 	}
@@ -577,7 +582,7 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	if cs := resp.GetCandidates(); len(cs) > 0 {
 		first = cs[0]
 	}
-	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, s.echoed)
+	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, s.echoed, &s.reqEcho)
 	r.Output = append([]Item{}, s.items...)
 	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
 	return s.emit(w, &event{Type: "response.failed", Response: r})
