@@ -53,14 +53,12 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 	if d.failed {
 		return dst, translate.UpstreamProtocol(thisDialect, errors.New("data after an error chunk"))
 	}
-	// The first chunk is read whole: its header and unknown members go
-	// into the response's start. Later ones the quick way when they can.
+	// The quick way when it can: the first chunk's header goes into the
+	// response's start, and a first chunk with members this dialect does
+	// not model (kept in the start) is read whole.
 	r := chunkReaders.Get().(*chunkReader)
 	defer chunkReaders.Put(r)
-	w, quick := &r.w, false
-	if d.phase.Started() {
-		w, quick = r.read(ev.Data)
-	}
+	w, quick := r.read(ev.Data, !d.phase.Started())
 	if !quick {
 		*w = Response{}
 		if err := jsonx.Unmarshal(ev.Data, w); err != nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
-// chunkReader reads the chunks after a stream's first without reflection
+// chunkReader reads the chunks of a stream without reflection
 // when they hold what most do: candidates whose parts are text, thoughts
 // and thought signatures, an index, a finish reason, and the usage. Every
 // member of a candidate or a part must be one it knows, spelled as the
@@ -15,7 +15,9 @@ import (
 // dialect's clients): anything else leaves the chunk to jsonx.Unmarshal,
 // the reference, which FuzzQuickChunk holds the reader to. At the top
 // level, the members the decoder reads only from the first chunk
-// (modelVersion, responseId, createTime) are checked and passed over.
+// (modelVersion, responseId) are read in the first and passed over in
+// the others; createTime, which the decoder keeps from the first chunk
+// among the members it does not model, leaves the first to Unmarshal.
 //
 // The chunk read lives in the reader until its next read.
 type chunkReader struct {
@@ -32,14 +34,18 @@ type chunkReader struct {
 	details  [8]modalityTokenCount
 	tokens   [8]int64
 	ndetails int
+	// first is set while the stream's first chunk is read.
+	first bool
 }
 
 var chunkReaders = sync.Pool{New: func() any { return new(chunkReader) }}
 
-// read reads data into the reader's chunk; when ok is false the chunk is
-// zero, ready for the reflective decoder.
-func (r *chunkReader) read(data []byte) (w *Response, ok bool) {
+// read reads data, the stream's first chunk or a later one, into the
+// reader's chunk; when ok is false the chunk is zero, ready for the
+// reflective decoder.
+func (r *chunkReader) read(data []byte, first bool) (w *Response, ok bool) {
 	r.Reset(data)
+	r.first = first
 	w = &r.w
 	*w = Response{}
 	if err := r.Object(func(name []byte) error { return r.member(name, w) }); err == nil && r.End() {
@@ -71,7 +77,25 @@ func (r *chunkReader) member(name []byte, w *Response) error {
 		r.ndetails = 0
 		r.counts = nil
 		return r.Object(func(name []byte) error { return r.usageMember(name, u) })
-	case "modelVersion", "responseId", "createTime":
+	case "modelVersion", "responseId":
+		if !r.first {
+			return r.SkipString()
+		}
+		if r.Kind() != '"' {
+			return jsonx.ErrForm
+		}
+		s, err := r.String()
+		if string(name) == "modelVersion" {
+			w.ModelVersion = s
+		} else {
+			w.ResponseID = s
+		}
+		return err
+	case "createTime":
+		if r.first {
+			// Kept among the first chunk's unmodelled members.
+			return jsonx.ErrForm
+		}
 		return r.SkipString()
 	}
 	return jsonx.ErrForm
