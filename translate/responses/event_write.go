@@ -198,10 +198,17 @@ func appendCount(b []byte, name string, n int64, kept jsonx.Unknown) (_ []byte, 
 func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 	b = append(b, '{')
 	var m jsonx.Members
-	for _, f := range [...]struct{ name, v string }{{`"type":`, it.Type}, {`"id":`, it.ID}, {`"status":`, it.Status}, {`"role":`, it.Role}} {
-		if b, ok = omitEmpty(&m, b, f.name, f.v); !ok {
-			return b, false
-		}
+	if b, ok = omitEmpty(&m, b, `"type":`, it.Type); !ok {
+		return b, false
+	}
+	if b, ok = omitEmpty(&m, b, `"id":`, it.ID); !ok {
+		return b, false
+	}
+	if b, ok = omitEmpty(&m, b, `"status":`, it.Status); !ok {
+		return b, false
+	}
+	if b, ok = omitEmpty(&m, b, `"role":`, it.Role); !ok {
+		return b, false
 	}
 	if c := it.Content; c != nil {
 		if c.String {

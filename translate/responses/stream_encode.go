@@ -176,21 +176,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 	}
 	switch x := e.GetEvent().(type) {
 	case *parleyv1.StreamEvent_Start:
-		if s.phase.Started() {
-			return fmt.Errorf("responses: a second start")
-		}
-		s.phase = translate.PhaseStreaming
-		s.resp = x.Start.GetResponse()
-		if s.resp == nil {
-			s.resp = &parleyv1.Response{}
-		}
-		if s.resp.GetId() == "" {
-			s.resp = cloneResponse(s.resp)
-			s.resp.Id = translate.NewID("resp_")
-		}
-		s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
-		snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
-		return s.emitSnapshot(w, snap, "response.created", "response.in_progress")
+		return s.start(w, x.Start)
 	case *parleyv1.StreamEvent_PartStart:
 		if x.PartStart.GetCandidateIndex() != 0 {
 			return nil // this dialect shows one candidate
@@ -215,24 +201,48 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 	case *parleyv1.StreamEvent_Error:
 		return s.Fail(w, x.Error)
 	case *parleyv1.StreamEvent_Done:
-		if s.open != nil {
-			return fmt.Errorf("responses: done while part %d is open", s.openIdx)
-		}
-		if err := s.closeMessage(w); err != nil {
-			return err
-		}
-		s.phase = translate.PhaseEnded
-		if translate.HasToolCalls(s.parts()) {
-			s.reason = translate.ToolUseFinish(s.reason, true)
-		}
-		status := parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED
-		typ := "response.completed"
-		if incompleteWord(s.reason) != "" {
-			status, typ = parleyv1.ResponseStatus_RESPONSE_STATUS_INCOMPLETE, "response.incomplete"
-		}
-		return s.emitSnapshot(w, s.snapshot(status, true), typ)
+		return s.done(w)
 	}
 	return nil
+}
+
+// start writes the response's start: created and in progress.
+func (s *streamEncoder) start(w *sse.Writer, st *parleyv1.ResponseStart) error {
+	if s.phase.Started() {
+		return fmt.Errorf("responses: a second start")
+	}
+	s.phase = translate.PhaseStreaming
+	s.resp = st.GetResponse()
+	if s.resp == nil {
+		s.resp = &parleyv1.Response{}
+	}
+	if s.resp.GetId() == "" {
+		s.resp = cloneResponse(s.resp)
+		s.resp.Id = translate.NewID("resp_")
+	}
+	s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
+	snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
+	return s.emitSnapshot(w, snap, "response.created", "response.in_progress")
+}
+
+// done writes the response's end: completed, or incomplete.
+func (s *streamEncoder) done(w *sse.Writer) error {
+	if s.open != nil {
+		return fmt.Errorf("responses: done while part %d is open", s.openIdx)
+	}
+	if err := s.closeMessage(w); err != nil {
+		return err
+	}
+	s.phase = translate.PhaseEnded
+	if translate.HasToolCalls(s.parts()) {
+		s.reason = translate.ToolUseFinish(s.reason, true)
+	}
+	status := parleyv1.ResponseStatus_RESPONSE_STATUS_COMPLETED
+	typ := "response.completed"
+	if incompleteWord(s.reason) != "" {
+		status, typ = parleyv1.ResponseStatus_RESPONSE_STATUS_INCOMPLETE, "response.incomplete"
+	}
+	return s.emitSnapshot(w, s.snapshot(status, true), typ)
 }
 
 // parts lists a part per call item emitted, for the tool-use finish.
@@ -295,75 +305,110 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	p := clonePart(ps.GetPart())
 	s.open, s.openIdx, s.sums = p, ps.GetIndex(), 0
 	if sig := p.GetSignature(); sig != nil && p.GetReasoning() == nil && sig.GetOrigin().GetDialect() != thisDialect {
-		if err := s.closeMessage(w); err != nil {
-			return err
-		}
-		if err := s.whole(w, carrierItem(sig)); err != nil {
+		if err := s.carry(w, sig); err != nil {
 			return err
 		}
 	}
 	if isMessagePart(p) {
-		if s.msg < 0 || (p.GetItemId() != "" && p.GetItemId() != s.items[s.msg].ID) {
-			if err := s.closeMessage(w); err != nil {
-				return err
-			}
-			if err := s.addItem(w, newMessageItem(p)); err != nil {
-				return err
-			}
-			s.msg = len(s.items) - 1
-		}
-		m := &s.items[s.msg]
-		p.ItemId = m.ID
-		s.out, s.content = int64(s.msg), int64(len(m.Content.Parts))
-		var part ContentPart
-		if p.GetRefusal() != nil {
-			part = ContentPart{Type: "refusal", Refusal: new("")}
-		} else {
-			part = ContentPart{Type: "output_text", Text: new(""), Annotations: []annotation{}}
-		}
-		m.Content.Parts = append(m.Content.Parts, part)
-		if err := s.emit(w, &event{Type: "response.content_part.added", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part}); err != nil {
-			return err
-		}
-		// Content that came with the start goes out as a first delta.
-		switch {
-		case p.GetText().GetText() != "":
-			return s.emit(w, &event{Type: "response.output_text.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetText().GetText()), Logprobs: emptyList})
-		case p.GetRefusal().GetText() != "":
-			return s.emit(w, &event{Type: "response.refusal.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetRefusal().GetText())})
-		}
-		return nil
+		return s.messagePartStart(w, p)
 	}
 	if err := s.closeMessage(w); err != nil {
 		return err
 	}
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		it := callOut(p, s.names)
-		p.ItemId = it.ID
-		k.ToolCall.Id = it.CallID
-		s.out = int64(len(s.items))
-		if err := s.addItem(w, it); err != nil {
-			return err
-		}
-		if args := k.ToolCall.GetArguments(); args != "" && it.Type == "function_call" {
-			return s.emit(w, &event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
-		}
+		return s.callStart(w, p, k.ToolCall)
 	case *parleyv1.Part_Reasoning:
-		it := reasoningOut(p)
-		p.ItemId = it.ID
-		s.out = int64(len(s.items))
-		if err := s.addItem(w, it); err != nil {
+		return s.reasoningStart(w, p, k.Reasoning)
+	}
+	return nil
+}
+
+// The branches of partStart and partStop are methods of their own, so
+// that each stream event's frames are those of its kind of part, not of
+// every kind at once: an event is encoded deep in a stream's loop
+// (TestStreamsRunOnSmallStacks).
+
+// messagePartStart opens a part of a message item: text or refusal.
+func (s *streamEncoder) messagePartStart(w *sse.Writer, p *parleyv1.Part) error {
+	if s.msg < 0 || (p.GetItemId() != "" && p.GetItemId() != s.items[s.msg].ID) {
+		if err := s.openMessage(w, p); err != nil {
 			return err
 		}
-		r := k.Reasoning
-		if r.GetText() != "" {
-			return s.summaryDelta(w, 0, r.GetText())
-		}
-		for i, sum := range r.GetSummary() {
-			if err := s.summaryDelta(w, i, sum); err != nil {
-				return err
-			}
+	}
+	m := &s.items[s.msg]
+	p.ItemId = m.ID
+	s.out, s.content = int64(s.msg), int64(len(m.Content.Parts))
+	var part ContentPart
+	if p.GetRefusal() != nil {
+		part = ContentPart{Type: "refusal", Refusal: new("")}
+	} else {
+		part = ContentPart{Type: "output_text", Text: new(""), Annotations: []annotation{}}
+	}
+	m.Content.Parts = append(m.Content.Parts, part)
+	if err := s.emit(w, &event{Type: "response.content_part.added", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part}); err != nil {
+		return err
+	}
+	// Content that came with the start goes out as a first delta.
+	switch {
+	case p.GetText().GetText() != "":
+		return s.emit(w, &event{Type: "response.output_text.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetText().GetText()), Logprobs: emptyList})
+	case p.GetRefusal().GetText() != "":
+		return s.emit(w, &event{Type: "response.refusal.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetRefusal().GetText())})
+	}
+	return nil
+}
+
+// openMessage closes the open message item, if any, and opens one for p.
+func (s *streamEncoder) openMessage(w *sse.Writer, p *parleyv1.Part) error {
+	if err := s.closeMessage(w); err != nil {
+		return err
+	}
+	if err := s.addItem(w, newMessageItem(p)); err != nil {
+		return err
+	}
+	s.msg = len(s.items) - 1
+	return nil
+}
+
+// carry writes a signature from another dialect, which this dialect's
+// items have no place for, as an item of its own.
+func (s *streamEncoder) carry(w *sse.Writer, sig *parleyv1.Opaque) error {
+	if err := s.closeMessage(w); err != nil {
+		return err
+	}
+	return s.whole(w, carrierItem(sig))
+}
+
+// callStart opens a call item.
+func (s *streamEncoder) callStart(w *sse.Writer, p *parleyv1.Part, c *parleyv1.ToolCall) error {
+	it := callOut(p, s.names)
+	p.ItemId = it.ID
+	c.Id = it.CallID
+	s.out = int64(len(s.items))
+	if err := s.addItem(w, it); err != nil {
+		return err
+	}
+	if args := c.GetArguments(); args != "" && it.Type == "function_call" {
+		return s.emit(w, &event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
+	}
+	return nil
+}
+
+// reasoningStart opens a reasoning item.
+func (s *streamEncoder) reasoningStart(w *sse.Writer, p *parleyv1.Part, r *parleyv1.Reasoning) error {
+	it := reasoningOut(p)
+	p.ItemId = it.ID
+	s.out = int64(len(s.items))
+	if err := s.addItem(w, it); err != nil {
+		return err
+	}
+	if r.GetText() != "" {
+		return s.summaryDelta(w, 0, r.GetText())
+	}
+	for i, sum := range r.GetSummary() {
+		if err := s.summaryDelta(w, i, sum); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -502,39 +547,11 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 		p.Status = st.GetStatus()
 	}
 	if isMessagePart(p) {
-		m := &s.items[s.msg]
-		part := contentOf(p)
-		m.Content.Parts[s.content] = part
-		if part.Type == "refusal" {
-			if err := s.emit(w, &event{Type: "response.refusal.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Refusal: part.Refusal}); err != nil {
-				return err
-			}
-		} else {
-			if err := s.emit(w, &event{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Text: part.Text, Logprobs: emptyList}); err != nil {
-				return err
-			}
-		}
-		return s.emit(w, &event{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part})
+		return s.messagePartStop(w, p)
 	}
 	switch p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		it := callOut(p, s.names)
-		s.items[s.out] = it
-		switch it.Type {
-		case "function_call":
-			if err := s.emit(w, &event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
-				return err
-			}
-		case "custom_tool_call":
-			input := customInput(p.GetToolCall().GetArguments())
-			if err := s.emit(w, &event{Type: "response.custom_tool_call_input.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: &input}); err != nil {
-				return err
-			}
-			if err := s.emit(w, &event{Type: "response.custom_tool_call_input.done", ItemID: it.ID, OutputIndex: new(s.out), Input: &input}); err != nil {
-				return err
-			}
-		}
-		return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
+		return s.callStop(w, p)
 	case *parleyv1.Part_Reasoning:
 		if s.sums > 0 {
 			if err := s.closeSummary(w, s.sums-1, p); err != nil {
@@ -560,6 +577,44 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 		}
 	}
 	return nil
+}
+
+// messagePartStop closes a part of a message item.
+func (s *streamEncoder) messagePartStop(w *sse.Writer, p *parleyv1.Part) error {
+	m := &s.items[s.msg]
+	part := contentOf(p)
+	m.Content.Parts[s.content] = part
+	if part.Type == "refusal" {
+		if err := s.emit(w, &event{Type: "response.refusal.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Refusal: part.Refusal}); err != nil {
+			return err
+		}
+	} else {
+		if err := s.emit(w, &event{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Text: part.Text, Logprobs: emptyList}); err != nil {
+			return err
+		}
+	}
+	return s.emit(w, &event{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part})
+}
+
+// callStop closes a call item, its arguments whole.
+func (s *streamEncoder) callStop(w *sse.Writer, p *parleyv1.Part) error {
+	it := &s.items[s.out]
+	*it = callOut(p, s.names)
+	switch it.Type {
+	case "function_call":
+		if err := s.emit(w, &event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
+			return err
+		}
+	case "custom_tool_call":
+		input := customInput(p.GetToolCall().GetArguments())
+		if err := s.emit(w, &event{Type: "response.custom_tool_call_input.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: &input}); err != nil {
+			return err
+		}
+		if err := s.emit(w, &event{Type: "response.custom_tool_call_input.done", ItemID: it.ID, OutputIndex: new(s.out), Input: &input}); err != nil {
+			return err
+		}
+	}
+	return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: it})
 }
 
 // Fail implements translate.StreamEncoder: once the response has begun,

@@ -112,24 +112,29 @@ func callOut(p *parleyv1.Part, names *callNames) Item {
 		status = "completed"
 	}
 	if c.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
-		action := c.GetArguments()
-		if action == "" {
-			action = "{}"
-		}
-		it := Item{Type: "computer_call", ID: id, CallID: callID, Action: jsontext.Value(action), Status: status, Unknown: itemUnknown(p)}
-		if _, ok := it.Unknown["pending_safety_checks"]; !ok {
-			if it.Unknown == nil {
-				it.Unknown = jsonx.Unknown{}
-			}
-			it.Unknown["pending_safety_checks"] = jsontext.Value("[]")
-		}
-		return it
+		return computerCallOut(p, id, callID, status)
 	}
 	args := c.GetArguments()
 	namespace, name, custom := names.of(c)
 	it := Item{Type: "function_call", ID: id, CallID: callID, Name: name, Namespace: namespace, Arguments: &args, Status: status, Unknown: itemUnknown(p)}
 	if custom {
 		return customCallOut(it, args)
+	}
+	return it
+}
+
+// computerCallOut renders a computer-use call (callOut).
+func computerCallOut(p *parleyv1.Part, id, callID, status string) Item {
+	action := p.GetToolCall().GetArguments()
+	if action == "" {
+		action = "{}"
+	}
+	it := Item{Type: "computer_call", ID: id, CallID: callID, Action: jsontext.Value(action), Status: status, Unknown: itemUnknown(p)}
+	if _, ok := it.Unknown["pending_safety_checks"]; !ok {
+		if it.Unknown == nil {
+			it.Unknown = jsonx.Unknown{}
+		}
+		it.Unknown["pending_safety_checks"] = jsontext.Value("[]")
 	}
 	return it
 }
