@@ -117,7 +117,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		out = sse.NewWriter(sw)
 	}
 	defer out.Release()
-	enc := x.c.NewStreamEncoder(req)
+	enc := x.c.newStreamEncoder(req)
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
 	var failed *parleyv1.Error
