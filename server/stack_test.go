@@ -74,7 +74,8 @@ func trimTrace(out []byte) []byte {
 }
 
 // Not held to it yet: content-generation clients, whose stream chunks
-// are written by reflection deep in the loop, and responses and
+// but text are written by reflection deep in the loop (the last one, with
+// its finish and metadata, among them), and responses and
 // content-generation upstreams, whose requests are written and whose
 // stream events are read by reflection through nested lists with methods
 // of their own (input and each item's content; contents, candidates and

@@ -197,21 +197,19 @@ func (s *streamEncoder) textChunk(ci int32, p *Part) (b []byte, ok bool) {
 		s.text = t
 	}
 	if t.ci != ci || t.thought != thought || t.before == nil {
-		// {"candidates":[ CANDIDATE ] with the text cut out.
-		empty := Part{Text: new("")}
-		if thought {
-			empty.Thought = new(true)
+		var h textHole
+		switch {
+		case ci == 0 && thought:
+			h = firstTextHoles[1]
+		case ci == 0:
+			h = firstTextHoles[0]
+		default:
+			h = textHoleOf(ci, thought)
 		}
-		c := candidate{Content: &Content{Role: "model", Parts: PartList{empty}}, Index: ptr(int64(ci))}
-		whole, err := jsonx.Marshal(Response{Candidates: []candidate{c}})
-		if err != nil {
+		if h.before == nil {
 			return nil, false
 		}
-		before, after, ok := jsonx.Hole(whole, `"parts":[{"text":`, `""`)
-		if !ok || !bytes.HasSuffix(after, []byte("}")) {
-			return nil, false
-		}
-		t.ci, t.thought, t.before, t.after = ci, thought, before, after[:len(after)-1]
+		t.ci, t.thought, t.before, t.after = ci, thought, h.before, h.after
 	}
 	if t.tail == nil || t.usage != s.wireUsage {
 		// The members after the candidates, and the reply's end: the
@@ -231,6 +229,35 @@ func (s *streamEncoder) textChunk(ci int32, p *Part) (b []byte, ok bool) {
 	b = append(b, t.tail...)
 	t.buf = b
 	return b, true
+}
+
+// textHole is a chunk of one candidate whose one part is text (or
+// thought text), as jsonx.Marshal writes it: {"candidates":[ CANDIDATE ]
+// before the text, and after it, with the chunk's end cut off.
+type textHole struct{ before, after []byte }
+
+// firstTextHoles are the first candidate's, text and thought text, made
+// once: a stream's first text chunk would otherwise marshal one by
+// reflection, deep in the stream's loop (TestStreamsRunOnSmallStacks).
+var firstTextHoles = [2]textHole{textHoleOf(0, false), textHoleOf(0, true)}
+
+// textHoleOf makes the textHole of candidate ci; it is zero when the
+// chunk cannot be cut (never, for what Marshal writes today).
+func textHoleOf(ci int32, thought bool) textHole {
+	empty := Part{Text: new("")}
+	if thought {
+		empty.Thought = new(true)
+	}
+	c := candidate{Content: &Content{Role: "model", Parts: PartList{empty}}, Index: ptr(int64(ci))}
+	whole, err := jsonx.Marshal(Response{Candidates: []candidate{c}})
+	if err != nil {
+		return textHole{}
+	}
+	before, after, ok := jsonx.Hole(whole, `"parts":[{"text":`, `""`)
+	if !ok || !bytes.HasSuffix(after, []byte("}")) {
+		return textHole{}
+	}
+	return textHole{before, after[:len(after)-1]}
 }
 
 // appendTail appends the members of a chunk after its candidates, and
