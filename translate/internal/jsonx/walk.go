@@ -609,13 +609,6 @@ func (w *Walker) isObject() bool {
 	return w.objects[w.depth/64]&(uint64(1)<<(w.depth%64)) != 0
 }
 
-func (w *Walker) must(ok bool) error {
-	if !ok {
-		return ErrForm
-	}
-	return nil
-}
-
 // BoolPtr reads true or false into *at, returning at; null is nil.
 func (w *Walker) BoolPtr(at *bool) (*bool, error) {
 	switch {
