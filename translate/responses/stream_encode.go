@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/proto"
@@ -95,28 +96,47 @@ func (s *streamEncoder) keep(b []byte) {
 // written once for them all: a snapshot echoes the request's
 // instructions and tools, often the largest part of the stream.
 func (s *streamEncoder) emitSnapshot(w *sse.Writer, r *Response, types ...string) error {
-	var raw []byte
-	var err error
+	buf := snapshotBuffers.Get().(*[]byte)
+	// The buffer holds `,"response":RESPONSE}` and, after it, each event
+	// in turn: the response is written once, and copied once per event.
+	const member = `,"response":`
+	b, ok := append((*buf)[:0], member...), false
 	if quickEvents {
-		raw, err = jsonx.Encode(r, appendResponse)
-	} else {
-		raw, err = jsonx.Marshal(r)
+		b, ok = appendResponse(b, r)
 	}
-	if err != nil {
-		return err
-	}
-	b := make([]byte, 0, len(raw)+64)
-	for _, typ := range types {
-		b = append(append(b[:0], `{"type":"`...), typ...)
-		b = strconv.AppendInt(append(b, `","sequence_number":`...), s.seq, 10)
-		b = append(append(append(b, `,"response":`...), raw...), '}')
-		s.seq++
-		if err := w.Event(typ, b); err != nil {
+	if !ok {
+		raw, err := jsonx.Marshal(r)
+		if err != nil {
 			return err
 		}
+		b = append(b[:len(member)], raw...)
 	}
-	return nil
+	b = append(b, '}')
+	tail := len(b)
+	var err error
+	for _, typ := range types {
+		e := append(append(b, `{"type":"`...), typ...)
+		e = strconv.AppendInt(append(e, `","sequence_number":`...), s.seq, 10)
+		e = append(e, e[:tail]...)
+		s.seq++
+		if err = w.Event(typ, e[tail:]); err != nil {
+			break
+		}
+		b = e[:tail]
+	}
+	if cap(b) <= maxPooledSnapshot {
+		*buf = b[:0]
+		snapshotBuffers.Put(buf)
+	}
+	return err
 }
+
+// snapshotBuffers are emitSnapshot's: a snapshot echoes the request's
+// tools, tens of kilobytes for an agent, and is written three times a
+// stream. A buffer grown past maxPooledSnapshot is let go.
+var snapshotBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledSnapshot = 256 << 10
 
 // textDelta writes the output_text.delta event of the open part, the
 // event most streams are made of, without reflection: the same bytes emit
