@@ -47,20 +47,13 @@ func echoField(w *Response, name string) *jsontext.Value {
 	return &w.Metadata
 }
 
-// copyEcho fills the members that echo the request from another snapshot
-// of the same response.
-func copyEcho(w, from *Response) {
-	for _, name := range echoMembers {
-		*echoField(w, name) = *echoField(from, name)
-	}
-}
-
 // echo fills the members that echo the request: as an upstream of this
 // dialect sent them, else from the canonical request with the service's
 // defaults filled in.
 func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 	e := echoOf(req)
-	e.fill(w, ext)
+	e.keep(ext)
+	e.fill(w)
 }
 
 // requestEcho is what a response echoes of a request, member by member in
@@ -85,16 +78,20 @@ const (
 	echoedCount
 )
 
-// fill fills the members of w that echo the request: as an upstream of
-// this dialect sent them (ext), else as e has them.
-func (e *requestEcho) fill(w *Response, ext *parleyv1.Extensions) {
+// keep takes in place of e's members those an upstream of this dialect
+// sent (kept in ext).
+func (e *requestEcho) keep(ext *parleyv1.Extensions) {
 	for i, name := range echoMembers {
-		dst := echoField(w, name)
 		if v, ok := jsonx.Value(ext, thisDialect, name); ok {
-			*dst = v
-			continue
+			e[i] = v
 		}
-		*dst = e[i]
+	}
+}
+
+// fill fills the members of w that echo the request.
+func (e *requestEcho) fill(w *Response) {
+	for i, name := range echoMembers {
+		*echoField(w, name) = e[i]
 	}
 }
 

@@ -89,16 +89,14 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 	if cs := resp.GetCandidates(); len(cs) > 0 {
 		first = cs[0]
 	}
-	return snapshotOf(req, resp, status, first, nil, nil)
+	return snapshotOf(req, resp, status, first, nil)
 }
 
 // snapshotOf is snapshot with first in place of the response's first
-// candidate, whose finish explains an incomplete response. echoed, when
-// given, is an earlier snapshot of the same response to the same request:
-// its echo of the request is taken rather than made again; else re, when
-// given, is the request's echo made beforehand (a stream's, made before
-// its events are read).
-func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate, echoed *Response, re *requestEcho) *Response {
+// candidate, whose finish explains an incomplete response. re, when
+// given, is the request's echo made beforehand, the upstream's own taken
+// into it (a stream's, for all its snapshots); else the echo is made.
+func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate, re *requestEcho) *Response {
 	ext := resp.GetExtensions()
 	w := &Response{
 		ID: resp.GetId(), Object: "response", CreatedAt: time.Now().Unix(), Status: responseStatusWord(status),
@@ -148,12 +146,9 @@ func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.
 		}
 		w.IncompleteDetails = &incomplete{Reason: reason}
 	}
-	switch {
-	case echoed != nil:
-		copyEcho(w, echoed)
-	case re != nil:
-		re.fill(w, ext)
-	default:
+	if re != nil {
+		re.fill(w)
+	} else {
 		echo(w, req, ext)
 	}
 	return w

@@ -46,17 +46,17 @@ type streamEncoder struct {
 	message string
 	// deltaBuf holds the last text delta written without reflection.
 	deltaBuf []byte
-	// echoed is the start's snapshot, whose echo of the request (the
-	// instructions and tools among it) the later ones share: after the
-	// start the encoder reads no more of the request than its model and
-	// previous response id, and a stream waiting on its upstream need not
-	// keep the rest (how custom and namespaced tools' calls are written is
-	// in names, taken at the beginning).
-	echoed *Response
-	// reqEcho is the request's echo, made with the encoder rather than
-	// at the start's event: the start is encoded deep in a stream's
-	// loop, and marshalling an agent's tools there by reflection took
-	// the handler's goroutine past its stack (TestStreamsRunOnSmallStacks).
+	// reqEcho is the request's echo (the instructions and tools among
+	// it), which every snapshot shares, with what the upstream echoed
+	// itself taken into it at the start. It is made with the encoder
+	// rather than at the start's event: the start is encoded deep in a
+	// stream's loop, and marshalling an agent's tools there by reflection
+	// took the handler's goroutine past its stack
+	// (TestStreamsRunOnSmallStacks). The encoder reads no more of the
+	// request than its model and previous response id after that, and a
+	// stream waiting on its upstream need not keep the rest (how custom
+	// and namespaced tools' calls are written is in names, taken at the
+	// beginning).
 	reqEcho requestEcho
 }
 
@@ -170,10 +170,7 @@ func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Re
 	if final {
 		first = &parleyv1.Candidate{FinishReason: s.reason, FinishMessage: s.message}
 	}
-	r := snapshotOf(s.req, s.resp, status, first, s.echoed, &s.reqEcho)
-	if s.echoed == nil {
-		s.echoed = r
-	}
+	r := snapshotOf(s.req, s.resp, status, first, &s.reqEcho)
 	if final {
 		r.Output = append([]Item{}, s.items...)
 		r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
@@ -241,6 +238,7 @@ func (s *streamEncoder) start(w *sse.Writer, st *parleyv1.ResponseStart) error {
 		s.resp.Id = translate.NewID("resp_")
 	}
 	s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
+	s.reqEcho.keep(s.resp.GetExtensions())
 	snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
 	return s.emitSnapshot(w, snap, "response.created", "response.in_progress")
 }
@@ -529,7 +527,7 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	if cs := resp.GetCandidates(); len(cs) > 0 {
 		first = cs[0]
 	}
-	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, s.echoed, &s.reqEcho)
+	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, &s.reqEcho)
 	r.Output = append([]Item{}, s.items...)
 	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
 	return s.emit(w, &event{Type: "response.failed", Response: r})
