@@ -38,7 +38,7 @@ func appendEvent(b []byte, e *event) (_ []byte, ok bool) {
 			return b, false
 		}
 	}
-	if b, ok = omitEmpty(&m, b, `"item_id":`, e.ItemID); !ok {
+	if b, ok = m.NonEmpty(b, `"item_id":`, e.ItemID); !ok {
 		return b, false
 	}
 	b = m.Int(b, `"content_index":`, e.ContentIndex)
@@ -60,13 +60,13 @@ func appendEvent(b []byte, e *event) (_ []byte, ok bool) {
 	if b, ok = omitNil(&m, b, `"logprobs":`, e.Logprobs); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"obfuscation":`, e.Obfuscation); !ok {
+	if b, ok = m.NonEmpty(b, `"obfuscation":`, e.Obfuscation); !ok {
 		return b, false
 	}
 	if b, ok = omitNil(&m, b, `"code":`, e.Code); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"message":`, e.Message); !ok {
+	if b, ok = m.NonEmpty(b, `"message":`, e.Message); !ok {
 		return b, false
 	}
 	if b, ok = omitNilString(&m, b, `"param":`, e.Param); !ok {
@@ -93,7 +93,7 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 		return b, false
 	}
 	b = strconv.AppendInt(m.Name(b, `"created_at":`), r.CreatedAt, 10)
-	if b, ok = omitEmpty(&m, b, `"status":`, r.Status); !ok {
+	if b, ok = m.NonEmpty(b, `"status":`, r.Status); !ok {
 		return b, false
 	}
 	b = m.Name(b, `"error":null`)
@@ -198,16 +198,16 @@ func appendCount(b []byte, name string, n int64, kept jsonx.Unknown) (_ []byte, 
 func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 	b = append(b, '{')
 	var m jsonx.Members
-	if b, ok = omitEmpty(&m, b, `"type":`, it.Type); !ok {
+	if b, ok = m.NonEmpty(b, `"type":`, it.Type); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"id":`, it.ID); !ok {
+	if b, ok = m.NonEmpty(b, `"id":`, it.ID); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"status":`, it.Status); !ok {
+	if b, ok = m.NonEmpty(b, `"status":`, it.Status); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"role":`, it.Role); !ok {
+	if b, ok = m.NonEmpty(b, `"role":`, it.Role); !ok {
 		return b, false
 	}
 	if c := it.Content; c != nil {
@@ -220,10 +220,10 @@ func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 			return b, false
 		}
 	}
-	if b, ok = omitEmpty(&m, b, `"call_id":`, it.CallID); !ok {
+	if b, ok = m.NonEmpty(b, `"call_id":`, it.CallID); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"name":`, it.Name); !ok {
+	if b, ok = m.NonEmpty(b, `"name":`, it.Name); !ok {
 		return b, false
 	}
 	if b, ok = omitNilString(&m, b, `"arguments":`, it.Arguments); !ok {
@@ -232,7 +232,7 @@ func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 	if b, ok = omitNil(&m, b, `"output":`, it.Output); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"namespace":`, it.Namespace); !ok {
+	if b, ok = m.NonEmpty(b, `"namespace":`, it.Namespace); !ok {
 		return b, false
 	}
 	if it.Summary != nil {
@@ -283,7 +283,7 @@ func appendContentPart(b []byte, p *ContentPart) (_ []byte, ok bool) {
 	if b, ok = omitNilString(&m, b, `"file_id":`, p.FileID); !ok {
 		return b, false
 	}
-	if b, ok = omitEmpty(&m, b, `"detail":`, p.Detail); !ok {
+	if b, ok = m.NonEmpty(b, `"detail":`, p.Detail); !ok {
 		return b, false
 	}
 	for _, f := range [...]struct {
@@ -317,15 +317,6 @@ func appendSummary(b []byte, s *summaryPart) (_ []byte, ok bool) {
 }
 
 func appendString(b []byte, s *string) ([]byte, bool) { return jsonx.AppendQuote(b, *s) }
-
-// omitEmpty appends a string member unless it is empty, as omitzero
-// omits it.
-func omitEmpty(m *jsonx.Members, b []byte, name, v string) ([]byte, bool) {
-	if v == "" {
-		return b, true
-	}
-	return m.String(b, name, v)
-}
 
 // omitNilString appends a string member unless it is nil.
 func omitNilString(m *jsonx.Members, b []byte, name string, v *string) ([]byte, bool) {

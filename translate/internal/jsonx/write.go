@@ -34,6 +34,15 @@ func (m *Members) String(b []byte, name, v string) (_ []byte, ok bool) {
 	return AppendQuote(m.Name(b, name), v)
 }
 
+// NonEmpty appends a string member unless it is empty, as omitzero
+// omits it; ok is false for a string Marshal refuses.
+func (m *Members) NonEmpty(b []byte, name, v string) (_ []byte, ok bool) {
+	if v == "" {
+		return b, true
+	}
+	return m.String(b, name, v)
+}
+
 // Int appends a number member, unless v is nil: omitted, as omitzero
 // omits it.
 func (m *Members) Int(b []byte, name string, v *int64) []byte {
