@@ -26,8 +26,8 @@ const smallStack = 8 << 10
 
 // TestStreamsRunOnSmallStacks streams every recorded scenario, tools and
 // reasoning included, from messages and chat-completions upstreams to
-// messages, chat-completions and responses clients, in a process whose goroutines may not grow past
-// 8 KB, with stackMargin bytes to spare: a request's decoding, its
+// clients of every dialect, in a process whose goroutines may not grow
+// past 8 KB, with stackMargin bytes to spare: a request's decoding, its
 // encoding and sending, the reply's start and each event's decoding and
 // encoding must all fit. A stack that would grow past it stops the
 // process with the stack of the goroutine that did, which this test
@@ -73,15 +73,13 @@ func trimTrace(out []byte) []byte {
 	return out
 }
 
-// Not held to it yet: content-generation clients, whose stream chunks
-// but text are written by reflection deep in the loop (the last one, with
-// its finish and metadata, among them), and responses and
-// content-generation upstreams, whose requests are written and whose
-// stream events are read by reflection through nested lists with methods
-// of their own (input and each item's content; contents, candidates and
-// each content's parts), 6.5 to 7 KB deep, past 8 KB when an allocation
-// there takes the runtime's slow path. A responses client's request is
-// read so too, off the handler's stack (translate.Dialect.DeepClientWork).
+// Not held to it yet: responses and content-generation upstreams, whose
+// requests are written and whose stream events are read by reflection
+// through nested lists with methods of their own (input and each item's
+// content; contents, candidates and each content's parts), 6.5 to 7 KB
+// deep, past 8 KB when an allocation there takes the runtime's slow path.
+// A responses or content-generation client's request is read so too, off
+// the handler's stack (translate.Dialect.DeepClientWork).
 
 // stackMargin is how much of the 8 KB the streams must leave: the depth
 // of a path varies by a few hundred bytes with what the runtime does
@@ -117,9 +115,6 @@ func streamOnSmallStacks(t *testing.T) {
 	var calls []call
 	for _, scenario := range []string{"text", "tool", "reasoning", "structured", "image", "usage"} {
 		for _, a := range dialectList {
-			if a.name == "generate_content" {
-				continue // see above streamOnSmallStacks
-			}
 			body := fixture(t, scenario, a.name, "request.json")
 			for _, b := range dialectList {
 				if b.name == "responses" || b.name == "generate_content" {
@@ -168,7 +163,7 @@ func streamOnSmallStacks(t *testing.T) {
 	// use) is not what every stream does.
 	run(false)
 	run(true)
-	t.Logf("streams on small stacks: %d (6 scenarios, messages, chat-completions and responses clients, messages and chat-completions upstreams)", len(calls))
+	t.Logf("streams on small stacks: %d (6 scenarios, clients of every dialect, messages and chat-completions upstreams)", len(calls))
 }
 
 // streamRequest makes a recorded client request a stream to model: its

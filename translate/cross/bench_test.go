@@ -66,6 +66,12 @@ func BenchmarkStreamTextMessagesToResponses(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Responses, dialecttest.Messages)
 }
 
+// The load benchmark's stream generate>messages route on a recorded
+// stream: a content-generation client's text chunks and its last chunk.
+func BenchmarkStreamTextMessagesToContentGeneration(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.GenerateContent, dialecttest.Messages)
+}
+
 // The load benchmark's whole chat>messages route.
 func BenchmarkReplyMessagesToChatCompletions(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.ChatCompletions, dialecttest.Messages)

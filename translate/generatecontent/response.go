@@ -113,6 +113,9 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 			}
 		}
 	}
+	if b, ok := appendReply(nil, &w); ok {
+		return b, nil
+	}
 	return jsonx.Marshal(w)
 }
 

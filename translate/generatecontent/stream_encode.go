@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -50,6 +49,9 @@ type streamEncoder struct {
 	// text is the form of the last text chunk written without
 	// reflection (textChunk), kept while the usage it holds is current.
 	text *textForm
+	// buf is the last reply written without reflection, kept for the
+	// next one.
+	buf []byte
 }
 
 // textForm is a text chunk's bytes around its text: the candidate's
@@ -62,7 +64,6 @@ type textForm struct {
 	before, after []byte
 	usage         *usageMetadata
 	tail          []byte
-	buf           []byte
 }
 
 type candOut struct {
@@ -169,7 +170,8 @@ func (s *streamEncoder) chunk(w *sse.Writer, ci int32, part Part) error {
 	if b, ok := s.textChunk(ci, &part); ok {
 		return w.Event("", b)
 	}
-	return s.write(w, s.chunkReply(ci, part))
+	r := s.chunkReply(ci, part)
+	return s.write(w, &r)
 }
 
 func (s *streamEncoder) chunkReply(ci int32, part Part) Response {
@@ -220,14 +222,14 @@ func (s *streamEncoder) textChunk(ci int32, p *Part) (b []byte, ok bool) {
 		}
 		t.usage, t.tail = s.wireUsage, tail
 	}
-	b = append(t.buf[:0], t.before...)
+	b = append(s.buf[:0], t.before...)
 	b, err := jsontext.AppendQuote(b, *p.Text)
 	if err != nil {
 		return nil, false
 	}
 	b = append(b, t.after...)
 	b = append(b, t.tail...)
-	t.buf = b
+	s.keep(b)
 	return b, true
 }
 
@@ -287,32 +289,17 @@ func (s *streamEncoder) appendTail(b []byte) (_ []byte, ok bool) {
 }
 
 // appendUsage appends u as jsonx.Marshal writes it (members in order,
-// the absent left out); ok is false when u holds unknown members.
+// the absent left out, kept members after them); ok is false for a value
+// Marshal refuses.
 func appendUsage(b []byte, u *usageMetadata) (_ []byte, ok bool) {
-	if len(u.Unknown) > 0 {
-		return nil, false
-	}
-	// Every member goes out with a comma before it; the first one's is
-	// taken out at the end.
-	start := len(b)
 	b = append(b, '{')
-	for _, c := range [...]struct {
-		name string
-		n    *int64
-	}{
-		{`"promptTokenCount":`, u.PromptTokenCount},
-		{`"cachedContentTokenCount":`, u.CachedContentTokenCount},
-		{`"candidatesTokenCount":`, u.CandidatesTokenCount},
-		{`"toolUsePromptTokenCount":`, u.ToolUsePromptTokenCount},
-		{`"thoughtsTokenCount":`, u.ThoughtsTokenCount},
-		{`"totalTokenCount":`, u.TotalTokenCount},
-	} {
-		if c.n != nil {
-			b = append(b, ',')
-			b = append(b, c.name...)
-			b = strconv.AppendInt(b, *c.n, 10)
-		}
-	}
+	var m jsonx.Members
+	b = m.Int(b, `"promptTokenCount":`, u.PromptTokenCount)
+	b = m.Int(b, `"cachedContentTokenCount":`, u.CachedContentTokenCount)
+	b = m.Int(b, `"candidatesTokenCount":`, u.CandidatesTokenCount)
+	b = m.Int(b, `"toolUsePromptTokenCount":`, u.ToolUsePromptTokenCount)
+	b = m.Int(b, `"thoughtsTokenCount":`, u.ThoughtsTokenCount)
+	b = m.Int(b, `"totalTokenCount":`, u.TotalTokenCount)
 	for _, d := range [...]struct {
 		name string
 		list []modalityTokenCount
@@ -322,39 +309,56 @@ func appendUsage(b []byte, u *usageMetadata) (_ []byte, ok bool) {
 		{`"candidatesTokensDetails":`, u.CandidatesTokensDetails},
 		{`"toolUsePromptTokensDetails":`, u.ToolUsePromptTokensDetails},
 	} {
-		if len(d.list) == 0 {
+		if d.list == nil {
 			continue
 		}
-		b = append(b, ',')
-		b = append(b, d.name...)
-		b = append(b, '[')
-		for i, m := range d.list {
-			if len(m.Unknown) > 0 {
-				return nil, false
-			}
+		b = append(m.Name(b, d.name), '[')
+		for i := range d.list {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"modality":`...)
-			var err error
-			if b, err = jsontext.AppendQuote(b, m.Modality); err != nil {
-				return nil, false
+			c := &d.list[i]
+			var cm jsonx.Members
+			if b, ok = cm.String(append(b, '{'), `"modality":`, c.Modality); !ok {
+				return b, false
 			}
-			if m.TokenCount != nil {
-				b = append(b, `,"tokenCount":`...)
-				b = strconv.AppendInt(b, *m.TokenCount, 10)
+			b = cm.Int(b, `"tokenCount":`, c.TokenCount)
+			if b, ok = cm.Kept(b, c.Unknown); !ok {
+				return b, false
 			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
-	if len(b) > start+1 {
-		b = append(b[:start+1], b[start+2:]...)
+	if b, ok = m.Kept(b, u.Unknown); !ok {
+		return b, false
 	}
 	return append(b, '}'), true
 }
 
-func (s *streamEncoder) write(w *sse.Writer, r Response) error {
+// keep keeps b's buffer for the next reply written without reflection,
+// unless it is large (a medium, a long text): a stream waiting on its
+// upstream does not hold it.
+func (s *streamEncoder) keep(b []byte) {
+	s.buf = b[:0]
+	if cap(b) > 8<<10 {
+		s.buf = nil
+	}
+}
+
+// quickReplies is false in tests that hold the replies written without
+// reflection to the marshalled ones.
+var quickReplies = true
+
+// write writes a reply, without reflection when appendReply models it.
+func (s *streamEncoder) write(w *sse.Writer, r *Response) error {
+	if quickReplies {
+		b, ok := appendReply(s.buf[:0], r)
+		s.keep(b)
+		if ok {
+			return w.Event("", b)
+		}
+	}
 	b, err := jsonx.Marshal(r)
 	if err != nil {
 		return err
@@ -477,7 +481,7 @@ func (s *streamEncoder) done(w *sse.Writer) error {
 		// Nothing at all came: the stream still says how it ended.
 		last.Candidates = []candidate{{Index: ptr(int64(0)), FinishReason: "STOP", Content: &Content{Role: "model", Parts: PartList{}}}}
 	}
-	return s.write(w, last)
+	return s.write(w, &last)
 }
 
 // Fail implements translate.StreamEncoder: the dialect's error chunk.

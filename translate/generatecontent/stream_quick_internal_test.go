@@ -122,7 +122,9 @@ func TestTextChunkIsTheMarshalledChunk(t *testing.T) {
 			CacheTokensDetails:         []modalityTokenCount{{Modality: "", TokenCount: n(2)}},
 			CandidatesTokensDetails:    []modalityTokenCount{{Modality: "AUDIO", TokenCount: n(3)}},
 			ToolUsePromptTokensDetails: []modalityTokenCount{{Modality: "DOC\"UMENT", TokenCount: n(4)}}},
-		{CacheTokensDetails: []modalityTokenCount{{Modality: "VIDEO", TokenCount: n(7)}}}}
+		{CacheTokensDetails: []modalityTokenCount{{Modality: "VIDEO", TokenCount: n(7)}}},
+		{PromptTokenCount: n(2), CandidatesTokensDetails: []modalityTokenCount{}, PromptTokensDetails: []modalityTokenCount{{Modality: "TEXT", Unknown: jsonx.Unknown{"b": []byte("1"), "a": []byte(`[ "x" ]`)}}},
+			Unknown: jsonx.Unknown{"z": []byte("{}"), "y": []byte(`"\u00e9"`)}}}
 	for _, head := range [][2]string{{"", ""}, {"gemini-3-flash", ""}, {"", `r"1`}, {"gemini-3-flash", "r1"}} {
 		s := &streamEncoder{model: head[0], id: head[1]}
 		for _, u := range usages {
@@ -151,7 +153,7 @@ func TestTextChunkIsTheMarshalledChunk(t *testing.T) {
 		}
 	}
 	s := &streamEncoder{wireUsage: &usageMetadata{Unknown: jsonx.Unknown{"x": []byte("1")}}}
-	for _, p := range []Part{{Text: new("x")}, {Text: new("x"), Thought: new(false)}, {Text: new("x"), ThoughtSignature: "EpcC"}, {Text: new("bad \xff")}, {FunctionCall: &FunctionCall{Name: "f"}}} {
+	for _, p := range []Part{{Text: new("x"), Thought: new(false)}, {Text: new("x"), ThoughtSignature: "EpcC"}, {Text: new("bad \xff")}, {FunctionCall: &FunctionCall{Name: "f"}}} {
 		if _, ok := s.textChunk(0, &p); ok {
 			t.Errorf("%+v was written as a text chunk", p)
 		}

@@ -1,0 +1,136 @@
+package generatecontent
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/internal/recorded"
+	"github.com/parleyhq/parley/translate/sse"
+)
+
+// replyVariants are replies the recordings do not hold: strings to
+// escape, members kept, calls, media and empty lists, and (after the
+// first ten) what appendReply leaves to Marshal.
+var replyVariants = []string{
+	`{"candidates":[{"content":{"role":"model","parts":[{"text":"a <b> & \\ \n \u2028 \ud83c\udf0d","thought":true,"thoughtSignature":"Ep\"c"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":5,"zz":1},"modelVersion":"m","responseId":"r\"1"}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"get_weather","args":{ "city" : "Paris", "n":[1, 2.50, {"x":null}], "s":"\u00e9\ud83c\udf0d" }},"thoughtSignature":"sig"}]},"index":0}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}},{"functionCall":{"name":"g","args":{},"willContinue":false,"extra":"x"}}]},"index":1}]}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo=","displayName":"a"}},{"fileData":{"fileUri":"gs://b/c"}},{"fileData":{"mimeType":"application/pdf","fileUri":"https://x/y.pdf"}}]},"index":0}]}`,
+	`{"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"MAX_TOKENS","finishMessage":"Too \"long\".","tokenCount":7,"avgLogprobs":-0.5,"index":0,"b":{"z":1,"a":2},"a":[]}]}`,
+	`{"candidates":[{"content":{"role":"model"},"index":0}],"candidatesz":1}`,
+	`{"candidates":[],"usageMetadata":{}}`,
+	`{"candidates":[{"finishReason":"STOP","index":0},{"content":{"role":"model","parts":[{"text":""}],"k":true},"index":1}],"modelVersion":"gemini-3-flash"}`,
+	`{"usageMetadata":{"promptTokenCount":1,"promptTokensDetails":[{"modality":"TEXT","tokenCount":1}]},"responseId":"r"}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"text":"x","unknownPart":{"k":[1]}}]},"avgLogprobs":0.125,"index":0}]}`,
+	// Left to Marshal.
+	`{"candidates":[{"content":{"role":"model","parts":[{"text":"x"}]},"safetyRatings":[{"category":"HARM_CATEGORY_HATE_SPEECH","probability":"NEGLIGIBLE"}],"index":0}]}`,
+	`{"promptFeedback":{"blockReason":"SAFETY"}}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true}}]},"index":0}]}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}}]},"index":0}]}`,
+	`{"error":{"code":503,"message":"Overloaded.","status":"UNAVAILABLE"}}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"text":"x"}]},"citationMetadata":{"citationSources":[{"uri":"https://x"}]},"index":0}]}`,
+}
+
+// TestRepliesAreTheMarshalledReplies: every recorded reply and chunk of
+// the dialect, and the variants, written without reflection are the
+// bytes jsonx.Marshal writes.
+func TestRepliesAreTheMarshalledReplies(t *testing.T) {
+	const modelled = 10
+	data := recorded.Variants(replyVariants)
+	data = append(data, recorded.DataLines(t, `"candidates":`)...)
+	data = append(data, recorded.Files(t, 15, "generate_content/*/response*.json", "cross_table/*/generate_content/response.json")...)
+	var replies []*Response
+	for _, d := range data {
+		r := new(Response)
+		if err := jsonx.Unmarshal(d, r); err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		replies = append(replies, r)
+	}
+	wrote := recorded.Encoded(t, replies, appendReply)
+	first, rest := recorded.Count(wrote, modelled)
+	if first != modelled {
+		t.Errorf("%d of the first %d variants written without reflection", first, modelled)
+	}
+	for i := modelled; i < len(replyVariants); i++ {
+		if wrote[i] {
+			t.Errorf("variant %d written without reflection: %s", i, replyVariants[i])
+		}
+	}
+	recordings := len(replies) - len(replyVariants)
+	if rest < recordings/2 {
+		t.Errorf("%d of %d recorded replies written without reflection", rest, recordings)
+	}
+	t.Logf("%d of %d recorded replies written without reflection", rest, recordings)
+}
+
+// TestStreamsAreTheMarshalledStreams: every recorded canonical stream,
+// encoded for a client of this dialect, is the same with the replies
+// written without reflection as with every reply marshalled.
+func TestStreamsAreTheMarshalledStreams(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/*/*/stream.canonical.json")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("%d canonical streams: %v", len(paths), err)
+	}
+	encode := func(evs []*parleyv1.StreamEvent) string {
+		var buf bytes.Buffer
+		w := sse.NewWriter(&buf)
+		enc := Client{}.NewStreamEncoder(&parleyv1.Request{Model: "m"})
+		for _, ev := range evs {
+			if err := enc.Encode(w, ev); err != nil {
+				buf.WriteString("error: " + err.Error())
+				break
+			}
+		}
+		return buf.String()
+	}
+	quick := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raws []json.RawMessage
+		if err := json.Unmarshal(data, &raws); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		evs := make([]*parleyv1.StreamEvent, len(raws))
+		for i, r := range raws {
+			evs[i] = new(parleyv1.StreamEvent)
+			if err := protojson.Unmarshal(r, evs[i]); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+		withQuick := encode(evs)
+		quickReplies = false
+		marshalled := encode(evs)
+		quickReplies = true
+		if withQuick != marshalled {
+			t.Errorf("%s:\nquick:\n%s\nmarshalled:\n%s", p, withQuick, marshalled)
+		}
+		quick++
+	}
+	t.Logf("%d streams", quick)
+}
+
+// FuzzReplyWrite: a reply written without reflection is the bytes
+// jsonx.Marshal writes.
+func FuzzReplyWrite(f *testing.F) {
+	for _, v := range append(recorded.Variants(replyVariants), recorded.DataLines(f, `"candidates":`)...) {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r Response
+		if jsonx.Unmarshal(data, &r) != nil {
+			return
+		}
+		recorded.Encoded(t, []*Response{&r}, appendReply)
+	})
+}
