@@ -56,6 +56,10 @@ type Dialect struct {
 	// would otherwise double and stay doubled for as long as the request
 	// is open (a held stream, a long generation).
 	DeepClientWork bool
+	// DeepUpstreamWork is set for a dialect whose upstream requests are
+	// written by reflection through nested lists: a backend writes them
+	// on a goroutine kept for it, as DeepClientWork says.
+	DeepUpstreamWork bool
 }
 
 // Socket is a dialect's WebSocket transport: on one connection, each

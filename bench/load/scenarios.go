@@ -22,7 +22,7 @@ var defaultRoutes = []route{{messages, messages}, {chat, messages}, {messages, c
 // moreRoutes are measured with -routes all, or when named.
 var moreRoutes = []route{
 	{chat, chat}, {responses, responses}, {generate, generate},
-	{responses, messages}, {generate, messages}, {messages, generate},
+	{responses, messages}, {generate, messages}, {messages, generate}, {messages, responses},
 }
 
 // parseRoutes reads -routes: "all", or routes such as

@@ -72,6 +72,13 @@ func BenchmarkStreamTextMessagesToContentGeneration(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.GenerateContent, dialecttest.Messages)
 }
 
+// The load benchmark's stream messages>responses route on a recorded
+// stream: the events around the deltas are read by reflection, off the
+// stream's stack.
+func BenchmarkStreamTextResponsesToMessages(b *testing.B) {
+	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.Responses)
+}
+
 // The load benchmark's whole chat>messages route.
 func BenchmarkReplyMessagesToChatCompletions(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.ChatCompletions, dialecttest.Messages)

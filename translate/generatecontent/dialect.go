@@ -29,7 +29,8 @@ func Dialect() *translate.Dialect {
 		},
 		Framing: framing,
 		// Input items and their content, contents and their parts.
-		DeepClientWork: true,
+		DeepClientWork:   true,
+		DeepUpstreamWork: true,
 	}
 }
 

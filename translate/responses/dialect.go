@@ -27,7 +27,8 @@ func Dialect() *translate.Dialect {
 		Try:              try,
 		Socket:           socket,
 		// Input items and their content, contents and their parts.
-		DeepClientWork: true,
+		DeepClientWork:   true,
+		DeepUpstreamWork: true,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/responses/input_tokens", Op: translate.OpCount},
