@@ -79,6 +79,11 @@ func BenchmarkStreamTextResponsesToMessages(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.Responses)
 }
 
+// The load benchmark's whole generate>messages route.
+func BenchmarkReplyMessagesToContentGeneration(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.GenerateContent, dialecttest.Messages)
+}
+
 // The load benchmark's whole chat>messages route.
 func BenchmarkReplyMessagesToChatCompletions(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.ChatCompletions, dialecttest.Messages)

@@ -113,10 +113,7 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 			}
 		}
 	}
-	if b, ok := appendReply(nil, &w); ok {
-		return b, nil
-	}
-	return jsonx.Marshal(w)
+	return jsonx.Encode(&w, appendReply)
 }
 
 // clientEncoder renders canonical parts for a client of this dialect.
