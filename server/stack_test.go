@@ -25,13 +25,12 @@ const stackChildEnv = "PARLEY_TEST_STACK_CHILD"
 const smallStack = 8 << 10
 
 // TestStreamsRunOnSmallStacks streams every recorded scenario, tools and
-// reasoning included, from messages, chat-completions and
-// content-generation upstreams to clients of every dialect, in a process
-// whose goroutines may not grow past 8 KB, with stackMargin bytes to
-// spare: a request's decoding, its encoding and sending, the reply's
-// start and each event's decoding and encoding must all fit. A stack that
-// would grow past it stops the process with the stack of the goroutine
-// that did, which this test reports.
+// reasoning included, from upstreams of every dialect to clients of every
+// dialect, in a process whose goroutines may not grow past 8 KB, with
+// stackMargin bytes to spare: a request's decoding, its encoding and
+// sending, the reply's start and each event's decoding and encoding must
+// all fit. A stack that would grow past it stops the process with the
+// stack of the goroutine that did, which this test reports.
 func TestStreamsRunOnSmallStacks(t *testing.T) {
 	if os.Getenv(stackChildEnv) != "" {
 		streamOnSmallStacks(t)
@@ -76,12 +75,8 @@ func trimTrace(out []byte) []byte {
 // Requests of the responses and content-generation dialects are read and
 // written by reflection through nested lists with methods of their own,
 // 6.5 to 7 KB deep: off the handler's stack (translate.Dialect's
-// DeepClientWork and DeepUpstreamWork). Not held to 8 KB yet: responses
-// upstreams, the events around whose deltas (the response's start and
-// end, each item and part) are read so too, deep in the stream's loop.
-// Reading them off the stack costs more than it saves (a goroutine's hop
-// each, 46% of a short stream's decoding and encoding); quick readers of
-// their own would do it.
+// DeepClientWork and DeepUpstreamWork), as is the response that starts a
+// responses stream.
 
 // stackMargin is how much of the 8 KB the streams must leave: the depth
 // of a path varies by a few hundred bytes with what the runtime does
@@ -119,9 +114,6 @@ func streamOnSmallStacks(t *testing.T) {
 		for _, a := range dialectList {
 			body := fixture(t, scenario, a.name, "request.json")
 			for _, b := range dialectList {
-				if b.name == "responses" {
-					continue // see above streamOnSmallStacks
-				}
 				path, payload := streamRequest(t, a.name, "via-"+b.name, body)
 				calls = append(calls, call{scenario + " " + a.name + ">" + b.name, func() *http.Request {
 					return clientPost(url+path, bytes.NewReader(payload))
@@ -165,7 +157,7 @@ func streamOnSmallStacks(t *testing.T) {
 	// use) is not what every stream does.
 	run(false)
 	run(true)
-	t.Logf("streams on small stacks: %d (6 scenarios, clients of every dialect, upstreams of every dialect but responses)", len(calls))
+	t.Logf("streams on small stacks: %d (6 scenarios, every dialect to every dialect)", len(calls))
 }
 
 // streamRequest makes a recorded client request a stream to model: its

@@ -3,44 +3,83 @@ package responses
 import (
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
-// deltaReader reads the events most streams are made of, the deltas
-// (output_text, refusal, function_call_arguments, reasoning_summary_text,
-// reasoning_text), without reflection. It reads their members by name, in
-// any order, and leaves any other event, or a delta with a member it does
-// not know or a value of an unexpected kind, to jsonx.Unmarshal, which is
-// the reference: FuzzQuickEvent holds the two to the same event, but for
-// the members the stream decoder never reads from a delta (item_id,
-// sequence_number, logprobs, obfuscation), which the reader checks and
-// passes over.
+// eventReader reads a stream's events without reflection: the deltas most
+// streams are made of, and the events around them. It reads their
+// members by name, in any order, and leaves an event of a type it does
+// not know, or with a member it does not know or a value of an unexpected
+// kind, to jsonx.Unmarshal, which is the reference: FuzzQuickEvent holds
+// the two to the same event, but for the members the stream decoder never
+// reads (item_id, sequence_number, logprobs, obfuscation, the texts and
+// arguments a done event repeats, annotation_index), which the reader
+// checks and passes over.
+//
+// The objects an event carries (a response, an item, a content part, an
+// annotation) are kept as they came, and read by Unmarshal only when the
+// event's type needs them (open): an in_progress snapshot or a part's
+// done event is not read through, and what is read starts one level
+// down, off the depth of the stream's loop.
 //
 // The event read lives in the reader until its next read.
-type deltaReader struct {
+type eventReader struct {
 	jsonx.Walker
 	w            event
 	output, part int64
 	summary      int64
+	// The objects of the event read, as they came; nil when absent.
+	response, item, contentPart, annotation jsontext.Value
 }
 
-var deltaReaders = sync.Pool{New: func() any { return new(deltaReader) }}
+var eventReaders = sync.Pool{New: func() any { return new(eventReader) }}
 
-// deltaTypes are the delta events' types, as written.
-var deltaTypes = [...]string{
+// eventTypes are the types the reader reads, as written: the deltas
+// first.
+var eventTypes = [...]string{
 	"response.output_text.delta",
 	"response.refusal.delta",
 	"response.function_call_arguments.delta",
 	"response.reasoning_summary_text.delta",
 	"response.reasoning_text.delta",
+	"response.created",
+	"response.in_progress",
+	"response.queued",
+	"response.output_item.added",
+	"response.content_part.added",
+	"response.output_text.done",
+	"response.refusal.done",
+	"response.output_text.annotation.added",
+	"response.content_part.done",
+	"response.function_call_arguments.done",
+	"response.reasoning_summary_part.added",
+	"response.reasoning_summary_text.done",
+	"response.reasoning_summary_part.done",
+	"response.reasoning_text.done",
+	"response.output_item.done",
+	"response.completed",
+	"response.incomplete",
+	"response.failed",
+	"error",
+	"response.web_search_call.in_progress",
+	"response.web_search_call.searching",
+	"response.web_search_call.completed",
+	"response.file_search_call.in_progress",
+	"response.file_search_call.searching",
+	"response.file_search_call.completed",
 }
 
 // read reads data into the reader's event; when ok is false the event is
-// zero, ready for the reflective decoder.
-func (r *deltaReader) read(data []byte) (w *event, ok bool) {
+// zero, ready for the reflective decoder. The objects it carries are read
+// by open.
+func (r *eventReader) read(data []byte) (w *event, ok bool) {
 	r.Reset(data)
 	w = &r.w
 	*w = event{}
+	r.response, r.item, r.contentPart, r.annotation = nil, nil, nil, nil
 	if err := r.Object(func(name []byte) error { return r.member(name, w) }); err == nil && w.Type != "" && r.End() {
 		return w, true
 	}
@@ -48,7 +87,7 @@ func (r *deltaReader) read(data []byte) (w *event, ok bool) {
 	return w, false
 }
 
-func (r *deltaReader) member(name []byte, w *event) error {
+func (r *eventReader) member(name []byte, w *event) error {
 	var err error
 	switch string(name) {
 	case "type":
@@ -59,7 +98,7 @@ func (r *deltaReader) member(name []byte, w *event) error {
 		if err != nil || len(raw) < 2 {
 			return jsonx.ErrForm
 		}
-		for _, t := range deltaTypes {
+		for _, t := range eventTypes {
 			if string(raw[1:len(raw)-1]) == t {
 				w.Type = t
 				return nil
@@ -74,10 +113,30 @@ func (r *deltaReader) member(name []byte, w *event) error {
 		w.SummaryIndex, err = r.intPtr(&r.summary)
 	case "delta":
 		w.Delta, err = r.StringPtr()
-	case "sequence_number":
-		_, err = r.Int()
-	case "item_id", "obfuscation":
-		err = r.SkipString()
+	case "message":
+		if !r.Null() {
+			w.Message, err = r.String()
+		}
+	case "param":
+		w.Param, err = r.StringPtr()
+	case "code":
+		w.Code, err = r.Copy()
+	case "response":
+		r.response, err = r.object()
+	case "item":
+		r.item, err = r.object()
+	case "part":
+		r.contentPart, err = r.object()
+	case "annotation":
+		r.annotation, err = r.object()
+	case "sequence_number", "annotation_index":
+		if !r.Null() {
+			_, err = r.Int()
+		}
+	case "item_id", "obfuscation", "text", "arguments", "input", "refusal":
+		if !r.Null() {
+			err = r.SkipString()
+		}
 	case "logprobs":
 		err = r.Skip()
 	default:
@@ -86,8 +145,195 @@ func (r *deltaReader) member(name []byte, w *event) error {
 	return err
 }
 
+// object reads an object member as it came; null is nil, as Unmarshal
+// leaves a pointer nil for it.
+func (r *eventReader) object() (jsontext.Value, error) {
+	if r.Null() {
+		return nil, nil
+	}
+	if r.Kind() != '{' {
+		return nil, jsonx.ErrForm
+	}
+	return r.Raw()
+}
+
+// open reads into w the objects its type needs: the response of a
+// snapshot that starts or ends the stream, the item of an item added or
+// done, the part of a part added, an annotation. Of an item of the kinds
+// a stream streams (a message, a function call, reasoning) it reads
+// streamItem, and of the response that ends a stream its status and
+// usage (end): what the stream decoder reads of them, not their content,
+// which arrived as deltas. Read whole, they go through nested lists
+// deeper than a stream's 8 KB stack; what must be read whole (the
+// response that starts the stream, one that ends it with an error or
+// incomplete, a hosted tool's item) is read off it (deep).
+func (r *eventReader) open(w *event) error {
+	switch w.Type {
+	case "response.created":
+		if r.response != nil {
+			return r.deep(w, true, false)
+		}
+	case "response.completed", "response.incomplete", "response.failed":
+		if r.response != nil {
+			if end, ok := r.end(); ok {
+				w.Response = end
+				return nil
+			}
+			return r.deep(w, true, false)
+		}
+	case "response.output_item.added", "response.output_item.done":
+		if r.item != nil {
+			var it streamItem
+			if err := jsonx.Unmarshal(r.item, &it); err != nil {
+				return err
+			}
+			if it.Type != "message" && it.Type != "function_call" && it.Type != "reasoning" {
+				return r.deep(w, false, true)
+			}
+			w.Item = &Item{Type: it.Type, ID: it.ID, Status: it.Status, Role: it.Role, CallID: it.CallID, Name: it.Name,
+				Arguments: it.Arguments, Namespace: it.Namespace, EncryptedContent: it.EncryptedContent}
+		}
+	case "response.content_part.added":
+		if r.contentPart != nil {
+			w.Part = new(ContentPart)
+			return jsonx.Unmarshal(r.contentPart, w.Part)
+		}
+	case "response.output_text.annotation.added":
+		if r.annotation != nil {
+			w.Annotation = new(annotation)
+			return jsonx.Unmarshal(r.annotation, w.Annotation)
+		}
+	}
+	return nil
+}
+
+// streamItem is what the stream decoder reads of an item a stream
+// streams: the members of Item but its content and summary.
+type streamItem struct {
+	Type             string  `json:"type,omitzero"`
+	ID               string  `json:"id,omitzero"`
+	Status           string  `json:"status,omitzero"`
+	Role             string  `json:"role,omitzero"`
+	CallID           string  `json:"call_id,omitzero"`
+	Name             string  `json:"name,omitzero"`
+	Arguments        *string `json:"arguments,omitzero"`
+	Namespace        string  `json:"namespace,omitzero"`
+	EncryptedContent *string `json:"encrypted_content,omitzero"`
+}
+
+// streamEnd is what the stream decoder reads of the response that ends a
+// stream: its status, error, incomplete details and usage.
+type streamEnd struct {
+	Status            string         `json:"status,omitzero"`
+	Error             *responseError `json:"error"`
+	IncompleteDetails *incomplete    `json:"incomplete_details"`
+	Usage             *usage         `json:"usage"`
+}
+
+// end reads what the stream decoder reads of the response that ends a
+// stream, by hand: its status and usage. ok is false for a response with
+// an error or incomplete details (read by deep), or a member of a form
+// Unmarshal may read otherwise.
+func (r *eventReader) end() (_ *Response, ok bool) {
+	raw := r.response
+	r.Reset(raw)
+	end := new(Response)
+	err := r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "status":
+			if !r.Null() {
+				end.Status, err = r.String()
+			}
+		case "usage":
+			if !r.Null() {
+				end.Usage = new(usage)
+				err = r.usage(end.Usage)
+			}
+		case "error", "incomplete_details":
+			if !r.Null() {
+				return jsonx.ErrForm
+			}
+		default:
+			err = r.Skip()
+		}
+		return err
+	})
+	return end, err == nil && r.End()
+}
+
+// usage reads a response's usage: its counts, and their details.
+func (r *eventReader) usage(u *usage) error {
+	return r.Object(func(name []byte) error {
+		switch string(name) {
+		case "input_tokens":
+			return r.count(&u.InputTokens)
+		case "output_tokens":
+			return r.count(&u.OutputTokens)
+		case "total_tokens":
+			return r.count(&u.TotalTokens)
+		case "input_tokens_details":
+			if r.Null() {
+				return nil
+			}
+			u.InputTokensDetails = new(inputDetails)
+			return r.detail("cached_tokens", &u.InputTokensDetails.CachedTokens)
+		case "output_tokens_details":
+			if r.Null() {
+				return nil
+			}
+			u.OutputTokensDetails = new(outputDetails)
+			return r.detail("reasoning_tokens", &u.OutputTokensDetails.ReasoningTokens)
+		}
+		return r.Skip()
+	})
+}
+
+// detail reads an object of token details, the count called name into
+// *n.
+func (r *eventReader) detail(name string, n *int64) error {
+	return r.Object(func(member []byte) error {
+		if string(member) == name {
+			return r.count(n)
+		}
+		return r.Skip()
+	})
+}
+
+// count reads a token count; null leaves it, as Unmarshal does.
+func (r *eventReader) count(n *int64) error {
+	if r.Null() {
+		return nil
+	}
+	v, err := r.Int()
+	*n = v
+	return err
+}
+
+// deep reads the event's response or item off the stream's stack: a
+// goroutine's hop, once a stream (its start), and for each hosted tool's
+// item or a failed or incomplete end. Of an end it reads streamEnd.
+func (r *eventReader) deep(w *event, response, item bool) error {
+	var err error
+	offstack.Run(func() {
+		if response && w.Type != "response.created" {
+			var end streamEnd
+			err = jsonx.Unmarshal(r.response, &end)
+			w.Response = &Response{Status: end.Status, Error: end.Error, IncompleteDetails: end.IncompleteDetails, Usage: end.Usage}
+		} else if response {
+			w.Response = new(Response)
+			err = jsonx.Unmarshal(r.response, w.Response)
+		}
+		if item {
+			w.Item = new(Item)
+			err = jsonx.Unmarshal(r.item, w.Item)
+		}
+	})
+	return err
+}
+
 // intPtr reads an integer into *at, returning at; null is nil.
-func (r *deltaReader) intPtr(at *int64) (*int64, error) {
+func (r *eventReader) intPtr(at *int64) (*int64, error) {
 	if r.Null() {
 		return nil, nil
 	}
