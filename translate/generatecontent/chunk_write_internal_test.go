@@ -2,12 +2,7 @@ package generatecontent
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"google.golang.org/protobuf/encoding/protojson"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
@@ -75,10 +70,6 @@ func TestRepliesAreTheMarshalledReplies(t *testing.T) {
 // encoded for a client of this dialect, is the same with the replies
 // written without reflection as with every reply marshalled.
 func TestStreamsAreTheMarshalledStreams(t *testing.T) {
-	paths, err := filepath.Glob("../../testdata/*/*/stream.canonical.json")
-	if err != nil || len(paths) < 20 {
-		t.Fatalf("%d canonical streams: %v", len(paths), err)
-	}
 	encode := func(evs []*parleyv1.StreamEvent) string {
 		var buf bytes.Buffer
 		w := sse.NewWriter(&buf)
@@ -91,33 +82,15 @@ func TestStreamsAreTheMarshalledStreams(t *testing.T) {
 		}
 		return buf.String()
 	}
-	quick := 0
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var raws []json.RawMessage
-		if err := json.Unmarshal(data, &raws); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		evs := make([]*parleyv1.StreamEvent, len(raws))
-		for i, r := range raws {
-			evs[i] = new(parleyv1.StreamEvent)
-			if err := protojson.Unmarshal(r, evs[i]); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-		}
-		withQuick := encode(evs)
+	for _, s := range recorded.Streams(t, 20) {
+		quick := encode(s.Events)
 		quickReplies = false
-		marshalled := encode(evs)
+		marshalled := encode(s.Events)
 		quickReplies = true
-		if withQuick != marshalled {
-			t.Errorf("%s:\nquick:\n%s\nmarshalled:\n%s", p, withQuick, marshalled)
+		if quick != marshalled {
+			t.Errorf("%s:\nquick:\n%s\nmarshalled:\n%s", s.Path, quick, marshalled)
 		}
-		quick++
 	}
-	t.Logf("%d streams", quick)
 }
 
 // FuzzReplyWrite: a reply written without reflection is the bytes

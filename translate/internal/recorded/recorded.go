@@ -7,14 +7,17 @@ package recorded
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
@@ -76,6 +79,42 @@ func Canonical[M proto.Message](t testing.TB, name string, newM func() M) []M {
 	}
 	if len(out) == 0 {
 		t.Fatalf("no file named %s", name)
+	}
+	return out
+}
+
+// Stream is a recorded canonical stream: the events of a
+// stream.canonical.json under testdata, and its path.
+type Stream struct {
+	Path   string
+	Events []*parleyv1.StreamEvent
+}
+
+// Streams returns every recorded canonical stream; it fails with fewer
+// than least.
+func Streams(t testing.TB, least int) []Stream {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(root(), "*", "*", "stream.canonical.json"))
+	if err != nil || len(paths) < least {
+		t.Fatalf("%d canonical streams, want at least %d: %v", len(paths), least, err)
+	}
+	out := make([]Stream, len(paths))
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raws []json.RawMessage
+		if err := json.Unmarshal(data, &raws); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out[i] = Stream{Path: p, Events: make([]*parleyv1.StreamEvent, len(raws))}
+		for j, r := range raws {
+			out[i].Events[j] = new(parleyv1.StreamEvent)
+			if err := protojson.Unmarshal(r, out[i].Events[j]); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
 	}
 	return out
 }
