@@ -21,13 +21,14 @@ type clientDialect struct {
 	models  translate.ModelClient
 	stored  translate.StoredClient
 	compact translate.CompactClient
-	// deep runs the dialect's request reading and stream encoder making
-	// off the handler's stack (translate.Dialect.DeepClientWork).
-	deep bool
+	// deep runs the dialect's request reading off the handler's stack
+	// (translate.Dialect.DeepClientWork), deepStart its stream encoder's
+	// making (DeepStreamStart).
+	deep, deepStart bool
 }
 
 func newClientDialect(d *translate.Dialect) *clientDialect {
-	c := &clientDialect{Client: d.Client, d: d, label: d.Name(), deep: d.DeepClientWork}
+	c := &clientDialect{Client: d.Client, d: d, label: d.Name(), deep: d.DeepClientWork, deepStart: d.DeepStreamStart}
 	c.count, _ = d.Client.(translate.CountClient)
 	c.models, _ = d.Client.(translate.ModelClient)
 	c.stored, _ = d.Client.(translate.StoredClient)
@@ -46,10 +47,10 @@ func (c *clientDialect) decodeRequest(in *translate.Incoming) (req *parleyv1.Req
 }
 
 // newStreamEncoder makes the encoder of a stream, off the handler's stack
-// for a dialect whose encoder does deep work at the start (the responses
-// dialect marshals its echo of the request's tools).
+// for a dialect whose encoder does deep work at the start
+// (translate.Dialect.DeepStreamStart).
 func (c *clientDialect) newStreamEncoder(req *parleyv1.Request) (enc translate.StreamEncoder) {
-	if !c.deep {
+	if !c.deepStart {
 		return c.NewStreamEncoder(req)
 	}
 	offstack.Run(func() { enc = c.NewStreamEncoder(req) })

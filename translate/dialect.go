@@ -49,13 +49,17 @@ type Dialect struct {
 	// Socket is how the dialect's clients speak over a WebSocket; nil
 	// when they do not.
 	Socket *Socket
-	// DeepClientWork is set for a dialect whose client requests are read,
-	// and whose stream encoder is made, by reflection through nested lists
-	// (several kilobytes of stack): the gateway does that work on a
-	// goroutine kept for it rather than on the request's own, whose stack
-	// would otherwise double and stay doubled for as long as the request
-	// is open (a held stream, a long generation).
+	// DeepClientWork is set for a dialect whose client requests are read
+	// by reflection through nested lists (several kilobytes of stack): the
+	// gateway does that work on a goroutine kept for it rather than on the
+	// request's own, whose stack would otherwise double and stay doubled
+	// for as long as the request is open (a held stream, a long
+	// generation).
 	DeepClientWork bool
+	// DeepStreamStart is set for a dialect whose stream encoder does deep
+	// work when it is made (the responses dialect marshals its echo of the
+	// request's tools): the gateway makes it off the request's stack too.
+	DeepStreamStart bool
 	// DeepUpstreamWork is set for a dialect whose upstream requests are
 	// written by reflection through nested lists: a backend writes them
 	// on a goroutine kept for it, as DeepClientWork says.

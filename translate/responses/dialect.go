@@ -28,6 +28,7 @@ func Dialect() *translate.Dialect {
 		Socket:           socket,
 		// Input items and their content, contents and their parts.
 		DeepClientWork:   true,
+		DeepStreamStart:  true,
 		DeepUpstreamWork: true,
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
