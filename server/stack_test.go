@@ -74,9 +74,9 @@ func trimTrace(out []byte) []byte {
 
 // Requests of the responses and content-generation dialects are read and
 // written by reflection through nested lists with methods of their own,
-// 6.5 to 7 KB deep: off the handler's stack (translate.Dialect's
-// DeepClientWork and DeepUpstreamWork), as is the response that starts a
-// responses stream.
+// 6.5 to 7 KB deep, and a responses encoder marshals its echo of the
+// request's tools when made: off the handler's stack (translate.Dialect's
+// DeepClientWork, DeepUpstreamWork and DeepStreamStart).
 
 // stackMargin is how much of the 8 KB the streams must leave: the depth
 // of a path varies by a few hundred bytes with what the runtime does

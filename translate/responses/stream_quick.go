@@ -161,16 +161,21 @@ func (r *eventReader) object() (jsontext.Value, error) {
 // snapshot that starts or ends the stream, the item of an item added or
 // done, the part of a part added, an annotation. Of an item of the kinds
 // a stream streams (a message, a function call, reasoning) it reads
-// streamItem, and of the response that ends a stream its status and
-// usage (end): what the stream decoder reads of them, not their content,
-// which arrived as deltas. Read whole, they go through nested lists
-// deeper than a stream's 8 KB stack; what must be read whole (the
-// response that starts the stream, one that ends it with an error or
-// incomplete, a hosted tool's item) is read off it (deep).
+// streamItem, of the response that ends a stream its status and usage
+// (end), and the response that starts it by hand (start): what the
+// stream decoder reads of them, not their content, which arrived as
+// deltas. Read whole, they go through nested lists deeper than a
+// stream's 8 KB stack; what must be read whole (a hosted tool's item, an
+// end with an error or incomplete, a start with output) is read off it
+// (deep).
 func (r *eventReader) open(w *event) error {
 	switch w.Type {
 	case "response.created":
 		if r.response != nil {
+			if start, ok := r.start(); ok {
+				w.Response = start
+				return nil
+			}
 			return r.deep(w, true, false)
 		}
 	case "response.completed", "response.incomplete", "response.failed":
@@ -228,6 +233,62 @@ type streamEnd struct {
 	Error             *responseError `json:"error"`
 	IncompleteDetails *incomplete    `json:"incomplete_details"`
 	Usage             *usage         `json:"usage"`
+}
+
+// start reads the response that starts a stream, by hand: its members
+// are strings, numbers and the request's echo, kept raw. ok is false for
+// one with output, usage, an error or incomplete details (read by deep),
+// or a member of a form Unmarshal may read otherwise.
+func (r *eventReader) start() (_ *Response, ok bool) {
+	r.Reset(r.response)
+	s := new(Response)
+	err := r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "id":
+			s.ID, err = r.text()
+		case "object":
+			s.Object, err = r.text()
+		case "model":
+			s.Model, err = r.text()
+		case "status":
+			s.Status, err = r.text()
+		case "created_at":
+			err = r.count(&s.CreatedAt)
+		case "previous_response_id":
+			s.PreviousResponseID, err = r.StringPtr()
+		case "service_tier":
+			s.ServiceTier, err = r.StringPtr()
+		case "output":
+			// A stream's output comes item by item: its start has none.
+			if r.Null() {
+				return nil
+			}
+			if isNull, err := r.Array(func() error { return jsonx.ErrForm }); err != nil || isNull {
+				return jsonx.ErrForm
+			}
+			s.Output = []Item{}
+		case "error", "incomplete_details", "usage":
+			if !r.Null() {
+				return jsonx.ErrForm
+			}
+		case "instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "store", "temperature",
+			"text", "tool_choice", "tools", "top_p", "truncation", "user", "metadata":
+			*echoField(s, string(name)), err = r.Copy()
+		default:
+			s.Unknown, err = r.Keep(s.Unknown, name)
+		}
+		return err
+	})
+	return s, err == nil && r.End()
+}
+
+// text reads a string member; null leaves it empty, as Unmarshal does.
+func (r *eventReader) text() (string, error) {
+	if r.Null() {
+		return "", nil
+	}
+	return r.String()
 }
 
 // end reads what the stream decoder reads of the response that ends a
@@ -311,8 +372,8 @@ func (r *eventReader) count(n *int64) error {
 }
 
 // deep reads the event's response or item off the stream's stack: a
-// goroutine's hop, once a stream (its start), and for each hosted tool's
-// item or a failed or incomplete end. Of an end it reads streamEnd.
+// goroutine's hop, for a hosted tool's item, a failed or incomplete end,
+// or a start start declines. Of an end it reads streamEnd.
 func (r *eventReader) deep(w *event, response, item bool) error {
 	var err error
 	offstack.Run(func() {

@@ -42,6 +42,9 @@ var quickVariants = []string{
 	`{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":null}}`,
 	`{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"Boom."}}}`,
 	`{"type":"response.completed","response":{"status":"completed","status":"x"}}`,
+	`{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1700000000,"status":"in_progress","error":null,"incomplete_details":null,"instructions":"Be \"brief\".","max_output_tokens":null,"model":"gpt-5","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":"low","summary":null},"service_tier":"auto","store":false,"temperature":1.0,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[ {"type":"function","name":"f","parameters":{"type":"object"}} ],"top_p":1,"truncation":"disabled","usage":null,"user":null,"metadata":{},"safety_identifier":null,"x":{"b":[1, 2]}}}`,
+	`{"type":"response.created","response":{"id":null,"output":null,"created_at":null}}`,
+	`{"type":"response.created","response":{"id":"resp_1","output":[{"type":"message","id":"m","content":[]}]}}`,
 	// Left to the reflective reader.
 	`{"type":"response.output_text.delta","output_index":0,"delta":"x","extra":1}`,
 	`{"type":"response.output_text.delta","type":"response.refusal.delta","delta":"x"}`,
@@ -59,7 +62,7 @@ var quickVariants = []string{
 }
 
 // quickRead is how many of quickVariants the quick reader reads.
-const quickRead = 28
+const quickRead = 31
 
 // checkQuick holds the quick reader, with the objects its event's type
 // needs opened, to the reflective decoder on data (recorded.Same), for
@@ -150,6 +153,36 @@ func TestQuickEventReadsAsTheReflectiveDecoder(t *testing.T) {
 		if quick := checkQuick(t, []byte(v)); quick != (i < quickRead) {
 			t.Errorf("quick %v for %s", quick, v)
 		}
+	}
+}
+
+// TestStreamEdgesReadByHand: the responses that start and end the
+// recorded streams are read by hand, not off the stream's stack, but
+// for an end with an error or incomplete details.
+func TestStreamEdgesReadByHand(t *testing.T) {
+	edges := 0
+	for _, d := range recorded.DataLines(t, `"type":"response.`) {
+		var r eventReader
+		w, ok := r.read(d)
+		if !ok || r.response == nil {
+			continue
+		}
+		switch w.Type {
+		case "response.created":
+			edges++
+			if _, ok := r.start(); !ok {
+				t.Errorf("a recorded start read whole: %s", d)
+			}
+		case "response.completed", "response.incomplete", "response.failed":
+			edges++
+			deep := bytes.Contains(d, []byte(`"error":{`)) || bytes.Contains(d, []byte(`"incomplete_details":{`))
+			if _, ok := r.end(); ok == deep {
+				t.Errorf("a recorded end read by hand %v: %s", ok, d)
+			}
+		}
+	}
+	if edges < 10 {
+		t.Errorf("%d recorded starts and ends", edges)
 	}
 }
 
