@@ -7,8 +7,9 @@ import (
 )
 
 // chunkReader reads the chunks of a stream without reflection
-// when they hold what most do: candidates whose parts are text, thoughts
-// and thought signatures, an index, a finish reason, and the usage. Every
+// when they hold what most do: candidates whose parts are text, thoughts,
+// thought signatures and whole calls, an index, a finish reason, and the
+// usage. Every
 // member of a candidate or a part must be one it knows, spelled as the
 // service spells it (the reflective decoder matches names regardless of
 // case and underscores, and keeps unknown members of a part for this
@@ -199,6 +200,35 @@ func (r *chunkReader) partMember(name []byte, p *Part, own bool, i int) error {
 		p.Thought, err = r.BoolPtr(at)
 	case "thoughtSignature":
 		p.ThoughtSignature, err = r.String()
+	case "functionCall":
+		if r.Null() {
+			return nil
+		}
+		c := new(FunctionCall)
+		p.FunctionCall = c
+		err = r.Object(func(name []byte) error { return r.callMember(name, c) })
+	default:
+		return jsonx.ErrForm
+	}
+	return err
+}
+
+// callMember reads a member of a whole call: its id, name and arguments,
+// kept as they came. A streamed call's pieces (partialArgs,
+// willContinue) are left to the reflective decoder.
+func (r *chunkReader) callMember(name []byte, c *FunctionCall) error {
+	var err error
+	switch string(name) {
+	case "id":
+		if !r.Null() {
+			c.ID, err = r.String()
+		}
+	case "name":
+		if !r.Null() {
+			c.Name, err = r.String()
+		}
+	case "args":
+		c.Args, err = r.Copy()
 	default:
 		return jsonx.ErrForm
 	}

@@ -10,7 +10,7 @@ import (
 
 // quickVariants are chunks as the service and Vertex AI write them, and
 // chunks the quick reader leaves to the reflective one (after the first
-// nine).
+// quickChunks).
 var quickVariants = []string{
 	`{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":3,"promptTokensDetails":[{"modality":"TEXT","tokenCount":3}],"serviceTier":"standard"},"modelVersion":"gemini-3-flash","responseId":"r1"}`,
 	`{"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":"**Plan**","thought":true},{"text":"","thoughtSignature":"EpcC"}]}}],"createTime":"2026-01-01T00:00:00Z","responseId":"r1"}`,
@@ -21,8 +21,14 @@ var quickVariants = []string{
 	`{"candidates":[{"content":null,"index":null,"finishReason":"MAX_TOKENS"}]}`,
 	`{"candidates":[],"usageMetadata":{"promptTokenCount":null,"cacheTokensDetails":null,"promptTokensDetails":[],"candidatesTokensDetails":[{"modality":"AUDIO","tokenCount":1,"x":2},{"modality":"SMELL"},{"tokenCount":null}],"trafficType":"ON_DEMAND"}}`,
 	`{"candidates":[],"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","tokenCount":1},{"modality":"TEXT","tokenCount":2},{"modality":"TEXT","tokenCount":3},{"modality":"TEXT","tokenCount":4},{"modality":"TEXT","tokenCount":5}],"candidatesTokensDetails":[{"modality":"TEXT","tokenCount":6},{"modality":"TEXT","tokenCount":7},{"modality":"TEXT","tokenCount":8},{"modality":"TEXT","tokenCount":9},{"modality":"TEXT","tokenCount":10}]}}`,
-	// Left to the reflective reader.
 	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"get_weather","args":{ "city" : "Paris", "n":[1, 2.50] }},"thoughtSignature":"EpcC"},{"functionCall":{"name":null,"id":null,"args":null}}]},"index":0}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":null,"text":"x"}]},"index":1},{"content":{"parts":[{"functionCall":{"name":"g","args":{"a":"\u00e9"}}}]},"index":2}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1,"a":2}}}]}}]}`,
+	// Left to the reflective reader.
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"function_call":{"name":"f","args":{}}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","Name":"g"}}]}}]}`,
 	`{"candidates":[{"content":{"parts":[{"text":"x","extra":1}]}}]}`,
 	`{"candidates":[{"content":{"parts":{"text":"x"}}}]}`,
 	`{"candidates":[{"content":{"parts":[{"text":"x"}]},"safetyRatings":[]}]}`,
@@ -39,6 +45,9 @@ var quickVariants = []string{
 	`{"candidates":[]} []`,
 	"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\xff\"}]}}]}",
 }
+
+// quickChunks is how many of quickVariants the quick reader reads.
+const quickChunks = 13
 
 // checkQuick holds the quick reader to the reflective decoder on data
 // (recorded.Same), read as a stream's first chunk and as a later one: but
@@ -82,7 +91,7 @@ func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
 		t.Errorf("the quick reader read %d of %d recorded chunks", quick, n)
 	}
 	for i, v := range quickVariants {
-		if got := checkQuick(t, []byte(v)); got != (i < 9) {
+		if got := checkQuick(t, []byte(v)); got != (i < quickChunks) {
 			t.Errorf("quick %v for %s", got, v)
 		}
 	}
@@ -102,6 +111,16 @@ func FuzzQuickChunk(f *testing.F) {
 // quick reader and with the reflective decoder.
 func BenchmarkChunk(b *testing.B) {
 	data := []byte(`{"candidates":[{"content":{"parts":[{"text":" Harmony"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":15,"candidatesTokenCount":12,"totalTokenCount":79,"promptTokensDetails":[{"modality":"TEXT","tokenCount":15}],"thoughtsTokenCount":52},"modelVersion":"gemini-3-flash-preview","responseId":"vQRpaqzAPN2M9MoPxPq2uQ4"}`)
+	var r chunkReader
+	recorded.Bench(b,
+		func() bool { _, ok := r.read(data, false); return ok },
+		func() error { var w Response; return jsonx.Unmarshal(data, &w) })
+}
+
+// BenchmarkCallChunk reads a chunk holding a whole call as the service
+// writes it, with the quick reader and with the reflective decoder.
+func BenchmarkCallChunk(b *testing.B) {
+	data := []byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"read_file","args":{"path":"src/main.go","limit":200}},"thoughtSignature":"CiQB0e2Kb7Zr0Yw8m2nQ1s9xU3vT6fJ4pL2kE8hR5cA1bN7dW0g="}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":812,"candidatesTokenCount":24,"totalTokenCount":901,"thoughtsTokenCount":65},"modelVersion":"gemini-3-flash-preview","responseId":"vQRpaqzAPN2M9MoPxPq2uQ4"}`)
 	var r chunkReader
 	recorded.Bench(b,
 		func() bool { _, ok := r.read(data, false); return ok },
