@@ -15,7 +15,10 @@ import (
 // (TestQuickRequestDecodesAsTheGeneralWay, FuzzQuickRequest).
 func readRequest(data []byte, w *requestIn) (ok bool) {
 	cr := chunkReaders.Get().(*chunkReader)
-	defer chunkReaders.Put(cr)
+	defer func() {
+		cr.Release()
+		chunkReaders.Put(cr)
+	}()
 	r := requestReader{replyReader{&cr.Walker}}
 	r.Reset(data)
 	if err := r.Object(func(name []byte) error { return r.member(name, w) }); err != nil || !r.End() {

@@ -235,7 +235,10 @@ func appendStrings(b []byte, list []string) (_ []byte, ok bool) {
 // FuzzQuickRequest).
 func readRequest(data []byte, w *Request) (ok bool) {
 	r := walkers.Get().(*jsonx.Walker)
-	defer walkers.Put(r)
+	defer func() {
+		r.Release()
+		walkers.Put(r)
+	}()
 	r.Reset(data)
 	q := quickEvent{r: r}
 	*w = Request{}

@@ -295,3 +295,24 @@ func TestBlockEventsAreTheMarshalledEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestAStreamKeepsNoWalker: a message's start and end are read with a
+// Walker taken from the pool that request bodies are read with too; the
+// stream must not keep it once read, or a waiting stream holds whatever
+// request that Walker reads next (TestWaitingStreamsHoldNoConversation
+// in the server's tests saw one so).
+func TestAStreamKeepsNoWalker(t *testing.T) {
+	var q quickEvent
+	var w event
+	for _, e := range []string{
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":9,"output_tokens":1}}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`,
+	} {
+		if !q.read([]byte(e), &w) {
+			t.Fatalf("not read the quick way: %s", e)
+		}
+		if q.r != nil {
+			t.Errorf("the stream keeps the Walker that read %s", e)
+		}
+	}
+}

@@ -129,7 +129,12 @@ var quickMessagePrefix = []byte(`{"type":"message_`)
 // are the largest events of a short one.
 func (q *quickEvent) readMessage(b []byte, w *event) bool {
 	r := walkers.Get().(*jsonx.Walker)
-	defer walkers.Put(r)
+	defer func() {
+		// The Walker goes back to the pool, where a request may take it
+		// next: the stream must not keep it, nor what it reads then.
+		q.r = nil
+		walkers.Put(r)
+	}()
 	q.r = r
 	r.Reset(b)
 	*w = event{}

@@ -55,6 +55,14 @@ func (w *Walker) Reset(data []byte) {
 	w.names = w.names[:0]
 }
 
+// Release lets go of the data last read, the names it held included,
+// for a Walker kept for later (in a pool) after reading a body as large
+// as a conversation.
+func (w *Walker) Release() {
+	clear(w.names[:cap(w.names)])
+	w.Reset(nil)
+}
+
 // space passes over white space and returns the next byte, or 0 at the
 // end.
 func (w *Walker) space() byte {

@@ -179,3 +179,27 @@ func FuzzAppendRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestReleaseLetsGoOfTheData: a released Walker holds nothing of what it
+// read, the names it kept behind an object's end included.
+func TestReleaseLetsGoOfTheData(t *testing.T) {
+	var w Walker
+	w.Reset([]byte(`{"a":1,"b":{"c":2}}`))
+	if err := w.Object(func([]byte) error { return w.Skip() }); err != nil {
+		t.Fatal(err)
+	}
+	// The names of an object read stay behind its end, in the
+	// backing array the next read appends to.
+	if kept := w.names[:cap(w.names)]; len(kept) == 0 || kept[0] == nil {
+		t.Fatal("the Walker kept no names: the test tests nothing")
+	}
+	w.Release()
+	if w.data != nil {
+		t.Error("the data is kept")
+	}
+	for i, n := range w.names[:cap(w.names)] {
+		if n != nil {
+			t.Errorf("name %d is kept: %q", i, n)
+		}
+	}
+}
