@@ -355,16 +355,9 @@ func appendChoice(b []byte, c *chunkChoice) (_ []byte, ok bool) {
 		}
 	}
 	if d.ToolCalls != nil {
-		b = m.Name(b, `"tool_calls":[`)
-		for i := range d.ToolCalls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendToolCall(b, &d.ToolCalls[i]); !ok {
-				return b, false
-			}
+		if b, ok = jsonx.AppendList(m.Name(b, `"tool_calls":`), d.ToolCalls, appendToolCall); !ok {
+			return b, false
 		}
-		b = append(b, ']')
 	}
 	return appendChoiceEnd(b, c.FinishReason)
 }

@@ -24,16 +24,9 @@ func appendReply(b []byte, r *Response) (_ []byte, ok bool) {
 	b = append(b, '{')
 	var m jsonx.Members
 	if r.Candidates != nil {
-		b = append(m.Name(b, `"candidates":`), '[')
-		for i := range r.Candidates {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendCandidate(b, &r.Candidates[i]); !ok {
-				return b, false
-			}
+		if b, ok = jsonx.AppendList(m.Name(b, `"candidates":`), r.Candidates, appendCandidate); !ok {
+			return b, false
 		}
-		b = append(b, ']')
 	}
 	if r.UsageMetadata != nil {
 		if b, ok = appendUsage(m.Name(b, `"usageMetadata":`), r.UsageMetadata); !ok {
@@ -91,16 +84,9 @@ func appendContent(b []byte, c *Content) (_ []byte, ok bool) {
 	if b, ok = m.NonEmpty(b, `"role":`, c.Role); !ok {
 		return b, false
 	}
-	b = append(m.Name(b, `"parts":`), '[')
-	for i := range c.Parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, ok = appendPart(b, &c.Parts[i]); !ok {
-			return b, false
-		}
+	if b, ok = jsonx.AppendList(m.Name(b, `"parts":`), c.Parts, appendPart); !ok {
+		return b, false
 	}
-	b = append(b, ']')
 	if b, ok = m.Kept(b, c.Unknown); !ok {
 		return b, false
 	}

@@ -95,6 +95,22 @@ func (m *Members) kept(b []byte, name string, v jsontext.Value) (_ []byte, ok bo
 	return AppendRaw(append(b, ':'), v)
 }
 
+// AppendList appends list as a JSON array, each element written by
+// write; ok is false when write declines one (what was appended of the
+// array is then left to the caller to drop).
+func AppendList[T any](b []byte, list []T, write func([]byte, *T) ([]byte, bool)) (_ []byte, ok bool) {
+	b = append(b, '[')
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = write(b, &list[i]); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
 // AppendRaw appends the raw value v as Marshal writes it: without the
 // space between its tokens, its strings with their escapes written as
 // AppendQuote writes them, its numbers as they are. ok is false for a
