@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/invopop/jsonschema"
+	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -37,8 +38,9 @@ var GenerateContent = &Spec{
 		if out.Path != "/v1beta/models/"+model+":generateContent" || out.Header.Get("x-goog-api-key") != "sk-test" {
 			t.Errorf("upstream request %s %v", out.Path, out.Header)
 		}
-		req.Stream = true
-		out, err := generatecontent.Upstream{}.EncodeRequest(req, translate.Target{Model: model})
+		streamed := proto.CloneOf(req)
+		streamed.Stream = true
+		out, err := generatecontent.Upstream{}.EncodeRequest(streamed, translate.Target{Model: model})
 		if err != nil || out.Path != "/v1beta/models/"+model+":streamGenerateContent" || out.Query.Get("alt") != "sse" {
 			t.Errorf("stream request %v %v: %v", out.Path, out.Query, err)
 		}
