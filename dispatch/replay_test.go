@@ -131,7 +131,7 @@ func TestStreamOfAWholeReply(t *testing.T) {
 				srv.hits.Store(0)
 
 				// The client's own request, of the upstream's dialect: it
-				// is forwarded as it came, where the dialect forwards. A
+				// is forwarded as it came, where the dialect forwards it. A
 				// dialect that clients do not speak gets another's.
 				req := chatRequest(true)
 				req.StreamUsage = proto.Bool(true)
@@ -144,8 +144,15 @@ func TestStreamOfAWholeReply(t *testing.T) {
 						t.Fatal(err)
 					}
 					req.Model, req.Stream, req.StreamUsage = "m", true, proto.Bool(true)
-					_, forwards = up.Upstream.(translate.Forwarder)
 					call.Source = translate.Source{Dialect: up.Enum, Body: src}
+					if f, ok := up.Upstream.(translate.Forwarder); ok {
+						// Whether this request is one the dialect sends on
+						// as it came.
+						_, forwards, err = f.Forward(req, &call.Source, translate.Target{Model: "m"})
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 				sentForwarded := false
 				call.Sent = func(string, []byte) { sentForwarded = call.Forwarded }

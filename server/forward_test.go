@@ -16,6 +16,7 @@ import (
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
+	"google.golang.org/genai"
 
 	"github.com/parleyhq/parley/translate/sse"
 )
@@ -238,6 +239,107 @@ func TestSameDialectForwardResponses(t *testing.T) {
 		sent, got := send(t, param.Opt[bool]{})
 		if bytes.Equal(got, swap(sent)) {
 			t.Errorf("a response Parley stores went on as it came:\n%s", got)
+		}
+	})
+}
+
+// recordingTransport records the body of each request an SDK sends
+// through it.
+type recordingTransport struct{ sent sentBody }
+
+func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt.sent.record(r)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestSameDialectForwardGenerateContent: a content-generation request
+// the official SDK writes goes on to an upstream of that dialect as it
+// came (the model in the path the upstream's), whole and streamed, and
+// the reply is the upstream's own; one in a spelling Parley writes
+// otherwise (snake_case, as the service's REST examples have it) is built
+// again from the canonical form.
+func TestSameDialectForwardGenerateContent(t *testing.T) {
+	g := startGateway(t, gwExtra{})
+	fake := g.fakes["generate_content"]
+	rt := &recordingTransport{}
+	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: clientKey, Backend: genai.BackendGeminiAPI,
+		HTTPOptions: genai.HTTPOptions{BaseURL: g.url}, HTTPClient: &http.Client{Transport: rt},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &genai.GenerateContentConfig{
+		SystemInstruction: genai.NewContentFromText("Be brief.", genai.RoleUser),
+		Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{
+			Name: "get_weather", Description: "The weather in a city.",
+			ParametersJsonSchema: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}},
+		}}}},
+		Temperature: genai.Ptr[float32](0.2),
+	}
+	contents := genai.Text("Say hello.")
+	check := func(t *testing.T, stream bool) {
+		t.Helper()
+		got := fake.requests()
+		if len(got) != 1 || len(rt.sent.bodies) != 1 {
+			t.Fatalf("%d upstream requests, %d sent", len(got), len(rt.sent.bodies))
+		}
+		method := ":generateContent"
+		if stream {
+			method = ":streamGenerateContent"
+		}
+		if want := "/v1beta/models/" + upstreamModel["generate_content"] + method; got[0].Path != want {
+			t.Errorf("the upstream was asked at %s, not %s", got[0].Path, want)
+		}
+		if !bytes.Equal(got[0].Body, rt.sent.bodies[0]) {
+			t.Errorf("the upstream got\n%s\nnot the client's body\n%s", got[0].Body, rt.sent.bodies[0])
+		}
+		rt.sent.bodies = nil
+	}
+	t.Run("whole", func(t *testing.T) {
+		fake.set("text", nil)
+		r, err := c.Models.GenerateContent(context.Background(), "via-generate_content", contents, cfg)
+		if err != nil || r.Text() == "" {
+			t.Fatalf("reply %v, err %v", r, err)
+		}
+		check(t, false)
+	})
+	t.Run("stream", func(t *testing.T) {
+		fake.set("text", nil)
+		text := ""
+		for ch, err := range c.Models.GenerateContentStream(context.Background(), "via-generate_content", contents, cfg) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			text += ch.Text()
+		}
+		if text == "" {
+			t.Fatal("no text streamed")
+		}
+		check(t, true)
+	})
+	t.Run("relayed stream", func(t *testing.T) {
+		stream := fixture(t, "text", "generate_content", "stream.sse")
+		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) { writeStream(w, stream, nil) })
+		body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]}`)
+		_, got := postRead(t, g.url+"/v1beta/models/via-generate_content:streamGenerateContent?alt=sse", body)
+		if w, g := events(t, stream), events(t, got); !slices.Equal(w, g) {
+			t.Errorf("the client got the events\n%s\nnot the upstream's\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+		if reqs := fake.requests(); len(reqs) != 1 || !bytes.Equal(reqs[0].Body, body) {
+			t.Errorf("the upstream got %d requests, not the client's body", len(reqs))
+		}
+	})
+	t.Run("snake_case", func(t *testing.T) {
+		fake.set("text", nil)
+		body := []byte(`{"system_instruction":{"parts":[{"text":"Be brief."}]},"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]}`)
+		status, _ := postRead(t, g.url+"/v1beta/models/via-generate_content:generateContent", body)
+		reqs := fake.requests()
+		if status != http.StatusOK || len(reqs) != 1 {
+			t.Fatalf("status %d, %d upstream requests", status, len(reqs))
+		}
+		if bytes.Equal(reqs[0].Body, body) || !bytes.Contains(reqs[0].Body, []byte(`"systemInstruction"`)) {
+			t.Errorf("a snake_case body went on as it came:\n%s", reqs[0].Body)
 		}
 	})
 }

@@ -39,15 +39,22 @@ type Forwarder interface {
 	Forward(req *parleyv1.Request, src *Source, t Target) (out *Outgoing, ok bool, err error)
 }
 
-// ForwardBody is what every Forwarder checks first: the request came from
-// a client of dialect d, as src, with every opaque value its own; then its
-// body with the model swapped. ok is false when it cannot go on as it came.
+// ForwardBody is what every Forwarder of a dialect that names the model
+// in the body checks first (Forwardable); then its body with the model
+// swapped. ok is false when it cannot go on as it came.
 func ForwardBody(req *parleyv1.Request, src *Source, d parleyv1.Dialect, t Target) (body []byte, ok bool) {
-	if src == nil || src.Dialect != d || req.GetExtensions().GetDialect() != d || !OwnOpaques(req, d) {
+	if !Forwardable(req, src, d) {
 		return nil, false
 	}
 	body, err := SetModel(src.Body, t.Model)
 	return body, err == nil
+}
+
+// Forwardable reports whether a request came from a client of dialect d,
+// as src, with every opaque value its own: whether its body may go on as
+// it came to an upstream of d, as far as the dialect-neutral checks go.
+func Forwardable(req *parleyv1.Request, src *Source, d parleyv1.Dialect) bool {
+	return src != nil && src.Dialect == d && req.GetExtensions().GetDialect() == d && OwnOpaques(req, d)
 }
 
 // OwnOpaques reports whether every opaque value of a request (signatures,

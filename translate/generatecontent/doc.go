@@ -9,7 +9,9 @@
 // Requests are read in both spellings (inline_data and inlineData: the
 // member names match ignoring case and underscores) and with contents,
 // parts and tools given as a single object as well as an array; enum words
-// are read in any case. Parley writes camelCase and arrays. The model comes
+// are read in any case. Parley writes camelCase and arrays; a body already
+// in that form goes on as it came to an upstream of this dialect (the
+// same-dialect fast path, forward.go). The model comes
 // from the path (models/ is optional), the stream flag from the action, and
 // the key from ?key= or x-goog-api-key (the server reads those). Toward an
 // upstream the key goes in x-goog-api-key, never in the URL, and a stream

@@ -204,6 +204,15 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
+	out := outgoing(req, t, body)
+	// This dialect caches by cachedContent, not by per-block hints.
+	out.Dropped = append(translate.CacheHintPaths(req), e.dropped...)
+	return out, nil
+}
+
+// outgoing is the upstream request of a body: the model and the method in
+// the path, a stream asked for as server-sent events.
+func outgoing(req *parleyv1.Request, t translate.Target, body []byte) *translate.Outgoing {
 	model := t.Model
 	if model == "" {
 		model = req.GetModel()
@@ -223,9 +232,49 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if t.APIKey != "" {
 		out.Header.Set("x-goog-api-key", t.APIKey)
 	}
-	// This dialect caches by cachedContent, not by per-block hints.
-	out.Dropped = append(translate.CacheHintPaths(req), e.dropped...)
-	return out, nil
+	return out
+}
+
+// Forward implements translate.Forwarder. A content-generation client's
+// request goes on as it came, the model in the path being the upstream's,
+// when every signature in it is its own, it carries no cache hint (which
+// only another dialect's client gives, and this dialect drops) and it is
+// in the form the encoder writes (written). What the encoder would write
+// for such a request is then, member for member, what the client sent
+// (the golden tests and FuzzForward hold the two together); what it would
+// drop comes only from other dialects.
+func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
+	if !translate.Forwardable(req, src, thisDialect) || len(translate.CacheHintPaths(req)) > 0 || !written(src.Body) || !resultsNameTheirCalls(req) {
+		return nil, false, nil
+	}
+	return outgoing(req, t, src.Body), true, nil
+}
+
+var _ translate.Forwarder = Upstream{}
+
+// resultsNameTheirCalls reports whether every function's response names
+// the call it answers, as the encoder would write it: a response paired
+// with a call of another name (by its place, the decoder's repair of a
+// history whose names do not match) is written with the call's name.
+func resultsNameTheirCalls(req *parleyv1.Request) bool {
+	var names map[string]string
+	for _, m := range req.GetMessages() {
+		for _, p := range m.GetParts() {
+			switch {
+			case p.GetToolCall() != nil:
+				if names == nil {
+					names = map[string]string{}
+				}
+				names[p.GetToolCall().GetId()] = translate.CallName(p.GetToolCall())
+			case p.GetToolResult() != nil:
+				tr := p.GetToolResult()
+				if name, ok := names[tr.GetCallId()]; ok && name != tr.GetName() {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 type encoder struct {

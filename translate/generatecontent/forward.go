@@ -1,0 +1,186 @@
+package generatecontent
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// The same-dialect fast path reads more of a body than the other
+// dialects' do. This dialect's clients may spell a member in snake_case or
+// in any case, give contents, parts and tools as a single object, and
+// write some enum words in lower case; Parley reads them all and writes
+// camelCase, arrays and upper case. A body goes on as it came only when it
+// is already in that written form, so that the upstream gets what Parley
+// would have written: written checks it, without reflection, in one pass
+// over the body.
+
+// written reports whether a request body is in the form the encoder
+// writes: every member this dialect models named as it is written, lists
+// as arrays, enum words in upper case. Members it does not model go on as
+// they came either way. A body it cannot follow (a name spelled with
+// escapes, a member given twice) is not.
+func written(body []byte) bool {
+	w := forwardWalkers.Get().(*jsonx.Walker)
+	defer func() {
+		w.Release()
+		forwardWalkers.Put(w)
+	}()
+	w.Reset(body)
+	_, err := writtenValue(w, "", "", false)
+	return err == nil && w.End()
+}
+
+var forwardWalkers = sync.Pool{New: func() any { return new(jsonx.Walker) }}
+
+// writtenValue walks the value of a member named name ("" for the body)
+// of an object that is the value of in, or an element of its list (elem),
+// failing with ErrForm at the first thing the encoder would write
+// otherwise. set is false for an empty string or list, which the encoder
+// leaves out or writes, the same to a service (proto3's defaults).
+func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err error) {
+	switch w.Kind() {
+	case '{':
+		if singular[name] && !elem {
+			return false, jsonx.ErrForm // a list given as its one element
+		}
+		n, typed, kind, parts := 0, false, false, false
+		err := w.Object(func(member []byte) error {
+			if !writtenName(member) {
+				return jsonx.ErrForm
+			}
+			kind = kind || partKinds[string(member)]
+			switch {
+			case freeForm[string(member)]:
+				n++
+				return w.Skip()
+			case schemaMembers[string(member)]:
+				// Read as JSON Schema and written back, keeping only the
+				// keywords the service takes.
+				return jsonx.ErrForm
+			}
+			set, err := writtenValue(w, string(member), name, false)
+			if set {
+				n++
+				typed = typed || string(member) == "mimeType"
+				parts = parts || string(member) == "parts"
+			}
+			return err
+		})
+		switch {
+		case err != nil:
+			return false, err
+		case n == 0 && in != "tools":
+			// An object with nothing set is left out, but for a built-in
+			// tool's settings.
+			return false, jsonx.ErrForm
+		case (name == "systemInstruction" || name == "contents") && !parts:
+			// A turn or instruction with no parts is left out, with any
+			// member it has.
+			return false, jsonx.ErrForm
+		case name == "parts" && !kind:
+			// A part of no kind Parley reads is left out.
+			return false, jsonx.ErrForm
+		case media[name] && !typed:
+			// A medium's type is told from its name when not given.
+			return false, jsonx.ErrForm
+		}
+		return true, nil
+	case '[':
+		n := 0
+		_, err := w.Array(func() error {
+			n++
+			_, err := writtenValue(w, name, in, true)
+			return err
+		})
+		return n > 0, err
+	case '"':
+		s, err := w.String()
+		if err != nil || upperWords[name] && s != strings.ToUpper(s) {
+			return false, jsonx.ErrForm
+		}
+		return s != "", nil
+	}
+	return true, w.Skip()
+}
+
+// writtenName reports whether a member's name is as the encoder writes
+// it: a modelled member's camelCase name, or a name this dialect does not
+// model in any spelling (kept as it came).
+func writtenName(name []byte) bool {
+	if len(name) > 0 && name[0] == '@' {
+		return false // the names of Parley's own marks, never kept
+	}
+	if spelled, ok := modelled[string(name)]; ok {
+		return spelled == string(name)
+	}
+	_, respelled := modelled[foldName(name)]
+	return !respelled
+}
+
+// foldName is a name as the decoder matches it: lower case, without
+// underscores.
+func foldName(name []byte) string {
+	return strings.ToLower(string(bytes.ReplaceAll(name, []byte("_"), nil)))
+}
+
+var (
+	// singular are the lists a client may give as a single object.
+	singular = map[string]bool{"contents": true, "parts": true, "tools": true}
+	// freeForm are members whose values are the client's own (a call's
+	// arguments, a function's response, a schema given as JSON Schema),
+	// kept as they came.
+	freeForm = map[string]bool{"args": true, "response": true, "parametersJsonSchema": true, "responseJsonSchema": true}
+	// partKinds are the members that say what a part is.
+	partKinds = map[string]bool{
+		"text": true, "inlineData": true, "fileData": true, "functionCall": true, "functionResponse": true,
+		"executableCode": true, "codeExecutionResult": true,
+	}
+	// media are the parts that name a medium's type.
+	media = map[string]bool{"inlineData": true, "fileData": true}
+	// schemaMembers are members that hold a schema in the Schema form.
+	schemaMembers = map[string]bool{"parameters": true, "responseSchema": true}
+	// upperWords are members whose enum words are read in any case and
+	// written in upper case (or kept only when they are): a schema's
+	// type, an answer's modalities and media resolution, and the words a
+	// same-dialect request keeps only as given in upper case.
+	upperWords = map[string]bool{
+		"type": true, "responseModalities": true, "mediaResolution": true, "language": true, "mode": true,
+		"category": true, "threshold": true, "thinkingLevel": true, "behavior": true, "scheduling": true,
+	}
+	// modelled maps every member name of the request's wire types, and its
+	// folded spelling, to itself.
+	modelled = modelledNames(reflect.TypeFor[Request]())
+)
+
+// modelledNames lists the JSON member names of t and of every type it
+// holds, each under its own spelling and its folded one.
+func modelledNames(t reflect.Type) map[string]string {
+	names := map[string]string{}
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] || t == reflect.TypeFor[jsontext.Value]() {
+			return
+		}
+		seen[t] = true
+		for f := range t.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				names[name] = name
+				names[foldName([]byte(name))] = name
+			}
+			walk(f.Type)
+		}
+	}
+	walk(t)
+	return names
+}
