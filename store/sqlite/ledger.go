@@ -31,20 +31,17 @@ func usageArgs(args []any, r *store.UsageRecord) []any {
 }
 
 // RecordUsage implements store.Ledger. The records go in one write, a
-// prepared single-row INSERT executed for each: the driver binds a
-// statement's variables in time quadratic in their number, so many rows
-// to one statement cost far more than a statement per row. A request id
-// already stored, by an earlier call or earlier in this one, is skipped.
+// single-row INSERT, prepared once when the store opens, executed for
+// each: the driver binds a statement's variables in time quadratic in
+// their number, so many rows to one statement cost far more than a
+// statement per row. A request id already stored, by an earlier call or
+// earlier in this one, is skipped.
 func (s *SQLite) RecordUsage(ctx context.Context, rs []store.UsageRecord) error {
 	if len(rs) == 0 {
 		return nil
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, insertUsage)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = stmt.Close() }()
+		stmt := tx.StmtContext(ctx, s.stmts.insertUsage)
 		args := make([]any, 0, usageWidth)
 		for i := range rs {
 			if _, err := stmt.ExecContext(ctx, usageArgs(args[:0], &rs[i])...); err != nil {

@@ -42,7 +42,7 @@ type SQLite struct {
 	// stmts are the statements of every stored-response request, parsed
 	// once rather than per call.
 	stmts struct {
-		response, readTurns, respTurns, chainHashes *sql.Stmt
+		response, readTurns, respTurns, chainHashes, insertUsage *sql.Stmt
 	}
 }
 
@@ -109,6 +109,7 @@ func (s *SQLite) prepare(ctx context.Context) error {
 		{&s.stmts.readTurns, readTurns},
 		{&s.stmts.respTurns, respTurns},
 		{&s.stmts.chainHashes, chainHashes},
+		{&s.stmts.insertUsage, insertUsage},
 	} {
 		var err error
 		if *p.stmt, err = s.db.PrepareContext(ctx, p.q); err != nil {
