@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -352,5 +354,61 @@ func TestUpdateKeyGivesUp(t *testing.T) {
 	}
 	if len(got.Key.GetModels()) != 0 || got.Key.GetMetadata()["meddler"] == "" {
 		t.Errorf("the key after the update gave up: %v", got.Key)
+	}
+}
+
+// heldLedger holds its first write until released, and counts the records
+// of each write.
+type heldLedger struct {
+	failingLedger
+	arrived, release chan struct{}
+	sizes            []int
+}
+
+func (h *heldLedger) RecordUsage(ctx context.Context, rs []store.UsageRecord) error {
+	h.mu.Lock()
+	first := len(h.sizes) == 0
+	h.sizes = append(h.sizes, len(rs))
+	h.mu.Unlock()
+	if first {
+		close(h.arrived)
+		<-h.release
+	}
+	return h.failingLedger.RecordUsage(ctx, rs)
+}
+
+// A flush writes the records gathered when it began; those that come
+// while it writes wait for the next one, rather than being chased a few
+// at a time, a transaction and an fsync each, for as long as requests
+// come.
+func TestFlushWritesWhatWasGathered(t *testing.T) {
+	l := &heldLedger{failingLedger: failingLedger{got: map[string]store.UsageRecord{}}, arrived: make(chan struct{}), release: make(chan struct{})}
+	g := New(Options{Ledger: l, FlushInterval: time.Hour})
+	record := func(from, to int) {
+		for i := from; i < to; i++ {
+			g.Record("k", End{RequestID: fmt.Sprintf("r%03d", i), Start: time.Now(), Usage: &parleyv1.Usage{InputTokens: proto.Int64(1)}})
+		}
+	}
+	record(0, 10)
+	ctx := context.Background()
+	flushed := make(chan error, 1)
+	go func() { flushed <- g.Flush(ctx) }()
+	<-l.arrived
+	record(10, 25)
+	close(l.release)
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	sizes, got := slices.Clone(l.sizes), len(l.got)
+	l.mu.Unlock()
+	if !slices.Equal(sizes, []int{10}) || got != 10 {
+		t.Errorf("the flush wrote batches of %v (%d records); want the 10 gathered before it", sizes, got)
+	}
+	if err := g.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.got) != 25 {
+		t.Errorf("after Close the ledger holds %d records, want 25", len(l.got))
 	}
 }

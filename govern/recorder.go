@@ -119,13 +119,20 @@ func (r *Recorder) flushed(err error) {
 	}
 }
 
-// Flush writes every line gathered so far, batch by batch.
+// Flush writes every line gathered so far, batch by batch. Lines that
+// come while it writes wait for the next flush: chasing them, a flush on a
+// busy gateway never ended, and wrote a few lines a transaction, each
+// with its own commit and fsync, where the interval and BatchSize were to
+// gather hundreds.
 func (r *Recorder) Flush(ctx context.Context) error {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
-	for {
+	r.mu.Lock()
+	left := len(r.pending)
+	r.mu.Unlock()
+	for left > 0 {
 		r.mu.Lock()
-		n := min(len(r.pending), BatchSize)
+		n := min(left, len(r.pending), BatchSize)
 		if n == 0 {
 			r.mu.Unlock()
 			return nil
@@ -136,6 +143,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		err := r.ledger.RecordUsage(ctx, batch)
 		r.mu.Lock()
 		if err == nil {
+			left -= n
 			r.pending = r.pending[n:]
 			if len(r.pending) == 0 {
 				r.pending = nil
@@ -149,6 +157,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
 }
 
 // pendingSpend sums the cost and tokens of a key's lines since a time that
