@@ -60,9 +60,8 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 				n++
 				return w.Skip()
 			case schemaMembers[string(member)]:
-				// Read as JSON Schema and written back, keeping only the
-				// keywords the service takes.
-				return jsonx.ErrForm
+				n++
+				return writtenSchema(w)
 			}
 			set, err := writtenValue(w, string(member), name, false)
 			if set {
@@ -108,6 +107,72 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 	}
 	return true, w.Skip()
 }
+
+// writtenSchema walks a schema in the Schema form, failing with ErrForm
+// unless it is as the encoder writes it back from the JSON Schema it is
+// read as: upper-case types, only the keywords the service takes (which
+// the encoder keeps), a format it keeps, an enum only of a string, and
+// no form the conversion rewrites (a one-member anyOf, a null type).
+func writtenSchema(w *jsonx.Walker) error {
+	typ, enum, alts := "", false, -1
+	err := w.Object(func(name []byte) error {
+		switch k := string(name); k {
+		case "type":
+			s, err := w.String()
+			if err != nil || !schemaTypes[s] {
+				return jsonx.ErrForm
+			}
+			typ = s
+			return nil
+		case "format":
+			s, err := w.String()
+			if err != nil || !keptFormats[s] {
+				return jsonx.ErrForm
+			}
+			return nil
+		case "nullable":
+			if w.Kind() != 't' {
+				return jsonx.ErrForm // false is left out
+			}
+			return w.Skip()
+		case "enum":
+			enum = true
+			_, err := w.Array(func() error {
+				if w.Kind() != '"' {
+					return jsonx.ErrForm
+				}
+				return w.SkipString()
+			})
+			return err
+		case "properties":
+			return w.Object(func([]byte) error { return writtenSchema(w) })
+		case "items":
+			return writtenSchema(w)
+		case "anyOf":
+			alts = 0
+			_, err := w.Array(func() error {
+				alts++
+				return writtenSchema(w)
+			})
+			return err
+		default:
+			if !keptKeywords[k] {
+				return jsonx.ErrForm
+			}
+			return w.Skip()
+		}
+	})
+	switch {
+	case err != nil:
+		return err
+	case enum && typ != "STRING", alts >= 0 && alts < 2:
+		return jsonx.ErrForm
+	}
+	return nil
+}
+
+// schemaTypes are the types of the Schema form the conversions keep.
+var schemaTypes = map[string]bool{"STRING": true, "NUMBER": true, "INTEGER": true, "BOOLEAN": true, "ARRAY": true, "OBJECT": true}
 
 // writtenName reports whether a member's name is as the encoder writes
 // it: a modelled member's camelCase name, or a name this dialect does not

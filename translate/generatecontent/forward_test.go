@@ -52,6 +52,8 @@ var forwardVariants = []string{
 	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":{"googleSearch":{}}}`,
 	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"x_custom":{"inline_data":1},"temperature":null}`,
 	`{"contents":[{"role":"model","parts":[{"executableCode":{"language":"python","code":"1"}},{"codeExecutionResult":{"outcome":"outcome_ok","output":"1"}}]}]}`,
+	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","properties":{"a":{"type":"STRING","enum":["x"],"nullable":true},"b":{"type":"ARRAY","items":{"type":"INTEGER","format":"int64"}},"c":{"anyOf":[{"type":"STRING"},{"type":"NUMBER"}]}},"required":["a"],"propertyOrdering":["a","b"]}}]}]}`,
+	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseSchema":{"type":"OBJECT","properties":{"n":{"type":"NUMBER","minimum":0,"description":"d"}}}}}`,
 }
 
 func checkForward(t *testing.T, body []byte) {
