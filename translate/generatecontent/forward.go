@@ -74,9 +74,10 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 		switch {
 		case err != nil:
 			return false, err
-		case n == 0 && in != "tools":
+		case n == 0 && in != "tools" && name != "generationConfig":
 			// An object with nothing set is left out, but for a built-in
-			// tool's settings.
+			// tool's settings; an empty generationConfig (which the SDKs
+			// write) is the same to a service as none.
 			return false, jsonx.ErrForm
 		case (name == "systemInstruction" || name == "contents") && !parts:
 			// A turn or instruction with no parts is left out, with any
@@ -99,11 +100,12 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 		})
 		return n > 0, err
 	case '"':
-		s, err := w.String()
-		if err != nil || upperWords[name] && s != strings.ToUpper(s) {
+		// Read in place: a conversation's texts are not copied.
+		raw, err := w.Raw()
+		if err != nil || upperWords[name] && !upperWord(raw) {
 			return false, jsonx.ErrForm
 		}
-		return s != "", nil
+		return len(raw) > 2, nil
 	}
 	return true, w.Skip()
 }
@@ -173,6 +175,17 @@ func writtenSchema(w *jsonx.Walker) error {
 
 // schemaTypes are the types of the Schema form the conversions keep.
 var schemaTypes = map[string]bool{"STRING": true, "NUMBER": true, "INTEGER": true, "BOOLEAN": true, "ARRAY": true, "OBJECT": true}
+
+// upperWord reports whether a string, as written in JSON, is a word in
+// upper case: no lower-case letter, escape or other than ASCII.
+func upperWord(raw []byte) bool {
+	for _, c := range raw {
+		if 'a' <= c && c <= 'z' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // writtenName reports whether a member's name is as the encoder writes
 // it: a modelled member's camelCase name, or a name this dialect does not
