@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -328,6 +329,33 @@ func TestSameDialectForwardGenerateContent(t *testing.T) {
 		}
 		if reqs := fake.requests(); len(reqs) != 1 || !bytes.Equal(reqs[0].Body, body) {
 			t.Errorf("the upstream got %d requests, not the client's body", len(reqs))
+		}
+	})
+	t.Run("relayed stream as one array", func(t *testing.T) {
+		// Without alt=sse the client gets the chunks as the elements of
+		// one JSON array, the upstream's own chunks all the same.
+		stream := fixture(t, "text", "generate_content", "stream.sse")
+		fake.set("text", func(w http.ResponseWriter, _ *http.Request, _ int) { writeStream(w, stream, nil) })
+		body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]}`)
+		status, got := postRead(t, g.url+"/v1beta/models/via-generate_content:streamGenerateContent", body)
+		var chunks []json.RawMessage
+		if err := json.Unmarshal(got, &chunks); status != http.StatusOK || err != nil {
+			t.Fatalf("status %d, not a JSON array (%v):\n%s", status, err, got)
+		}
+		var want []string
+		for _, e := range events(t, stream) {
+			want = append(want, strings.TrimSpace(e))
+		}
+		var have []string
+		for _, c := range chunks {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, c); err != nil {
+				t.Fatal(err)
+			}
+			have = append(have, compact.String())
+		}
+		if !slices.Equal(want, have) {
+			t.Errorf("the client got the chunks\n%s\nnot the upstream's\n%s", strings.Join(have, "\n"), strings.Join(want, "\n"))
 		}
 	})
 	t.Run("snake_case", func(t *testing.T) {

@@ -141,6 +141,11 @@ func TestForwardTakesWrittenBodies(t *testing.T) {
 		want bool
 	}{
 		{`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"temperature":0.5,"responseModalities":["TEXT"]},"x_custom":{"y":1}}`, true},
+		// As an agent sends it: instructions with a role, thinking,
+		// declarations in JSON Schema, a call and its response.
+		{`{"contents":[{"role":"user","parts":[{"text":"list files"}]},{"role":"model","parts":[{"functionCall":{"name":"ls","args":{"path":"."}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"ls","response":{"output":"a.go"}}}]}],` +
+			`"systemInstruction":{"role":"user","parts":[{"text":"You are an agent."}]},"generationConfig":{"temperature":0,"topP":1,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":-1}},` +
+			`"tools":[{"functionDeclarations":[{"name":"ls","description":"List a directory.","parametersJsonSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]}]}`, true},
 		{forwardVariants[0], false},
 		{forwardVariants[1], false},
 		{forwardVariants[2], false},
