@@ -58,12 +58,19 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 			switch {
 			case freeForm[string(member)]:
 				n++
+				if w.Kind() != '{' {
+					// Arguments, a response or a schema that is not an
+					// object: the encoder wraps or refuses it.
+					return jsonx.ErrForm
+				}
 				return w.Skip()
 			case schemaMembers[string(member)]:
 				n++
 				return writtenSchema(w)
 			}
-			set, err := writtenValue(w, string(member), name, false)
+			// The modelled name as a constant (an unknown member's is
+			// looked up by nothing): no copy of the name per member.
+			set, err := writtenValue(w, modelled[string(member)], name, false)
 			if set {
 				n++
 				typed = typed || string(member) == "mimeType"
@@ -116,19 +123,19 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 // the encoder keeps), a format it keeps, an enum only of a string, and
 // no form the conversion rewrites (a one-member anyOf, a null type).
 func writtenSchema(w *jsonx.Walker) error {
-	typ, enum, alts := "", false, -1
+	str, enum, alts := false, false, -1
 	err := w.Object(func(name []byte) error {
 		switch k := string(name); k {
 		case "type":
-			s, err := w.String()
-			if err != nil || !schemaTypes[s] {
+			s, ok := plainWord(w)
+			if !ok || !schemaTypes[string(s)] {
 				return jsonx.ErrForm
 			}
-			typ = s
+			str = string(s) == "STRING"
 			return nil
 		case "format":
-			s, err := w.String()
-			if err != nil || !keptFormats[s] {
+			s, ok := plainWord(w)
+			if !ok || !keptFormats[string(s)] {
 				return jsonx.ErrForm
 			}
 			return nil
@@ -167,10 +174,23 @@ func writtenSchema(w *jsonx.Walker) error {
 	switch {
 	case err != nil:
 		return err
-	case enum && typ != "STRING", alts >= 0 && alts < 2:
+	case enum && !str, alts >= 0 && alts < 2:
 		return jsonx.ErrForm
 	}
 	return nil
+}
+
+// plainWord reads a string without escapes in place, returning what is
+// between its quotes.
+func plainWord(w *jsonx.Walker) ([]byte, bool) {
+	if w.Kind() != '"' {
+		return nil, false
+	}
+	raw, err := w.Raw()
+	if err != nil || bytes.IndexByte(raw, '\\') >= 0 {
+		return nil, false
+	}
+	return raw[1 : len(raw)-1], true
 }
 
 // schemaTypes are the types of the Schema form the conversions keep.
