@@ -341,7 +341,10 @@ async function main() {
       expect(await page.evaluate(() => window.__sameDocument === true), 'the page reloaded');
       await page.getByText('Last 30 days').click();
       await page.getByRole('heading', { name: 'Requests and errors per day' }).waitFor();
-      expect(await page.locator('svg.chart-svg .point').count() > 0, 'the 30-day chart has no data points');
+      // The chart draws when it is first laid out (a ResizeObserver), just
+      // after the heading: wait for its points rather than count at once.
+      const drawn = await page.locator('svg.chart-svg .point').first().waitFor({ timeout: 5000 }).then(() => true, () => false);
+      expect(drawn && await page.locator('svg.chart-svg .point').count() > 0, 'the 30-day chart has no data points');
       await page.getByText('Last 24 hours').click();
       await page.getByRole('heading', { name: 'Requests and errors per hour' }).waitFor();
       await controlsLabelled(page, 'overview');
