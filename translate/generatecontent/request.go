@@ -253,21 +253,32 @@ func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translat
 var _ translate.Forwarder = Upstream{}
 
 // resultsNameTheirCalls reports whether every function's response names
-// the call it answers, as the encoder would write it: a response paired
-// with a call of another name (by its place, the decoder's repair of a
-// history whose names do not match) is written with the call's name.
+// the call it answers as the encoder would write it (functionResponse
+// takes the name of the call with the response's id, wherever that call
+// stands): a response paired with a call of another name (by its place,
+// the decoder's repair of a history whose names do not match) is written
+// with the call's name. One pass gathers the calls, one checks the
+// responses, where the encoder looks each call up anew.
 func resultsNameTheirCalls(req *parleyv1.Request) bool {
 	var names map[string]string
 	for _, m := range req.GetMessages() {
 		for _, p := range m.GetParts() {
-			switch {
-			case p.GetToolCall() != nil:
+			if tc := p.GetToolCall(); tc != nil {
 				if names == nil {
 					names = map[string]string{}
 				}
-				names[p.GetToolCall().GetId()] = translate.CallName(p.GetToolCall())
-			case p.GetToolResult() != nil:
-				tr := p.GetToolResult()
+				if _, seen := names[tc.GetId()]; !seen {
+					names[tc.GetId()] = translate.CallName(tc)
+				}
+			}
+		}
+	}
+	if names == nil {
+		return true
+	}
+	for _, m := range req.GetMessages() {
+		for _, p := range m.GetParts() {
+			if tr := p.GetToolResult(); tr != nil {
 				if name, ok := names[tr.GetCallId()]; ok && name != tr.GetName() {
 					return false
 				}
