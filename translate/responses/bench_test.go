@@ -1,9 +1,12 @@
 package responses_test
 
 import (
+	"os"
 	"testing"
 
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
+	"github.com/parleyhq/parley/translate/responses"
 )
 
 // The benchmarks are the shared ones (translate/internal/dialecttest
@@ -23,4 +26,27 @@ func BenchmarkStream500(b *testing.B) {
 
 func BenchmarkStreamText(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Responses, dialecttest.Responses)
+}
+
+// BenchmarkDecodeRequest reads a client's request into its canonical
+// form: the load benchmark's short one and Codex's agent turn.
+func BenchmarkDecodeRequest(b *testing.B) {
+	for _, c := range []struct{ name, path string }{
+		{"text", "../../testdata/cross_table/text/responses/request.json"},
+		{"codex", "../../testdata/agent_tools/codex/request.json"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			body, err := os.ReadFile(c.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := (responses.Client{}).DecodeRequest(&translate.Incoming{Body: body}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

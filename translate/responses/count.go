@@ -6,7 +6,6 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
-	"github.com/parleyhq/parley/translate/internal/openai"
 )
 
 // CountPath is the input-token count endpoint of this dialect.
@@ -16,8 +15,8 @@ const CountPath = "/v1/responses/input_tokens"
 // /v1/responses/input_tokens is a request body without streaming.
 func (Client) DecodeCountRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
-	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
-		return nil, openai.InputError(err)
+	if err := unmarshalRequest(in.Body, &w); err != nil {
+		return nil, err
 	}
 	if w.Stream != nil && *w.Stream {
 		return nil, translate.Invalid("stream", "a token count is not streamed")

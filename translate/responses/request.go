@@ -39,10 +39,22 @@ func (Client) APIKey(in *translate.Incoming) string { return translate.BearerTok
 // DecodeRequest implements translate.Client.
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
-	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
-		return nil, openai.InputError(err)
+	if err := unmarshalRequest(in.Body, &w); err != nil {
+		return nil, err
 	}
 	return decodeRequest(&w)
+}
+
+// unmarshalRequest reads a request body, the quick way when it can
+// (readRequest).
+func unmarshalRequest(body []byte, w *Request) error {
+	if readRequest(body, w) {
+		return nil
+	}
+	if err := jsonx.Unmarshal(body, w); err != nil {
+		return openai.InputError(err)
+	}
+	return nil
 }
 
 func decodeRequest(w *Request) (*parleyv1.Request, error) {
