@@ -20,10 +20,10 @@ import (
 // checks and passes over.
 //
 // The objects an event carries (a response, an item, a content part, an
-// annotation) are kept as they came, and read by Unmarshal only when the
-// event's type needs them (open): an in_progress snapshot or a part's
-// done event is not read through, and what is read starts one level
-// down, off the depth of the stream's loop.
+// annotation) are kept as they came, and read only when the event's type
+// needs them (open), by hand where they take the common forms: an
+// in_progress snapshot or a part's done event is not read through, and
+// what is read starts one level down, off the depth of the stream's loop.
 //
 // The event read lives in the reader until its next read.
 type eventReader struct {
@@ -162,9 +162,10 @@ func (r *eventReader) object() (jsontext.Value, error) {
 // done, the part of a part added, an annotation. Of an item of the kinds
 // a stream streams (a message, a function call, reasoning) it reads
 // streamItem, of the response that ends a stream its status and usage
-// (end), and the response that starts it by hand (start): what the
-// stream decoder reads of them, not their content, which arrived as
-// deltas. Read whole, they go through nested lists deeper than a
+// (end), the response that starts it (start) and a part added as a
+// request's part is read, all by hand: what the stream decoder reads of
+// them, not their content, which arrived as deltas. An annotation, and
+// what the hand readers decline, Unmarshal reads. Read whole, they go through nested lists deeper than a
 // stream's 8 KB stack; what must be read whole (a hosted tool's item, an
 // end with an error or incomplete, a start with output) is read off it
 // (deep).
@@ -188,9 +189,12 @@ func (r *eventReader) open(w *event) error {
 		}
 	case "response.output_item.added", "response.output_item.done":
 		if r.item != nil {
-			var it streamItem
-			if err := jsonx.Unmarshal(r.item, &it); err != nil {
-				return err
+			it, ok := r.streamItem()
+			if !ok {
+				it = streamItem{}
+				if err := jsonx.Unmarshal(r.item, &it); err != nil {
+					return err
+				}
 			}
 			if it.Type != "message" && it.Type != "function_call" && it.Type != "reasoning" {
 				return r.deep(w, false, true)
@@ -201,6 +205,11 @@ func (r *eventReader) open(w *event) error {
 	case "response.content_part.added":
 		if r.contentPart != nil {
 			w.Part = new(ContentPart)
+			r.Reset(r.contentPart)
+			if (requestReader{&r.Walker}).part(w.Part) == nil && r.End() {
+				return nil
+			}
+			*w.Part = ContentPart{}
 			return jsonx.Unmarshal(r.contentPart, w.Part)
 		}
 	case "response.output_text.annotation.added":
@@ -210,6 +219,42 @@ func (r *eventReader) open(w *event) error {
 		}
 	}
 	return nil
+}
+
+// streamItem reads what the stream decoder reads of an item, by hand;
+// its other members (content, summary) are passed over, as Unmarshal
+// passes over what streamItem does not model. ok is false for a form
+// Unmarshal may read otherwise (a repeated member, a value of another
+// kind).
+func (r *eventReader) streamItem() (it streamItem, ok bool) {
+	r.Reset(r.item)
+	err := r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			it.Type, err = r.Word("message", "function_call", "reasoning")
+		case "id":
+			it.ID, err = r.String()
+		case "status":
+			it.Status, err = r.Word("in_progress", "completed", "incomplete")
+		case "role":
+			it.Role, err = r.Word("assistant")
+		case "call_id":
+			it.CallID, err = r.String()
+		case "name":
+			it.Name, err = r.String()
+		case "arguments":
+			it.Arguments, err = r.WordPtr()
+		case "namespace":
+			it.Namespace, err = r.String()
+		case "encrypted_content":
+			it.EncryptedContent, err = r.WordPtr()
+		default:
+			err = r.Skip()
+		}
+		return err
+	})
+	return it, err == nil && r.End()
 }
 
 // streamItem is what the stream decoder reads of an item a stream
