@@ -344,17 +344,9 @@ func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Ca
 		}()
 	}
 	if f, can := b.up.(translate.Forwarder); can && call.Source.Body != nil && call.Source.Dialect == b.up.Dialect() {
-		var (
-			fwd *translate.Outgoing
-			ok  bool
-		)
-		if b.opts.DeepEncode {
-			// Deciding may walk the whole body (the content-generation
-			// dialect's written form), as deep as encoding it.
-			offstack.Run(func() { fwd, ok, err = f.Forward(req, &call.Source, t) })
-		} else {
-			fwd, ok, err = f.Forward(req, &call.Source, t)
-		}
+		// A dialect whose decision walks the body deep (content
+		// generation's written form) walks it off the stack itself.
+		fwd, ok, err := f.Forward(req, &call.Source, t)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
@@ -244,7 +245,15 @@ func outgoing(req *parleyv1.Request, t translate.Target, body []byte) *translate
 // (the golden tests and FuzzForward hold the two together); what it would
 // drop comes only from other dialects.
 func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translate.Target) (*translate.Outgoing, bool, error) {
-	if !translate.Forwardable(req, src, thisDialect) || len(translate.CacheHintPaths(req)) > 0 || !written(src.Body) || !resultsNameTheirCalls(req) {
+	if !translate.Forwardable(req, src, thisDialect) || len(translate.CacheHintPaths(req)) > 0 || !resultsNameTheirCalls(req) {
+		return nil, false, nil
+	}
+	// Deciding walks the whole body, the Schema form included, as deep
+	// as encoding it: off the request's stack, as the backend encodes
+	// (translate.Dialect.DeepUpstreamWork).
+	var ok bool
+	offstack.Run(func() { ok = written(src.Body) })
+	if !ok {
 		return nil, false, nil
 	}
 	return outgoing(req, t, src.Body), true, nil
