@@ -17,9 +17,8 @@ var requestWalkers = sync.Pool{New: func() any { return new(jsonx.Walker) }}
 // and every other item's modelled members), instructions, function and
 // built-in tools, the tool choice, the text format, reasoning and every
 // setting, with members Parley does not model kept as they are. Anything
-// it does not expect (a repeated member, a value of an unexpected kind, an
-// annotation or a member it leaves to the general way) makes it return
-// false with w zero, and jsonx.Unmarshal reads the request
+// it does not expect (a repeated member, a value of an unexpected kind, a
+// tool choice's list of tools) makes it return false with w zero, and jsonx.Unmarshal reads the request
 // (TestQuickReadIsTheUnmarshalledRequest, FuzzQuickRequest).
 func readRequest(data []byte, w *Request) (ok bool) {
 	r := requestWalkers.Get().(*jsonx.Walker)
@@ -208,7 +207,7 @@ func (q requestReader) content() (*Content, error) {
 	return c, err
 }
 
-// part reads one content part. Annotations are left to the general way.
+// part reads one content part.
 func (q requestReader) part(p *ContentPart) error {
 	r := q.r
 	return r.Object(func(name []byte) error {
@@ -220,8 +219,12 @@ func (q requestReader) part(p *ContentPart) error {
 			p.Text, err = r.WordPtr()
 		case "annotations":
 			var isNull bool
-			isNull, err = r.Array(func() error { return jsonx.ErrForm })
-			if err == nil && !isNull {
+			p.Annotations = nil
+			isNull, err = r.Array(func() error {
+				p.Annotations = append(p.Annotations, annotation{})
+				return q.annotation(&p.Annotations[len(p.Annotations)-1])
+			})
+			if err == nil && !isNull && p.Annotations == nil {
 				p.Annotations = []annotation{}
 			}
 		case "image_url":
@@ -240,6 +243,35 @@ func (q requestReader) part(p *ContentPart) error {
 			p.Refusal, err = r.WordPtr()
 		default:
 			p.Unknown, err = r.Keep(p.Unknown, name)
+		}
+		return err
+	})
+}
+
+// annotation reads a citation on output text.
+func (q requestReader) annotation(a *annotation) error {
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			a.Type, err = r.Word("url_citation", "file_citation", "container_file_citation", "file_path")
+		case "file_id":
+			a.FileID, err = r.String()
+		case "filename":
+			a.Filename, err = r.String()
+		case "index":
+			a.Index, err = r.IntPtr()
+		case "url":
+			a.URL, err = r.String()
+		case "title":
+			a.Title, err = r.String()
+		case "start_index":
+			a.StartIndex, err = r.IntPtr()
+		case "end_index":
+			a.EndIndex, err = r.IntPtr()
+		default:
+			a.Unknown, err = r.Keep(a.Unknown, name)
 		}
 		return err
 	})

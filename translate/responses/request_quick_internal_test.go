@@ -24,10 +24,10 @@ var readRequestVariants = []string{
 	`{"model":"m","input":"x","tools":[{"type":"file_search","ranking_options":{"ranker":"auto","score_threshold":0.5,"x":1}},{"type":"web_search_preview","user_location":{"type":"approximate","city":"London","region":null,"country":"GB","timezone":"Europe/London","x":1}}]}`,
 	`{}`,
 	` { "model" : "m" , "input" : [ { "role" : "user" , "content" : "x" } ] } `,
+	`{"model":"m","input":[{"type":"message","content":[{"type":"output_text","text":"x","annotations":[{"type":"url_citation","url":"u","title":"t","start_index":0,"end_index":5,"x":1},{"type":"file_citation","file_id":"f","filename":"a.pdf","index":2}]}]}]}`,
 	// Declined: Unmarshal reads (or refuses) these.
 	`{"model":"m","input":[{"role":"user","content":"x","content":"y"}]}`,
 	`{"model":"m","input":"x","model":"n"}`,
-	`{"model":"m","input":[{"type":"message","content":[{"type":"output_text","text":"x","annotations":[{"type":"url_citation","url":"u"}]}]}]}`,
 	`{"model":"m","input":"x","tool_choice":{"type":"allowed_tools","mode":"auto","tools":[]}}`,
 	`{"model":"m","input":"x","temperature":1e400}`,
 	`{"model":"m","input":"x","max_output_tokens":1.5}`,

@@ -21,8 +21,10 @@ import (
 // DecodeResponse implements translate.Upstream.
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
 	var w Response
-	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(thisDialect, err)
+	if !readResponse(body, &w) {
+		if err := jsonx.Unmarshal(body, &w); err != nil {
+			return nil, translate.UpstreamProtocol(thisDialect, err)
+		}
 	}
 	return decodeResponse(&w, t)
 }

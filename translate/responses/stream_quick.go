@@ -162,10 +162,10 @@ func (r *eventReader) object() (jsontext.Value, error) {
 // done, the part of a part added, an annotation. Of an item of the kinds
 // a stream streams (a message, a function call, reasoning) it reads
 // streamItem, of the response that ends a stream its status and usage
-// (end), the response that starts it (start) and a part added as a
-// request's part is read, all by hand: what the stream decoder reads of
-// them, not their content, which arrived as deltas. An annotation, and
-// what the hand readers decline, Unmarshal reads. Read whole, they go through nested lists deeper than a
+// (end), the response that starts it (start), and a part added or an
+// annotation as a request's are read, all by hand: what the stream
+// decoder reads of them, not their content, which arrived as deltas.
+// What the hand readers decline, Unmarshal reads. Read whole, they go through nested lists deeper than a
 // stream's 8 KB stack; what must be read whole (a hosted tool's item, an
 // end with an error or incomplete, a start with output) is read off it
 // (deep).
@@ -215,6 +215,11 @@ func (r *eventReader) open(w *event) error {
 	case "response.output_text.annotation.added":
 		if r.annotation != nil {
 			w.Annotation = new(annotation)
+			r.Reset(r.annotation)
+			if (requestReader{&r.Walker}).annotation(w.Annotation) == nil && r.End() {
+				return nil
+			}
+			*w.Annotation = annotation{}
 			return jsonx.Unmarshal(r.annotation, w.Annotation)
 		}
 	}
