@@ -117,7 +117,19 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		out = sse.NewWriter(sw)
 	}
 	defer out.Release()
-	enc := x.c.newStreamEncoder(req)
+	// The encoder is made when an event is first rendered: a relayed
+	// stream renders none but an error, which an encoder that has seen
+	// nothing writes from the error alone, so a relayed stream neither
+	// makes one from the request (a responses encoder's echo of its
+	// tools) nor holds one while it waits. A rendered stream makes it at
+	// its start, before the request is let go of.
+	var enc translate.StreamEncoder
+	encoder := func() translate.StreamEncoder {
+		if enc == nil {
+			enc = x.c.newStreamEncoder(req)
+		}
+		return enc
+	}
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
 	var failed *parleyv1.Error
@@ -143,7 +155,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 				// An error is rendered from its canonical form, never
 				// relayed: what reaches the client is Parley's to vet.
 				x.call.TakeFrames()
-				err = enc.Encode(out, ev)
+				err = encoder().Encode(out, ev)
 				if err != nil && sw.err == nil {
 					// The upstream's stream broke the canonical order.
 					err = translate.UpstreamProtocol(x.call.Dialect, err)
@@ -164,7 +176,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 				x.fail(err)
 				return
 			}
-			_ = enc.Fail(out, failed)
+			_ = encoder().Fail(out, failed)
 			break
 		}
 		if !begun && ev.GetStart() != nil {
