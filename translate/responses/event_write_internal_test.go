@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
 	"github.com/parleyhq/parley/translate/sse"
@@ -100,4 +101,33 @@ func FuzzEventWrite(f *testing.F) {
 		}
 		recorded.Encoded(t, []*event{&e}, appendEvent)
 	})
+}
+
+// TestRepliesAreTheMarshalledReplies: a whole reply written without
+// reflection (Client.EncodeResponse) is the bytes jsonx.Marshal writes:
+// the recorded replies as they came, and the reply made from every
+// recorded canonical response.
+func TestRepliesAreTheMarshalledReplies(t *testing.T) {
+	var replies []*Response
+	for _, data := range recordedReplies(t) {
+		w := new(Response)
+		if err := jsonx.Unmarshal(data, w); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		replies = append(replies, w)
+	}
+	made := 0
+	for _, resp := range recorded.Canonical(t, "response.canonical.json", func() *parleyv1.Response { return &parleyv1.Response{} }) {
+		req := &parleyv1.Request{Model: "gpt-test", Instructions: []*parleyv1.Part{translate.TextPart("Be brief.")}}
+		w := snapshot(req, resp, responseStatus(resp))
+		w.Output = outputItems(resp.GetCandidates(), callNamesOf(req))
+		w.Usage = wireUsage(resp.GetUsage(), resp.GetExtensions())
+		replies = append(replies, w)
+		made++
+	}
+	quick, _ := recorded.Count(recorded.Encoded(t, replies, appendResponse), len(replies))
+	if quick < len(replies)*8/10 {
+		t.Errorf("%d of %d replies written without reflection (%d made from canonical responses)", quick, len(replies), made)
+	}
+	t.Logf("%d of %d replies written without reflection", quick, len(replies))
 }

@@ -81,7 +81,9 @@ func (Client) EncodeResponse(req *parleyv1.Request, resp *parleyv1.Response) ([]
 	w := snapshot(req, resp, responseStatus(resp))
 	w.Output = outputItems(resp.GetCandidates(), callNamesOf(req))
 	w.Usage = wireUsage(resp.GetUsage(), resp.GetExtensions())
-	return jsonx.Marshal(w)
+	// Written as a stream's snapshots are, without reflection where it
+	// can be (TestRepliesAreTheMarshalledReplies).
+	return jsonx.Encode(w, appendResponse)
 }
 
 // snapshot renders the response object without output and usage: the
