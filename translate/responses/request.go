@@ -153,7 +153,9 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 }
 
 func (e *encoder) outgoing(w *Request, path string, stream bool) (*translate.Outgoing, error) {
-	body, err := jsonx.Marshal(w)
+	// Written without reflection where it can be
+	// (TestQuickRequestIsTheMarshalledRequest).
+	body, err := jsonx.Encode(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}
