@@ -12,15 +12,12 @@ import (
 // the same bytes jsonx.Marshal writes (TestEventsAreTheMarshalledEvents,
 // FuzzEventWrite), for the events a stream is made of: the snapshots and
 // their response, the items and parts added and done, the deltas and the
-// texts done. What a writer here does not model (an annotation, a failed
+// texts done, annotations. What a writer here does not model (a failed
 // response's error) it declines, and emit marshals the event.
 
 // appendEvent appends e as jsonx.Marshal writes it; ok is false for what
 // it leaves to Marshal.
 func appendEvent(b []byte, e *event) (_ []byte, ok bool) {
-	if e.Annotation != nil {
-		return b, false
-	}
 	b = append(b, '{')
 	var m jsonx.Members
 	if b, ok = m.String(b, `"type":`, e.Type); !ok {
@@ -53,6 +50,11 @@ func appendEvent(b []byte, e *event) (_ []byte, ok bool) {
 		s    *string
 	}{{`"delta":`, e.Delta}, {`"text":`, e.Text}, {`"arguments":`, e.Arguments}, {`"input":`, e.Input}, {`"refusal":`, e.Refusal}} {
 		if b, ok = omitNilString(&m, b, f.name, f.s); !ok {
+			return b, false
+		}
+	}
+	if e.Annotation != nil {
+		if b, ok = appendAnnotation(m.Name(b, `"annotation":`), e.Annotation); !ok {
 			return b, false
 		}
 	}
@@ -260,12 +262,8 @@ func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 	return append(b, '}'), true
 }
 
-// appendContentPart appends a content part as jsonx.Marshal writes it;
-// annotations it leaves to Marshal.
+// appendContentPart appends a content part as jsonx.Marshal writes it.
 func appendContentPart(b []byte, p *ContentPart) (_ []byte, ok bool) {
-	if len(p.Annotations) > 0 {
-		return b, false
-	}
 	b = append(b, '{')
 	var m jsonx.Members
 	if b, ok = m.String(b, `"type":`, p.Type); !ok {
@@ -275,7 +273,9 @@ func appendContentPart(b []byte, p *ContentPart) (_ []byte, ok bool) {
 		return b, false
 	}
 	if p.Annotations != nil {
-		b = m.Name(b, `"annotations":[]`)
+		if b, ok = jsonx.List(m.Name(b, `"annotations":[`), p.Annotations, appendAnnotation); !ok {
+			return b, false
+		}
 	}
 	if b, ok = omitNilString(&m, b, `"image_url":`, p.ImageURL); !ok {
 		return b, false
@@ -295,6 +295,34 @@ func appendContentPart(b []byte, p *ContentPart) (_ []byte, ok bool) {
 		}
 	}
 	if b, ok = m.Kept(b, p.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// appendAnnotation appends a citation on output text.
+func appendAnnotation(b []byte, a *annotation) (_ []byte, ok bool) {
+	b = append(b, '{')
+	var m jsonx.Members
+	if b, ok = m.String(b, `"type":`, a.Type); !ok {
+		return b, false
+	}
+	if b, ok = m.NonEmpty(b, `"file_id":`, a.FileID); !ok {
+		return b, false
+	}
+	if b, ok = m.NonEmpty(b, `"filename":`, a.Filename); !ok {
+		return b, false
+	}
+	b = m.Int(b, `"index":`, a.Index)
+	if b, ok = m.NonEmpty(b, `"url":`, a.URL); !ok {
+		return b, false
+	}
+	if b, ok = m.NonEmpty(b, `"title":`, a.Title); !ok {
+		return b, false
+	}
+	b = m.Int(b, `"start_index":`, a.StartIndex)
+	b = m.Int(b, `"end_index":`, a.EndIndex)
+	if b, ok = m.Kept(b, a.Unknown); !ok {
 		return b, false
 	}
 	return append(b, '}'), true

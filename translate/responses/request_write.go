@@ -11,9 +11,8 @@ import (
 // reflection (TestQuickRequestIsTheMarshalledRequest): the input as a
 // string or as items (appendItem, as output items are written), the
 // instructions, every tool and setting, and the members kept from a
-// client of this dialect. ok is false for what it leaves to Marshal (an
-// annotation in a history, a tool choice's list of tools) and what
-// Marshal would refuse.
+// client of this dialect. ok is false for what it leaves to Marshal (a
+// tool choice's list of tools) and what Marshal would refuse.
 func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 	b = append(b, '{')
 	var m jsonx.Members
