@@ -227,3 +227,23 @@ func benchmarkEncode(b *testing.B, s *dialecttest.Spec, h http.Header, body []by
 		}
 	}
 }
+
+// The load benchmark's messages>responses route, a text request.
+func BenchmarkRequestTextMessagesToResponses(b *testing.B) {
+	dialecttest.BenchmarkRequestText(b, dialecttest.Messages, dialecttest.Responses, "messages")
+}
+
+// The load benchmark's responses>messages route, a text request.
+func BenchmarkRequestTextResponsesToMessages(b *testing.B) {
+	dialecttest.BenchmarkRequestText(b, dialecttest.Responses, dialecttest.Messages, "responses")
+}
+
+// The load benchmark's whole messages>responses route.
+func BenchmarkReplyResponsesToMessages(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.Messages, dialecttest.Responses)
+}
+
+// The load benchmark's whole responses>messages route.
+func BenchmarkReplyMessagesToResponses(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.Responses, dialecttest.Messages)
+}
