@@ -20,7 +20,13 @@ var requestWalkers = sync.Pool{New: func() any { return new(jsonx.Walker) }}
 // it does not expect (a repeated member, a value of an unexpected kind, a
 // tool choice's list of tools) makes it return false with w zero, and jsonx.Unmarshal reads the request
 // (TestQuickReadIsTheUnmarshalledRequest, FuzzQuickRequest).
-func readRequest(data []byte, w *Request) (ok bool) {
+func readRequest(data []byte, w *Request) bool {
+	return readWhole(data, w, requestReader.member)
+}
+
+// readWhole reads a whole body into *w, each of its members with member,
+// or leaves *w zero when it declines the body.
+func readWhole[T any](data []byte, w *T, member func(q requestReader, name []byte, w *T) error) bool {
 	r := requestWalkers.Get().(*jsonx.Walker)
 	defer func() {
 		r.Release()
@@ -28,9 +34,10 @@ func readRequest(data []byte, w *Request) (ok bool) {
 	}()
 	r.Reset(data)
 	q := requestReader{r: r}
-	*w = Request{}
-	if err := r.Object(func(name []byte) error { return q.member(name, w) }); err != nil || !r.End() {
-		*w = Request{}
+	var zero T
+	*w = zero
+	if err := r.Object(func(name []byte) error { return member(q, name, w) }); err != nil || !r.End() {
+		*w = zero
 		return false
 	}
 	return true

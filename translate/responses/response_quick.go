@@ -1,9 +1,5 @@
 package responses
 
-import (
-	"github.com/parleyhq/parley/translate/internal/jsonx"
-)
-
 // readResponse reads a whole reply into w as jsonx.Unmarshal would,
 // without reflection: its identity and status, an error or incomplete
 // details, the output items (read as a request's items are), usage with
@@ -12,20 +8,8 @@ import (
 // unexpected kind) makes it return false with w zero, and
 // jsonx.Unmarshal reads the reply (TestQuickReadIsTheUnmarshalledResponse,
 // FuzzQuickResponse).
-func readResponse(data []byte, w *Response) (ok bool) {
-	r := requestWalkers.Get().(*jsonx.Walker)
-	defer func() {
-		r.Release()
-		requestWalkers.Put(r)
-	}()
-	r.Reset(data)
-	q := requestReader{r: r}
-	*w = Response{}
-	if err := r.Object(func(name []byte) error { return q.responseMember(name, w) }); err != nil || !r.End() {
-		*w = Response{}
-		return false
-	}
-	return true
+func readResponse(data []byte, w *Response) bool {
+	return readWhole(data, w, requestReader.responseMember)
 }
 
 func (q requestReader) responseMember(name []byte, w *Response) error {
