@@ -303,7 +303,7 @@ func (q *quickEvent) requestMember(name []byte, w *Request) error {
 			return err
 		})
 	case "stop_sequences":
-		w.StopSequences, err = q.strings()
+		w.StopSequences, err = q.r.Strings()
 	case "stream":
 		w.Stream, err = r.BoolPtr(new(bool))
 	case "temperature":
@@ -456,9 +456,9 @@ func (q *quickEvent) tool(t *tool) error {
 		case "max_uses":
 			t.MaxUses, err = q.r.IntPtr()
 		case "allowed_domains":
-			t.AllowedDomains, err = q.strings()
+			t.AllowedDomains, err = q.r.Strings()
 		case "blocked_domains":
-			t.BlockedDomains, err = q.strings()
+			t.BlockedDomains, err = q.r.Strings()
 		case "user_location":
 			if r.Null() {
 				t.UserLocation = nil
@@ -489,22 +489,4 @@ func (q *quickEvent) tool(t *tool) error {
 		}
 		return err
 	})
-}
-
-// strings reads a list of strings, or null as nil.
-func (q *quickEvent) strings() ([]string, error) {
-	r := q.r
-	var list []string
-	isNull, err := r.Array(func() error {
-		if r.Kind() != '"' {
-			return jsonx.ErrForm
-		}
-		s, err := r.String()
-		list = append(list, s)
-		return err
-	})
-	if err == nil && !isNull && list == nil {
-		list = []string{}
-	}
-	return list, err
 }

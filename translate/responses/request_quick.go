@@ -99,7 +99,7 @@ func (q requestReader) member(name []byte, w *Request) error {
 			return err
 		})
 	case "include":
-		w.Include, err = q.strings()
+		w.Include, err = q.r.Strings()
 	case "max_output_tokens":
 		w.MaxOutputTokens, err = r.IntPtr()
 	case "metadata":
@@ -185,7 +185,7 @@ func (q requestReader) item(it *Item) error {
 		case "action":
 			it.Action, err = r.Copy()
 		case "queries":
-			it.Queries, err = q.strings()
+			it.Queries, err = q.r.Strings()
 		case "results":
 			it.Results, err = r.Copy()
 		default:
@@ -341,7 +341,7 @@ func (q requestReader) tool(t *tool) error {
 		case "strict":
 			t.Strict, err = r.BoolPtr(new(bool))
 		case "vector_store_ids":
-			t.VectorStoreIDs, err = q.strings()
+			t.VectorStoreIDs, err = q.r.Strings()
 		case "filters":
 			t.Filters, err = r.Copy()
 		case "max_num_results":
@@ -349,7 +349,7 @@ func (q requestReader) tool(t *tool) error {
 		case "search_context_size":
 			t.SearchContextSize, err = r.String()
 		case "domains":
-			t.Domains, err = q.strings()
+			t.Domains, err = q.r.Strings()
 		case "display_width":
 			t.DisplayWidth, err = r.IntPtr()
 		case "display_height":
@@ -491,22 +491,4 @@ func (q requestReader) metadata() (map[string]string, error) {
 		return err
 	})
 	return md, err
-}
-
-// strings reads an array of strings, or null as nil.
-func (q requestReader) strings() ([]string, error) {
-	r := q.r
-	var list []string
-	isNull, err := r.Array(func() error {
-		if r.Kind() != '"' {
-			return jsonx.ErrForm
-		}
-		s, err := r.String()
-		list = append(list, s)
-		return err
-	})
-	if err == nil && !isNull && list == nil {
-		list = []string{}
-	}
-	return list, err
 }

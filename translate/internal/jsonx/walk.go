@@ -335,6 +335,24 @@ func (w *Walker) StringPtr() (*string, error) {
 	return p, nil
 }
 
+// Strings reads an array of strings, or null as nil, as Unmarshal reads
+// a []string; an element of another kind (null included) is ErrForm.
+func (w *Walker) Strings() ([]string, error) {
+	var list []string
+	isNull, err := w.Array(func() error {
+		if w.Kind() != '"' {
+			return ErrForm
+		}
+		s, err := w.String()
+		list = append(list, s)
+		return err
+	})
+	if err == nil && !isNull && list == nil {
+		list = []string{}
+	}
+	return list, err
+}
+
 // SkipString passes over a string or null.
 func (w *Walker) SkipString() error {
 	if k := w.Kind(); k != '"' && k != 'n' {
