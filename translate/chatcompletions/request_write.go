@@ -1,9 +1,6 @@
 package chatcompletions
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -98,17 +95,9 @@ func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 		}
 	}
 	if w.Metadata != nil {
-		b = append(m.Name(b, `"metadata":`), '{')
-		var mm jsonx.Members
-		for _, k := range slices.Sorted(maps.Keys(w.Metadata)) {
-			if b, ok = jsonx.AppendQuote(mm.Name(b, ""), k); !ok {
-				return b, false
-			}
-			if b, ok = jsonx.AppendQuote(append(b, ':'), w.Metadata[k]); !ok {
-				return b, false
-			}
+		if b, ok = jsonx.AppendStringMap(m.Name(b, `"metadata":`), w.Metadata); !ok {
+			return b, false
 		}
-		b = append(b, '}')
 	}
 	if w.ServiceTier != "" {
 		if b, ok = m.String(b, `"service_tier":`, w.ServiceTier); !ok {

@@ -1,9 +1,6 @@
 package responses
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -81,7 +78,7 @@ func appendRequest(b []byte, w *Request) (_ []byte, ok bool) {
 	}
 	b = m.Int(b, `"max_output_tokens":`, w.MaxOutputTokens)
 	if w.Metadata != nil {
-		if b, ok = appendStringMap(m.Name(b, `"metadata":`), w.Metadata); !ok {
+		if b, ok = jsonx.AppendStringMap(m.Name(b, `"metadata":`), w.Metadata); !ok {
 			return b, false
 		}
 	}
@@ -237,24 +234,6 @@ func appendFormat(b []byte, f *format) (_ []byte, ok bool) {
 	b = m.Bool(b, `"strict":`, f.Strict)
 	if b, ok = m.Kept(b, f.Unknown); !ok {
 		return b, false
-	}
-	return append(b, '}'), true
-}
-
-// appendStringMap appends a map of strings as Marshal writes it: its
-// members in sorted order.
-func appendStringMap(b []byte, v map[string]string) (_ []byte, ok bool) {
-	b = append(b, '{')
-	for i, name := range slices.Sorted(maps.Keys(v)) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, ok = jsonx.AppendQuote(b, name); !ok {
-			return b, false
-		}
-		if b, ok = jsonx.AppendQuote(append(b, ':'), v[name]); !ok {
-			return b, false
-		}
 	}
 	return append(b, '}'), true
 }

@@ -111,6 +111,25 @@ func AppendList[T any](b []byte, list []T, write func([]byte, *T) ([]byte, bool)
 	return append(b, ']'), true
 }
 
+// AppendStringMap appends a map of strings as Marshal writes it (with
+// the Deterministic option): its members in sorted order. ok is false
+// for a string Marshal refuses.
+func AppendStringMap(b []byte, v map[string]string) (_ []byte, ok bool) {
+	b = append(b, '{')
+	for i, name := range slices.Sorted(maps.Keys(v)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = AppendQuote(b, name); !ok {
+			return b, false
+		}
+		if b, ok = AppendQuote(append(b, ':'), v[name]); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
 // AppendRaw appends the raw value v as Marshal writes it: without the
 // space between its tokens, its strings with their escapes written as
 // AppendQuote writes them, its numbers as they are. ok is false for a
