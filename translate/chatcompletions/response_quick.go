@@ -139,7 +139,11 @@ func appendWholeToolCall(b []byte, c *toolCall) (_ []byte, ok bool) {
 // FuzzQuickResponse).
 func readResponse(data []byte, w *Response) (ok bool) {
 	cr := chunkReaders.Get().(*chunkReader)
-	defer chunkReaders.Put(cr)
+	defer func() {
+		// A reply may be large; the pool keeps none of it.
+		cr.Release()
+		chunkReaders.Put(cr)
+	}()
 	r := replyReader{&cr.Walker}
 	r.Reset(data)
 	*w = Response{}
