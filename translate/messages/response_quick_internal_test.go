@@ -44,16 +44,8 @@ var replyVariants = []string{
 // FuzzQuickResponse holds it to that on any input.
 func TestQuickResponseIsTheUnmarshalledResponse(t *testing.T) {
 	replies := recordedReplies(t)
-	quick, recordedQuick := 0, 0
-	for i, b := range append(replies, recorded.Variants(replyVariants)...) {
-		if recorded.Decoded(t, b, quickResponse) {
-			quick++
-			if i < len(replies) {
-				recordedQuick++
-			}
-		}
-	}
-	if recordedQuick < 5 || quick < 15 {
+	recordedQuick, others := recorded.DecodedAll(t, replies, recorded.Variants(replyVariants), quickResponse)
+	if quick := recordedQuick + others; recordedQuick < 5 || quick < 15 {
 		t.Errorf("quickResponse read %d of %d replies, %d of them recorded", quick, len(replies)+len(replyVariants), recordedQuick)
 	}
 }

@@ -180,6 +180,22 @@ func Count(wrote []bool, n int) (first, rest int) {
 	return first, rest
 }
 
+// DecodedAll holds a quick reader to jsonx.Unmarshal (Decoded) on every
+// recorded body and every variant, and counts what it read of each.
+func DecodedAll[T any](t testing.TB, bodies, variants [][]byte, read func([]byte, *T) bool) (fromRecorded, fromVariants int) {
+	t.Helper()
+	for i, b := range append(bodies[:len(bodies):len(bodies)], variants...) {
+		switch {
+		case !Decoded(t, b, read):
+		case i < len(bodies):
+			fromRecorded++
+		default:
+			fromVariants++
+		}
+	}
+	return fromRecorded, fromVariants
+}
+
 // DataLines returns the data of every event of every recorded stream
 // (.sse under testdata) that holds marker, "[DONE]" aside.
 func DataLines(t testing.TB, marker string) [][]byte {
