@@ -247,3 +247,13 @@ func BenchmarkReplyResponsesToMessages(b *testing.B) {
 func BenchmarkReplyMessagesToResponses(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.Responses, dialecttest.Messages)
 }
+
+// The load benchmark's generate>messages route, a text request.
+func BenchmarkRequestTextContentGenerationToMessages(b *testing.B) {
+	dialecttest.BenchmarkRequestText(b, dialecttest.GenerateContent, dialecttest.Messages, "generate_content")
+}
+
+// The load benchmark's whole messages>generate route.
+func BenchmarkReplyContentGenerationToMessages(b *testing.B) {
+	dialecttest.BenchmarkReply(b, dialecttest.Messages, dialecttest.GenerateContent)
+}

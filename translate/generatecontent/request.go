@@ -33,8 +33,10 @@ func (Client) Dialect() parleyv1.Dialect { return thisDialect }
 // flag come from the path (Incoming.Model, Incoming.Stream).
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
-	if err := jsonx.Unmarshal(in.Body, &w); err != nil {
-		return nil, decodeError(err)
+	if !readRequest(in.Body, &w) {
+		if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+			return nil, decodeError(err)
+		}
 	}
 	req, err := decodeRequest(&w)
 	if err != nil {

@@ -1,0 +1,523 @@
+package generatecontent
+
+import (
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parleyhq/parley/translate/internal/jsonx"
+)
+
+// requestWalkers read request bodies; each is let go of what it read
+// before it goes back, so that a pooled Walker holds no conversation.
+var requestWalkers = sync.Pool{New: func() any { return new(jsonx.Walker) }}
+
+// readRequest reads a client's request into w as jsonx.Unmarshal would,
+// without reflection: contents (a list or one content) whose parts are
+// text, thoughts, signatures, inline and file media, function calls and
+// responses and code with its results; the system instruction; function
+// declarations and the built-in tools that carry their settings as they
+// come; the tool config, safety settings, generation config (thinking
+// included) and the cached content; members Parley does not model are
+// kept as they came. The reflective decoder matches most names
+// regardless of case, dashes and underscores (snake_case from REST
+// callers): a name spelled otherwise than the service spells it that
+// folds to a known one is declined, as are a repeated member, a value
+// of an unexpected kind, a speech config, a search-retrieval or
+// computer-use tool, a streamed call's pieces and a function response's
+// media, and jsonx.Unmarshal then reads the whole body
+// (TestQuickReadIsTheUnmarshalledRequest, FuzzQuickRequest).
+func readRequest(data []byte, w *Request) (ok bool) {
+	r := requestWalkers.Get().(*jsonx.Walker)
+	defer func() {
+		r.Release()
+		requestWalkers.Put(r)
+	}()
+	r.Reset(data)
+	q := requestReader{r}
+	*w = Request{}
+	if err := r.Object(func(name []byte) error { return q.member(name, w) }); err != nil || !r.End() {
+		*w = Request{}
+		return false
+	}
+	return true
+}
+
+// requestReader reads the members of a request; what it reads is its
+// own, not the Walker's.
+type requestReader struct{ r *jsonx.Walker }
+
+// requestNames and the other name sets are the members the reflective
+// decoder knows of each object, folded as it folds them (folds).
+var (
+	requestNames = names("model", "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
+		"generationConfig", "cachedContent")
+	contentNames = names("role", "parts")
+	partNames    = names("text", "thought", "thoughtSignature", "inlineData", "fileData", "functionCall",
+		"functionResponse", "executableCode", "codeExecutionResult")
+	blobNames     = names("mimeType", "data", "fileUri")
+	callNames     = names("id", "name", "args", "partialArgs", "willContinue", "response", "parts")
+	codeNames     = names("language", "code", "id", "outcome", "output")
+	toolNames     = names("functionDeclarations", "codeExecution", "googleSearch", "googleSearchRetrieval", "urlContext", "computerUse")
+	declNames     = names("name", "description", "parameters", "parametersJsonSchema")
+	toolConfNames = names("functionCallingConfig", "mode", "allowedFunctionNames")
+	safetyNames   = names("category", "threshold")
+	genNames      = names("stopSequences", "responseMimeType", "responseSchema", "responseJsonSchema", "responseModalities",
+		"candidateCount", "maxOutputTokens", "temperature", "topP", "topK", "seed", "presencePenalty", "frequencyPenalty",
+		"responseLogprobs", "logprobs", "enableEnhancedCivicAnswers", "speechConfig", "thinkingConfig", "mediaResolution")
+	thinkingNames = names("includeThoughts", "thinkingBudget", "thinkingLevel")
+)
+
+// names folds each of list as folds does, into a set.
+func names(list ...string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, n := range list {
+		b := make([]byte, 0, len(n))
+		for _, c := range []byte(n) {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		set[string(b)] = true
+	}
+	return set
+}
+
+// keep keeps a member not modelled, unless its name folds to one of
+// known: the reflective decoder reads that one into its field.
+func (q requestReader) keep(kept jsonx.Unknown, name []byte, known map[string]bool) (jsonx.Unknown, error) {
+	if folds(name, known) {
+		return kept, jsonx.ErrForm
+	}
+	return q.r.Keep(kept, name)
+}
+
+// object reads an object member by member, or null as nothing; it
+// reports whether there was an object.
+func (q requestReader) object(member func(name []byte) error) (bool, error) {
+	if q.r.Null() {
+		return false, nil
+	}
+	return true, q.r.Object(member)
+}
+
+// text reads a string, or null as nil, into a string of its own.
+func (q requestReader) text() (*string, error) {
+	if q.r.Null() {
+		return nil, nil
+	}
+	s, err := q.r.String()
+	return &s, err
+}
+
+// value reads any value into bytes of its own, as a jsontext.Value
+// member is read.
+func (q requestReader) value() (jsontext.Value, error) { return q.r.Copy() }
+
+func (q requestReader) member(name []byte, w *Request) error {
+	r := q.r
+	var err error
+	switch string(name) {
+	case "model":
+		w.Model, err = r.String()
+	case "contents":
+		switch r.Kind() {
+		case 'n':
+			r.Null()
+			w.Contents = nil
+		case '{':
+			c := make(ContentList, 1)
+			w.Contents = &c
+			err = q.content(&c[0])
+		case '[':
+			c := ContentList{}
+			w.Contents = &c
+			_, err = r.Array(func() error {
+				c = append(c, Content{})
+				return q.content(&c[len(c)-1])
+			})
+		default:
+			return jsonx.ErrForm
+		}
+	case "tools":
+		switch r.Kind() {
+		case '{':
+			w.Tools = make(ToolList, 1)
+			err = q.tool(&w.Tools[0])
+		case '[':
+			w.Tools = ToolList{}
+			_, err = r.Array(func() error {
+				w.Tools = append(w.Tools, Tool{})
+				return q.tool(&w.Tools[len(w.Tools)-1])
+			})
+		default:
+			return jsonx.ErrForm
+		}
+	case "toolConfig":
+		w.ToolConfig = nil
+		c := &toolConfig{}
+		var some bool
+		some, err = q.object(func(name []byte) error { return q.toolConfig(name, c) })
+		if some {
+			w.ToolConfig = c
+		}
+	case "safetySettings":
+		w.SafetySettings = nil
+		isNull, err := r.Array(func() error {
+			w.SafetySettings = append(w.SafetySettings, safetySetting{})
+			s := &w.SafetySettings[len(w.SafetySettings)-1]
+			return r.Object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "category":
+					s.Category, err = r.String()
+				case "threshold":
+					s.Threshold, err = r.String()
+				default:
+					s.Unknown, err = q.keep(s.Unknown, name, safetyNames)
+				}
+				return err
+			})
+		})
+		if err == nil && !isNull && w.SafetySettings == nil {
+			w.SafetySettings = []safetySetting{}
+		}
+		return err
+	case "systemInstruction":
+		w.SystemInstruction = nil
+		c := &Content{}
+		var some bool
+		some, err = q.object(func(name []byte) error { return q.contentMember(name, c) })
+		if some {
+			w.SystemInstruction = c
+		}
+	case "generationConfig":
+		w.GenerationConfig = nil
+		g := &generationConfig{}
+		var some bool
+		some, err = q.object(func(name []byte) error { return q.generation(name, g) })
+		if some {
+			w.GenerationConfig = g
+		}
+	case "cachedContent":
+		w.CachedContent, err = r.String()
+	default:
+		w.Unknown, err = q.keep(w.Unknown, name, requestNames)
+	}
+	return err
+}
+
+// content reads one turn, an object (null is left to the reflective
+// decoder, which reads it as a zero turn).
+func (q requestReader) content(c *Content) error {
+	if q.r.Kind() != '{' {
+		return jsonx.ErrForm
+	}
+	return q.r.Object(func(name []byte) error { return q.contentMember(name, c) })
+}
+
+func (q requestReader) contentMember(name []byte, c *Content) error {
+	r := q.r
+	var err error
+	switch string(name) {
+	case "role":
+		c.Role, err = r.Word("user", "model")
+	case "parts":
+		switch r.Kind() {
+		case '{':
+			c.Parts = make(PartList, 1)
+			err = q.part(&c.Parts[0])
+		case '[':
+			c.Parts = PartList{}
+			_, err = r.Array(func() error {
+				c.Parts = append(c.Parts, Part{})
+				return q.part(&c.Parts[len(c.Parts)-1])
+			})
+		default:
+			return jsonx.ErrForm
+		}
+	default:
+		c.Unknown, err = q.keep(c.Unknown, name, contentNames)
+	}
+	return err
+}
+
+func (q requestReader) part(p *Part) error {
+	if q.r.Kind() != '{' {
+		return jsonx.ErrForm
+	}
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "text":
+			p.Text, err = q.text()
+		case "thought":
+			p.Thought, err = r.BoolPtr(new(bool))
+		case "thoughtSignature":
+			p.ThoughtSignature, err = r.String()
+		case "inlineData":
+			p.InlineData = nil
+			b := &blob{}
+			var some bool
+			some, err = q.object(func(name []byte) error { return q.blob(name, "data", &b.MimeType, &b.Data, &b.Unknown) })
+			if some {
+				p.InlineData = b
+			}
+		case "fileData":
+			p.FileData = nil
+			f := &fileData{}
+			var some bool
+			some, err = q.object(func(name []byte) error { return q.blob(name, "fileUri", &f.MimeType, &f.FileURI, &f.Unknown) })
+			if some {
+				p.FileData = f
+			}
+		case "functionCall":
+			p.FunctionCall = nil
+			c := &FunctionCall{}
+			var some bool
+			some, err = q.object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "id":
+					c.ID, err = r.String()
+				case "name":
+					c.Name, err = r.String()
+				case "args":
+					c.Args, err = q.value()
+				default:
+					// A streamed call's pieces come only from services.
+					c.Unknown, err = q.keep(c.Unknown, name, callNames)
+				}
+				return err
+			})
+			if some {
+				p.FunctionCall = c
+			}
+		case "functionResponse":
+			p.FunctionResponse = nil
+			f := &functionResponse{}
+			var some bool
+			some, err = q.object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "id":
+					f.ID, err = r.String()
+				case "name":
+					f.Name, err = r.String()
+				case "response":
+					f.Response, err = q.value()
+				default:
+					// Its media (parts) are left to the reflective decoder.
+					f.Unknown, err = q.keep(f.Unknown, name, callNames)
+				}
+				return err
+			})
+			if some {
+				p.FunctionResponse = f
+			}
+		case "executableCode":
+			p.ExecutableCode = nil
+			e := &executableCode{}
+			var some bool
+			some, err = q.object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "language":
+					e.Language, err = r.String()
+				case "code":
+					e.Code, err = r.String()
+				case "id":
+					e.ID, err = r.String()
+				default:
+					e.Unknown, err = q.keep(e.Unknown, name, codeNames)
+				}
+				return err
+			})
+			if some {
+				p.ExecutableCode = e
+			}
+		case "codeExecutionResult":
+			p.CodeExecutionResult = nil
+			e := &codeExecutionResult{}
+			var some bool
+			some, err = q.object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "outcome":
+					e.Outcome, err = r.String()
+				case "output":
+					e.Output, err = r.String()
+				case "id":
+					e.ID, err = r.String()
+				default:
+					e.Unknown, err = q.keep(e.Unknown, name, codeNames)
+				}
+				return err
+			})
+			if some {
+				p.CodeExecutionResult = e
+			}
+		default:
+			p.Unknown, err = q.keep(p.Unknown, name, partNames)
+		}
+		return err
+	})
+}
+
+// blob reads a member of inline media (mimeType and data) or of media by
+// URI (mimeType and fileUri): second names the member value holds.
+func (q requestReader) blob(name []byte, second string, mimeType, value *string, kept *jsonx.Unknown) error {
+	var err error
+	switch string(name) {
+	case "mimeType":
+		*mimeType, err = q.r.Word("image/png", "image/jpeg", "application/pdf")
+	case second:
+		*value, err = q.r.String()
+	default:
+		*kept, err = q.keep(*kept, name, blobNames)
+	}
+	return err
+}
+
+func (q requestReader) tool(t *Tool) error {
+	if q.r.Kind() != '{' {
+		return jsonx.ErrForm
+	}
+	r := q.r
+	return r.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "functionDeclarations":
+			t.FunctionDeclarations = nil
+			var isNull bool
+			isNull, err = r.Array(func() error {
+				t.FunctionDeclarations = append(t.FunctionDeclarations, functionDeclaration{})
+				d := &t.FunctionDeclarations[len(t.FunctionDeclarations)-1]
+				return r.Object(func(name []byte) error {
+					var err error
+					switch string(name) {
+					case "name":
+						d.Name, err = r.String()
+					case "description":
+						d.Description, err = r.String()
+					case "parameters":
+						d.Parameters, err = q.value()
+					case "parametersJsonSchema":
+						d.ParametersJSONSchema, err = q.value()
+					default:
+						d.Unknown, err = q.keep(d.Unknown, name, declNames)
+					}
+					return err
+				})
+			})
+			if err == nil && !isNull && t.FunctionDeclarations == nil {
+				t.FunctionDeclarations = []functionDeclaration{}
+			}
+		case "codeExecution":
+			t.CodeExecution, err = q.value()
+		case "googleSearch":
+			t.GoogleSearch, err = q.value()
+		case "urlContext":
+			t.URLContext, err = q.value()
+		default:
+			// googleSearchRetrieval and computerUse among them.
+			t.Unknown, err = q.keep(t.Unknown, name, toolNames)
+		}
+		return err
+	})
+}
+
+func (q requestReader) toolConfig(name []byte, c *toolConfig) error {
+	r := q.r
+	if string(name) != "functionCallingConfig" {
+		var err error
+		c.Unknown, err = q.keep(c.Unknown, name, toolConfNames)
+		return err
+	}
+	c.FunctionCallingConfig = nil
+	f := &functionCallingConfig{}
+	some, err := q.object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "mode":
+			f.Mode, err = r.Word("AUTO", "ANY", "NONE", "VALIDATED")
+		case "allowedFunctionNames":
+			f.AllowedFunctionNames, err = r.Strings()
+		default:
+			f.Unknown, err = q.keep(f.Unknown, name, toolConfNames)
+		}
+		return err
+	})
+	if some {
+		c.FunctionCallingConfig = f
+	}
+	return err
+}
+
+func (q requestReader) generation(name []byte, g *generationConfig) error {
+	r := q.r
+	var err error
+	switch string(name) {
+	case "stopSequences":
+		g.StopSequences, err = r.Strings()
+	case "responseMimeType":
+		g.ResponseMimeType, err = r.Word("application/json", "text/plain")
+	case "responseSchema":
+		g.ResponseSchema, err = q.value()
+	case "responseJsonSchema":
+		g.ResponseJSONSchema, err = q.value()
+	case "responseModalities":
+		g.ResponseModalities, err = r.Strings()
+	case "candidateCount":
+		g.CandidateCount, err = r.IntPtr()
+	case "maxOutputTokens":
+		g.MaxOutputTokens, err = r.IntPtr()
+	case "temperature":
+		g.Temperature, err = r.FloatPtr()
+	case "topP":
+		g.TopP, err = r.FloatPtr()
+	case "topK":
+		g.TopK, err = r.FloatPtr()
+	case "seed":
+		g.Seed, err = r.IntPtr()
+	case "presencePenalty":
+		g.PresencePenalty, err = r.FloatPtr()
+	case "frequencyPenalty":
+		g.FrequencyPenalty, err = r.FloatPtr()
+	case "responseLogprobs":
+		g.ResponseLogprobs, err = r.BoolPtr(new(bool))
+	case "logprobs":
+		g.Logprobs, err = r.IntPtr()
+	case "enableEnhancedCivicAnswers":
+		g.EnableEnhancedCivicAnswers, err = r.BoolPtr(new(bool))
+	case "thinkingConfig":
+		g.ThinkingConfig = nil
+		t := &thinkingConfig{}
+		var some bool
+		some, err = q.object(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "includeThoughts":
+				t.IncludeThoughts, err = r.BoolPtr(new(bool))
+			case "thinkingBudget":
+				t.ThinkingBudget, err = r.IntPtr()
+			case "thinkingLevel":
+				t.ThinkingLevel, err = r.Word("LOW", "MEDIUM", "HIGH", "MINIMAL")
+			default:
+				t.Unknown, err = q.keep(t.Unknown, name, thinkingNames)
+			}
+			return err
+		})
+		if some {
+			g.ThinkingConfig = t
+		}
+	case "mediaResolution":
+		g.MediaResolution, err = r.String()
+	default:
+		// speechConfig among them.
+		g.Unknown, err = q.keep(g.Unknown, name, genNames)
+	}
+	return err
+}
