@@ -257,3 +257,8 @@ func BenchmarkRequestTextContentGenerationToMessages(b *testing.B) {
 func BenchmarkReplyContentGenerationToMessages(b *testing.B) {
 	dialecttest.BenchmarkReply(b, dialecttest.Messages, dialecttest.GenerateContent)
 }
+
+// The load benchmark's messages>generate route, a text request.
+func BenchmarkRequestTextMessagesToContentGeneration(b *testing.B) {
+	dialecttest.BenchmarkRequestText(b, dialecttest.Messages, dialecttest.GenerateContent, "messages")
+}

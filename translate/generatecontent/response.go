@@ -18,9 +18,20 @@ import (
 
 // DecodeResponse implements translate.Upstream.
 func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Response, error) {
-	var w Response
-	if err := jsonx.Unmarshal(body, &w); err != nil {
-		return nil, translate.UpstreamProtocol(thisDialect, err)
+	// The quick way when it can, as a stream's chunks are read; what the
+	// reader read lives in it, so it goes back to the pool only once the
+	// canonical response, which holds nothing of it, is made.
+	r := chunkReaders.Get().(*chunkReader)
+	defer func() {
+		r.release()
+		chunkReaders.Put(r)
+	}()
+	w, quick := r.readWhole(body)
+	if !quick {
+		*w = Response{}
+		if err := jsonx.Unmarshal(body, w); err != nil {
+			return nil, translate.UpstreamProtocol(thisDialect, err)
+		}
 	}
 	if w.Error != nil {
 		return nil, translate.UpstreamFailed(errorFromDetail(w.Error))

@@ -35,8 +35,9 @@ type chunkReader struct {
 	details  [8]modalityTokenCount
 	tokens   [8]int64
 	ndetails int
-	// first is set while the stream's first chunk is read.
-	first bool
+	// first is set while the stream's first chunk is read, whole while
+	// a whole reply is (readWhole).
+	first, whole bool
 }
 
 var chunkReaders = sync.Pool{New: func() any { return new(chunkReader) }}
@@ -54,6 +55,23 @@ func (r *chunkReader) read(data []byte, first bool) (w *Response, ok bool) {
 	}
 	*w = Response{}
 	return w, false
+}
+
+// readWhole reads a whole reply, as a stream's first chunk is read but
+// for the usage's members Parley does not model, which a whole reply's
+// decoder keeps and a stream's passes over.
+func (r *chunkReader) readWhole(data []byte) (w *Response, ok bool) {
+	r.whole = true
+	w, ok = r.read(data, true)
+	r.whole = false
+	return w, ok
+}
+
+// release lets go of what the reader last read, for a reader kept after
+// reading a whole reply, as long as the text it answered with.
+func (r *chunkReader) release() {
+	r.Release()
+	r.w, r.cands, r.content, r.parts = Response{}, [1]candidate{}, [1]Content{}, [2]Part{}
 }
 
 func (r *chunkReader) member(name []byte, w *Response) error {
@@ -291,6 +309,11 @@ func (r *chunkReader) usageMember(name []byte, u *usageMetadata) error {
 	if folds(name, usageNames) {
 		return jsonx.ErrForm
 	}
+	if r.whole {
+		var err error
+		u.Unknown, err = r.Keep(u.Unknown, name)
+		return err
+	}
 	return r.Skip()
 }
 
@@ -397,6 +420,11 @@ func (r *chunkReader) modalityMember(name []byte, m *modalityTokenCount, slot in
 	}
 	if folds(name, modalityCountNames) {
 		return jsonx.ErrForm
+	}
+	if r.whole {
+		var err error
+		m.Unknown, err = r.Keep(m.Unknown, name)
+		return err
 	}
 	return r.Skip()
 }

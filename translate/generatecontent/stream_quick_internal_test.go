@@ -56,8 +56,9 @@ const quickChunks = 13
 // reports whether a later chunk was read the quick way.
 func checkQuick(t *testing.T, data []byte) bool {
 	t.Helper()
-	var first, later chunkReader
+	var first, later, whole chunkReader
 	recorded.Same(t, data, func(d []byte) (*Response, bool) { return first.read(d, true) }, omitUsageUnknown)
+	recorded.Same(t, data, whole.readWhole, func(*Response) {})
 	return recorded.Same(t, data, func(d []byte) (*Response, bool) { return later.read(d, false) }, func(r *Response) {
 		r.ModelVersion, r.ResponseID, r.Unknown = "", "", nil
 		omitUsageUnknown(r)
@@ -95,6 +96,26 @@ func TestQuickChunkReadsAsTheReflectiveDecoder(t *testing.T) {
 			t.Errorf("quick %v for %s", got, v)
 		}
 	}
+}
+
+// TestQuickReadIsTheUnmarshalledReply: every recorded whole reply the
+// chunk reader reads as a whole reply (the usage's unknown members kept)
+// is the one jsonx.Unmarshal reads.
+func TestQuickReadIsTheUnmarshalledReply(t *testing.T) {
+	bodies := recorded.Files(t, 10, "generate_content/*/response.json", "cross_table/*/generate_content/response.json")
+	quick := 0
+	for _, b := range bodies {
+		var r chunkReader
+		if recorded.Same(t, b, r.readWhole, func(*Response) {}) {
+			quick++
+		}
+	}
+	// Recorded replies hold grounding, citations and safety ratings,
+	// which are left to reflection.
+	if quick < len(bodies)/3 {
+		t.Errorf("readWhole read %d of %d recorded replies", quick, len(bodies))
+	}
+	t.Logf("readWhole read %d of %d recorded replies", quick, len(bodies))
 }
 
 func FuzzQuickChunk(f *testing.F) {
