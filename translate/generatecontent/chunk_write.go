@@ -7,11 +7,11 @@ import (
 // Replies written without reflection: the same bytes jsonx.Marshal writes
 // (TestRepliesAreTheMarshalledReplies, FuzzReplyWrite) for what a stream
 // toward a client is made of: candidates whose content holds text,
-// thoughts, calls and media, their finish, index and kept members, and
-// the reply's usage, model and id. What they do not model (safety
-// ratings, citations, grounding, log probabilities, prompt feedback, a
-// function's response, code, an error) they decline, and the reply is
-// marshalled. A stream's last chunk would otherwise be marshalled by
+// thoughts, calls and media (and code, and a function's response, which
+// requests hold), their finish, index and kept members, and the reply's
+// usage, model and id. What they do not model (safety ratings,
+// citations, grounding, log probabilities, prompt feedback, an error)
+// they decline, and the reply is marshalled. A stream's last chunk would otherwise be marshalled by
 // reflection deep in its loop, past a handler's 8 KB stack
 // (TestStreamsRunOnSmallStacks).
 
@@ -93,12 +93,9 @@ func appendContent(b []byte, c *Content) (_ []byte, ok bool) {
 	return append(b, '}'), true
 }
 
-// appendPart appends a part of text or thought, a call, or inline or
-// referenced media.
+// appendPart appends a part of text or thought, a call or its response,
+// inline or referenced media, or code and its result.
 func appendPart(b []byte, p *Part) (_ []byte, ok bool) {
-	if p.FunctionResponse != nil || p.ExecutableCode != nil || p.CodeExecutionResult != nil {
-		return b, false
-	}
 	b = append(b, '{')
 	var m jsonx.Members
 	if p.Text != nil {
@@ -143,6 +140,21 @@ func appendPart(b []byte, p *Part) (_ []byte, ok bool) {
 			return b, false
 		}
 	}
+	if p.FunctionResponse != nil {
+		if b, ok = appendFunctionResponse(m.Name(b, `"functionResponse":`), p.FunctionResponse); !ok {
+			return b, false
+		}
+	}
+	if c := p.ExecutableCode; c != nil {
+		if b, ok = appendCode(m.Name(b, `"executableCode":`), `"language":`, c.Language, `"code":`, c.Code, c.ID, c.Unknown, false); !ok {
+			return b, false
+		}
+	}
+	if r := p.CodeExecutionResult; r != nil {
+		if b, ok = appendCode(m.Name(b, `"codeExecutionResult":`), `"outcome":`, r.Outcome, `"output":`, r.Output, r.ID, r.Unknown, true); !ok {
+			return b, false
+		}
+	}
 	if b, ok = m.Kept(b, p.Unknown); !ok {
 		return b, false
 	}
@@ -169,6 +181,57 @@ func appendCall(b []byte, c *FunctionCall) (_ []byte, ok bool) {
 	}
 	b = m.Bool(b, `"willContinue":`, c.WillContinue)
 	if b, ok = m.Kept(b, c.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// appendFunctionResponse appends a client's answer to a call; one with
+// media (parts) is left to Marshal.
+func appendFunctionResponse(b []byte, f *functionResponse) (_ []byte, ok bool) {
+	if f.Parts != nil {
+		return b, false
+	}
+	b = append(b, '{')
+	var m jsonx.Members
+	if b, ok = m.NonEmpty(b, `"id":`, f.ID); !ok {
+		return b, false
+	}
+	if b, ok = m.String(b, `"name":`, f.Name); !ok {
+		return b, false
+	}
+	if len(f.Response) > 0 {
+		if b, ok = jsonx.AppendRaw(m.Name(b, `"response":`), f.Response); !ok {
+			return b, false
+		}
+	}
+	if b, ok = m.Kept(b, f.Unknown); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
+// appendCode appends code the model wrote (its language, always-written
+// code and id) or the result of running it (its outcome, output and id,
+// the output omitted when empty: omitSecond).
+func appendCode(b []byte, first, firstValue, second, secondValue, id string, kept jsonx.Unknown, omitSecond bool) (_ []byte, ok bool) {
+	b = append(b, '{')
+	var m jsonx.Members
+	if b, ok = m.NonEmpty(b, first, firstValue); !ok {
+		return b, false
+	}
+	if omitSecond {
+		b, ok = m.NonEmpty(b, second, secondValue)
+	} else {
+		b, ok = m.String(b, second, secondValue)
+	}
+	if !ok {
+		return b, false
+	}
+	if b, ok = m.NonEmpty(b, `"id":`, id); !ok {
+		return b, false
+	}
+	if b, ok = m.Kept(b, kept); !ok {
 		return b, false
 	}
 	return append(b, '}'), true

@@ -12,7 +12,7 @@ import (
 
 // replyVariants are replies the recordings do not hold: strings to
 // escape, members kept, calls, media and empty lists, and (after the
-// first ten) what appendReply leaves to Marshal.
+// first eleven) what appendReply leaves to Marshal.
 var replyVariants = []string{
 	`{"candidates":[{"content":{"role":"model","parts":[{"text":"a <b> & \\ \n \u2028 \ud83c\udf0d","thought":true,"thoughtSignature":"Ep\"c"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":5,"zz":1},"modelVersion":"m","responseId":"r\"1"}`,
 	`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"get_weather","args":{ "city" : "Paris", "n":[1, 2.50, {"x":null}], "s":"\u00e9\ud83c\udf0d" }},"thoughtSignature":"sig"}]},"index":0}]}`,
@@ -24,11 +24,11 @@ var replyVariants = []string{
 	`{"candidates":[{"finishReason":"STOP","index":0},{"content":{"role":"model","parts":[{"text":""}],"k":true},"index":1}],"modelVersion":"gemini-3-flash"}`,
 	`{"usageMetadata":{"promptTokenCount":1,"promptTokensDetails":[{"modality":"TEXT","tokenCount":1}]},"responseId":"r"}`,
 	`{"candidates":[{"content":{"role":"model","parts":[{"text":"x","unknownPart":{"k":[1]}}]},"avgLogprobs":0.125,"index":0}]}`,
+	`{"candidates":[{"content":{"role":"model","parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}},{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1\n"}},{"codeExecutionResult":{"outcome":"OUTCOME_FAILED"}}]},"index":0}]}`,
 	// Left to Marshal.
 	`{"candidates":[{"content":{"role":"model","parts":[{"text":"x"}]},"safetyRatings":[{"category":"HARM_CATEGORY_HATE_SPEECH","probability":"NEGLIGIBLE"}],"index":0}]}`,
 	`{"promptFeedback":{"blockReason":"SAFETY"}}`,
 	`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true}}]},"index":0}]}`,
-	`{"candidates":[{"content":{"role":"model","parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}}]},"index":0}]}`,
 	`{"error":{"code":503,"message":"Overloaded.","status":"UNAVAILABLE"}}`,
 	`{"candidates":[{"content":{"role":"model","parts":[{"text":"x"}]},"citationMetadata":{"citationSources":[{"uri":"https://x"}]},"index":0}]}`,
 }
@@ -37,7 +37,7 @@ var replyVariants = []string{
 // the dialect, and the variants, written without reflection are the
 // bytes jsonx.Marshal writes.
 func TestRepliesAreTheMarshalledReplies(t *testing.T) {
-	const modelled = 10
+	const modelled = 11
 	data := recorded.Variants(replyVariants)
 	data = append(data, recorded.DataLines(t, `"candidates":`)...)
 	data = append(data, recorded.Files(t, 15, "generate_content/*/response*.json", "cross_table/*/generate_content/response.json")...)

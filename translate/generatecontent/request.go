@@ -203,7 +203,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Marshal(w)
+	body, err := jsonx.Encode(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}

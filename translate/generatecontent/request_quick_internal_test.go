@@ -3,6 +3,9 @@ package generatecontent
 import (
 	"testing"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
@@ -82,5 +85,37 @@ func FuzzQuickRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		recorded.Decoded(t, b, readRequest)
+		var w Request
+		if jsonx.Unmarshal(b, &w) == nil {
+			recorded.Encoded(t, []*Request{&w}, appendRequest)
+		}
 	})
+}
+
+// TestQuickRequestIsTheMarshalledRequest: every request appendRequest
+// writes is, byte for byte, the one jsonx.Marshal writes: the requests
+// made from every recorded canonical request for an upstream of this
+// dialect, the recorded requests as clients send them, and the awkward
+// forms readRequest is held to. What it declines, Marshal writes.
+func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
+	var requests []*Request
+	for _, req := range recorded.Canonical(t, "request.canonical.json", func() *parleyv1.Request { return &parleyv1.Request{} }) {
+		e := encoder{req: req, t: translate.Target{Model: "gemini-test"}, same: req.GetExtensions().GetDialect() == thisDialect}
+		if w, err := e.request(); err == nil {
+			requests = append(requests, w)
+		}
+	}
+	made := len(requests)
+	for _, b := range append(recordedClientRequests(t), recorded.Variants(readRequestVariants)...) {
+		var w Request
+		if jsonx.Unmarshal(b, &w) == nil {
+			requests = append(requests, &w)
+		}
+	}
+	wrote := recorded.Encoded(t, requests, appendRequest)
+	madeQuick, quick := recorded.Count(wrote, made)
+	if madeQuick < made*9/10 || quick < (len(requests)-made)*8/10 {
+		t.Errorf("appendRequest wrote %d of %d requests made by the encoder and %d of %d others", madeQuick, made, quick, len(requests)-made)
+	}
+	t.Logf("appendRequest wrote %d of %d requests made by the encoder and %d of %d others", madeQuick, made, quick, len(requests)-made)
 }
