@@ -93,13 +93,17 @@ func (q requestReader) keep(kept jsonx.Unknown, name []byte, known map[string]bo
 	return q.r.Keep(kept, name)
 }
 
-// object reads an object member by member, or null as nothing; it
-// reports whether there was an object.
-func (q requestReader) object(member func(name []byte) error) (bool, error) {
+// objectInto reads an object member by member into a new T that *dst
+// then points to, or null as nil, as Unmarshal reads a pointer to a
+// struct.
+func objectInto[T any](q requestReader, dst **T, member func(name []byte, v *T) error) error {
+	*dst = nil
 	if q.r.Null() {
-		return false, nil
+		return nil
 	}
-	return true, q.r.Object(member)
+	v := new(T)
+	*dst = v
+	return q.r.Object(func(name []byte) error { return member(name, v) })
 }
 
 // text reads a string, or null as nil, into a string of its own.
@@ -155,13 +159,7 @@ func (q requestReader) member(name []byte, w *Request) error {
 			return jsonx.ErrForm
 		}
 	case "toolConfig":
-		w.ToolConfig = nil
-		c := &toolConfig{}
-		var some bool
-		some, err = q.object(func(name []byte) error { return q.toolConfig(name, c) })
-		if some {
-			w.ToolConfig = c
-		}
+		err = objectInto(q, &w.ToolConfig, q.toolConfig)
 	case "safetySettings":
 		w.SafetySettings = nil
 		isNull, err := r.Array(func() error {
@@ -185,21 +183,9 @@ func (q requestReader) member(name []byte, w *Request) error {
 		}
 		return err
 	case "systemInstruction":
-		w.SystemInstruction = nil
-		c := &Content{}
-		var some bool
-		some, err = q.object(func(name []byte) error { return q.contentMember(name, c) })
-		if some {
-			w.SystemInstruction = c
-		}
+		err = objectInto(q, &w.SystemInstruction, q.contentMember)
 	case "generationConfig":
-		w.GenerationConfig = nil
-		g := &generationConfig{}
-		var some bool
-		some, err = q.object(func(name []byte) error { return q.generation(name, g) })
-		if some {
-			w.GenerationConfig = g
-		}
+		err = objectInto(q, &w.GenerationConfig, q.generation)
 	case "cachedContent":
 		w.CachedContent, err = r.String()
 	default:
@@ -258,26 +244,15 @@ func (q requestReader) part(p *Part) error {
 		case "thoughtSignature":
 			p.ThoughtSignature, err = r.String()
 		case "inlineData":
-			p.InlineData = nil
-			b := &blob{}
-			var some bool
-			some, err = q.object(func(name []byte) error { return q.blob(name, "data", &b.MimeType, &b.Data, &b.Unknown) })
-			if some {
-				p.InlineData = b
-			}
+			err = objectInto(q, &p.InlineData, func(name []byte, b *blob) error {
+				return q.blob(name, "data", &b.MimeType, &b.Data, &b.Unknown)
+			})
 		case "fileData":
-			p.FileData = nil
-			f := &fileData{}
-			var some bool
-			some, err = q.object(func(name []byte) error { return q.blob(name, "fileUri", &f.MimeType, &f.FileURI, &f.Unknown) })
-			if some {
-				p.FileData = f
-			}
+			err = objectInto(q, &p.FileData, func(name []byte, f *fileData) error {
+				return q.blob(name, "fileUri", &f.MimeType, &f.FileURI, &f.Unknown)
+			})
 		case "functionCall":
-			p.FunctionCall = nil
-			c := &FunctionCall{}
-			var some bool
-			some, err = q.object(func(name []byte) error {
+			err = objectInto(q, &p.FunctionCall, func(name []byte, c *FunctionCall) error {
 				var err error
 				switch string(name) {
 				case "id":
@@ -292,14 +267,8 @@ func (q requestReader) part(p *Part) error {
 				}
 				return err
 			})
-			if some {
-				p.FunctionCall = c
-			}
 		case "functionResponse":
-			p.FunctionResponse = nil
-			f := &functionResponse{}
-			var some bool
-			some, err = q.object(func(name []byte) error {
+			err = objectInto(q, &p.FunctionResponse, func(name []byte, f *functionResponse) error {
 				var err error
 				switch string(name) {
 				case "id":
@@ -314,51 +283,14 @@ func (q requestReader) part(p *Part) error {
 				}
 				return err
 			})
-			if some {
-				p.FunctionResponse = f
-			}
 		case "executableCode":
-			p.ExecutableCode = nil
-			e := &executableCode{}
-			var some bool
-			some, err = q.object(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "language":
-					e.Language, err = r.String()
-				case "code":
-					e.Code, err = r.String()
-				case "id":
-					e.ID, err = r.String()
-				default:
-					e.Unknown, err = q.keep(e.Unknown, name, codeNames)
-				}
-				return err
+			err = objectInto(q, &p.ExecutableCode, func(name []byte, e *executableCode) error {
+				return q.code(name, "language", "code", &e.Language, &e.Code, &e.ID, &e.Unknown)
 			})
-			if some {
-				p.ExecutableCode = e
-			}
 		case "codeExecutionResult":
-			p.CodeExecutionResult = nil
-			e := &codeExecutionResult{}
-			var some bool
-			some, err = q.object(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "outcome":
-					e.Outcome, err = r.String()
-				case "output":
-					e.Output, err = r.String()
-				case "id":
-					e.ID, err = r.String()
-				default:
-					e.Unknown, err = q.keep(e.Unknown, name, codeNames)
-				}
-				return err
+			err = objectInto(q, &p.CodeExecutionResult, func(name []byte, e *codeExecutionResult) error {
+				return q.code(name, "outcome", "output", &e.Outcome, &e.Output, &e.ID, &e.Unknown)
 			})
-			if some {
-				p.CodeExecutionResult = e
-			}
 		default:
 			p.Unknown, err = q.keep(p.Unknown, name, partNames)
 		}
@@ -377,6 +309,24 @@ func (q requestReader) blob(name []byte, second string, mimeType, value *string,
 		*value, err = q.r.String()
 	default:
 		*kept, err = q.keep(*kept, name, blobNames)
+	}
+	return err
+}
+
+// code reads a member of code the model wrote (language, code, id) or of
+// its result (outcome, output, id): first and second name the members
+// the first two strings hold.
+func (q requestReader) code(name []byte, first, second string, firstValue, secondValue, id *string, kept *jsonx.Unknown) error {
+	var err error
+	switch string(name) {
+	case first:
+		*firstValue, err = q.r.String()
+	case second:
+		*secondValue, err = q.r.String()
+	case "id":
+		*id, err = q.r.String()
+	default:
+		*kept, err = q.keep(*kept, name, codeNames)
 	}
 	return err
 }
@@ -436,9 +386,7 @@ func (q requestReader) toolConfig(name []byte, c *toolConfig) error {
 		c.Unknown, err = q.keep(c.Unknown, name, toolConfNames)
 		return err
 	}
-	c.FunctionCallingConfig = nil
-	f := &functionCallingConfig{}
-	some, err := q.object(func(name []byte) error {
+	return objectInto(q, &c.FunctionCallingConfig, func(name []byte, f *functionCallingConfig) error {
 		var err error
 		switch string(name) {
 		case "mode":
@@ -450,10 +398,6 @@ func (q requestReader) toolConfig(name []byte, c *toolConfig) error {
 		}
 		return err
 	})
-	if some {
-		c.FunctionCallingConfig = f
-	}
-	return err
 }
 
 func (q requestReader) generation(name []byte, g *generationConfig) error {
@@ -493,10 +437,7 @@ func (q requestReader) generation(name []byte, g *generationConfig) error {
 	case "enableEnhancedCivicAnswers":
 		g.EnableEnhancedCivicAnswers, err = r.BoolPtr(new(bool))
 	case "thinkingConfig":
-		g.ThinkingConfig = nil
-		t := &thinkingConfig{}
-		var some bool
-		some, err = q.object(func(name []byte) error {
+		err = objectInto(q, &g.ThinkingConfig, func(name []byte, t *thinkingConfig) error {
 			var err error
 			switch string(name) {
 			case "includeThoughts":
@@ -510,9 +451,6 @@ func (q requestReader) generation(name []byte, g *generationConfig) error {
 			}
 			return err
 		})
-		if some {
-			g.ThinkingConfig = t
-		}
 	case "mediaResolution":
 		g.MediaResolution, err = r.String()
 	default:

@@ -105,17 +105,5 @@ func TestQuickRequestIsTheMarshalledRequest(t *testing.T) {
 			requests = append(requests, w)
 		}
 	}
-	made := len(requests)
-	for _, b := range append(recordedClientRequests(t), recorded.Variants(readRequestVariants)...) {
-		var w Request
-		if jsonx.Unmarshal(b, &w) == nil {
-			requests = append(requests, &w)
-		}
-	}
-	wrote := recorded.Encoded(t, requests, appendRequest)
-	madeQuick, quick := recorded.Count(wrote, made)
-	if madeQuick < made*9/10 || quick < (len(requests)-made)*8/10 {
-		t.Errorf("appendRequest wrote %d of %d requests made by the encoder and %d of %d others", madeQuick, made, quick, len(requests)-made)
-	}
-	t.Logf("appendRequest wrote %d of %d requests made by the encoder and %d of %d others", madeQuick, made, quick, len(requests)-made)
+	recorded.EncodedMadeAndRead(t, requests, append(recordedClientRequests(t), recorded.Variants(readRequestVariants)...), appendRequest)
 }

@@ -166,6 +166,28 @@ func Encoded[T any](t testing.TB, vs []*T, write func([]byte, *T) ([]byte, bool)
 	return wrote
 }
 
+// EncodedMadeAndRead holds write to jsonx.Marshal (Encoded) on made,
+// what an encoder made of recorded canonical values, and on what
+// jsonx.Unmarshal reads of bodies (the recorded wire bodies and awkward
+// variants), and fails unless write wrote nine in ten of the first and
+// eight in ten of the others itself.
+func EncodedMadeAndRead[T any](t testing.TB, made []*T, bodies [][]byte, write func([]byte, *T) ([]byte, bool)) {
+	t.Helper()
+	values := made[:len(made):len(made)]
+	for _, b := range bodies {
+		v := new(T)
+		if jsonx.Unmarshal(b, v) == nil {
+			values = append(values, v)
+		}
+	}
+	madeQuick, quick := Count(Encoded(t, values, write), len(made))
+	others := len(values) - len(made)
+	if madeQuick < len(made)*9/10 || quick < others*8/10 {
+		t.Errorf("wrote %d of %d values made by the encoder and %d of %d others without reflection", madeQuick, len(made), quick, others)
+	}
+	t.Logf("wrote %d of %d values made by the encoder and %d of %d others without reflection", madeQuick, len(made), quick, others)
+}
+
 // Count is how many of the first n of wrote, and of the rest, are true.
 func Count(wrote []bool, n int) (first, rest int) {
 	for i, w := range wrote {
