@@ -252,36 +252,14 @@ func (q requestReader) part(p *Part) error {
 				return q.blob(name, "fileUri", &f.MimeType, &f.FileURI, &f.Unknown)
 			})
 		case "functionCall":
+			// A streamed call's pieces come only from services.
 			err = objectInto(q, &p.FunctionCall, func(name []byte, c *FunctionCall) error {
-				var err error
-				switch string(name) {
-				case "id":
-					c.ID, err = r.String()
-				case "name":
-					c.Name, err = r.String()
-				case "args":
-					c.Args, err = q.value()
-				default:
-					// A streamed call's pieces come only from services.
-					c.Unknown, err = q.keep(c.Unknown, name, callNames)
-				}
-				return err
+				return q.call(name, "args", &c.ID, &c.Name, &c.Args, &c.Unknown)
 			})
 		case "functionResponse":
+			// Its media (parts) are left to the reflective decoder.
 			err = objectInto(q, &p.FunctionResponse, func(name []byte, f *functionResponse) error {
-				var err error
-				switch string(name) {
-				case "id":
-					f.ID, err = r.String()
-				case "name":
-					f.Name, err = r.String()
-				case "response":
-					f.Response, err = q.value()
-				default:
-					// Its media (parts) are left to the reflective decoder.
-					f.Unknown, err = q.keep(f.Unknown, name, callNames)
-				}
-				return err
+				return q.call(name, "response", &f.ID, &f.Name, &f.Response, &f.Unknown)
 			})
 		case "executableCode":
 			err = objectInto(q, &p.ExecutableCode, func(name []byte, e *executableCode) error {
@@ -309,6 +287,23 @@ func (q requestReader) blob(name []byte, second string, mimeType, value *string,
 		*value, err = q.r.String()
 	default:
 		*kept, err = q.keep(*kept, name, blobNames)
+	}
+	return err
+}
+
+// call reads a member of a call (id, name, args) or of its response (id,
+// name, response): value names the member kept as it came.
+func (q requestReader) call(name []byte, value string, id, fn *string, v *jsontext.Value, kept *jsonx.Unknown) error {
+	var err error
+	switch string(name) {
+	case "id":
+		*id, err = q.r.String()
+	case "name":
+		*fn, err = q.r.String()
+	case value:
+		*v, err = q.value()
+	default:
+		*kept, err = q.keep(*kept, name, callNames)
 	}
 	return err
 }

@@ -5,7 +5,6 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
-	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
 )
 
@@ -64,13 +63,7 @@ func FuzzQuickRequest(f *testing.F) {
 	for _, b := range append(recordedClientRequests(f), recorded.Variants(readRequestVariants)...) {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		recorded.Decoded(t, b, readRequest)
-		var w Request
-		if jsonx.Unmarshal(b, &w) == nil {
-			recorded.Encoded(t, []*Request{&w}, appendRequest)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { recorded.ReadAndWritten(t, b, readRequest, appendRequest) })
 }
 
 // TestQuickRequestIsTheMarshalledRequest: every request appendRequest

@@ -166,6 +166,19 @@ func Encoded[T any](t testing.TB, vs []*T, write func([]byte, *T) ([]byte, bool)
 	return wrote
 }
 
+// ReadAndWritten holds read to jsonx.Unmarshal (Decoded) on data and,
+// when Unmarshal reads data, write to jsonx.Marshal (Encoded) on what it
+// read: a fuzz target's body for a dialect's reader and writer of one
+// type.
+func ReadAndWritten[T any](t testing.TB, data []byte, read func([]byte, *T) bool, write func([]byte, *T) ([]byte, bool)) {
+	t.Helper()
+	Decoded(t, data, read)
+	v := new(T)
+	if jsonx.Unmarshal(data, v) == nil {
+		Encoded(t, []*T{v}, write)
+	}
+}
+
 // EncodedMadeAndRead holds write to jsonx.Marshal (Encoded) on made,
 // what an encoder made of recorded canonical values, and on what
 // jsonx.Unmarshal reads of bodies (the recorded wire bodies and awkward
