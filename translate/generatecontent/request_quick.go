@@ -106,6 +106,25 @@ func objectInto[T any](q requestReader, dst **T, member func(name []byte, v *T) 
 	return q.r.Object(func(name []byte) error { return member(name, v) })
 }
 
+// oneOrList reads an array of T, or one T as a list of one, as the
+// dialect's lists (ContentList, PartList, ToolList) are read; null and
+// other kinds are left to the reflective decoder.
+func oneOrList[T any](q requestReader, read func(*T) error) ([]T, error) {
+	switch q.r.Kind() {
+	case '{':
+		list := make([]T, 1)
+		return list, read(&list[0])
+	case '[':
+		list := []T{}
+		_, err := q.r.Array(func() error {
+			list = append(list, *new(T))
+			return read(&list[len(list)-1])
+		})
+		return list, err
+	}
+	return nil, jsonx.ErrForm
+}
+
 // text reads a string, or null as nil, into a string of its own.
 func (q requestReader) text() (*string, error) {
 	if q.r.Null() {
@@ -126,38 +145,15 @@ func (q requestReader) member(name []byte, w *Request) error {
 	case "model":
 		w.Model, err = r.String()
 	case "contents":
-		switch r.Kind() {
-		case 'n':
-			r.Null()
-			w.Contents = nil
-		case '{':
-			c := make(ContentList, 1)
-			w.Contents = &c
-			err = q.content(&c[0])
-		case '[':
-			c := ContentList{}
-			w.Contents = &c
-			_, err = r.Array(func() error {
-				c = append(c, Content{})
-				return q.content(&c[len(c)-1])
-			})
-		default:
-			return jsonx.ErrForm
+		w.Contents = nil
+		if r.Null() {
+			return nil
 		}
+		var c []Content
+		c, err = oneOrList(q, q.content)
+		w.Contents = (*ContentList)(&c)
 	case "tools":
-		switch r.Kind() {
-		case '{':
-			w.Tools = make(ToolList, 1)
-			err = q.tool(&w.Tools[0])
-		case '[':
-			w.Tools = ToolList{}
-			_, err = r.Array(func() error {
-				w.Tools = append(w.Tools, Tool{})
-				return q.tool(&w.Tools[len(w.Tools)-1])
-			})
-		default:
-			return jsonx.ErrForm
-		}
+		w.Tools, err = oneOrList(q, q.tool)
 	case "toolConfig":
 		err = objectInto(q, &w.ToolConfig, q.toolConfig)
 	case "safetySettings":
@@ -210,19 +206,7 @@ func (q requestReader) contentMember(name []byte, c *Content) error {
 	case "role":
 		c.Role, err = r.Word("user", "model")
 	case "parts":
-		switch r.Kind() {
-		case '{':
-			c.Parts = make(PartList, 1)
-			err = q.part(&c.Parts[0])
-		case '[':
-			c.Parts = PartList{}
-			_, err = r.Array(func() error {
-				c.Parts = append(c.Parts, Part{})
-				return q.part(&c.Parts[len(c.Parts)-1])
-			})
-		default:
-			return jsonx.ErrForm
-		}
+		c.Parts, err = oneOrList(q, q.part)
 	default:
 		c.Unknown, err = q.keep(c.Unknown, name, contentNames)
 	}
