@@ -125,6 +125,21 @@ func oneOrList[T any](q requestReader, read func(*T) error) ([]T, error) {
 	return nil, jsonx.ErrForm
 }
 
+// objects reads an array of objects into a []T, each member by member,
+// or null as nil, as Unmarshal reads a slice of structs.
+func objects[T any](q requestReader, member func(name []byte, v *T) error) ([]T, error) {
+	var list []T
+	isNull, err := q.r.Array(func() error {
+		list = append(list, *new(T))
+		v := &list[len(list)-1]
+		return q.r.Object(func(name []byte) error { return member(name, v) })
+	})
+	if err == nil && !isNull && list == nil {
+		list = []T{}
+	}
+	return list, err
+}
+
 // text reads a string, or null as nil, into a string of its own.
 func (q requestReader) text() (*string, error) {
 	if q.r.Null() {
@@ -157,27 +172,18 @@ func (q requestReader) member(name []byte, w *Request) error {
 	case "toolConfig":
 		err = objectInto(q, &w.ToolConfig, q.toolConfig)
 	case "safetySettings":
-		w.SafetySettings = nil
-		isNull, err := r.Array(func() error {
-			w.SafetySettings = append(w.SafetySettings, safetySetting{})
-			s := &w.SafetySettings[len(w.SafetySettings)-1]
-			return r.Object(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "category":
-					s.Category, err = r.String()
-				case "threshold":
-					s.Threshold, err = r.String()
-				default:
-					s.Unknown, err = q.keep(s.Unknown, name, safetyNames)
-				}
-				return err
-			})
+		w.SafetySettings, err = objects(q, func(name []byte, s *safetySetting) error {
+			var err error
+			switch string(name) {
+			case "category":
+				s.Category, err = r.String()
+			case "threshold":
+				s.Threshold, err = r.String()
+			default:
+				s.Unknown, err = q.keep(s.Unknown, name, safetyNames)
+			}
+			return err
 		})
-		if err == nil && !isNull && w.SafetySettings == nil {
-			w.SafetySettings = []safetySetting{}
-		}
-		return err
 	case "systemInstruction":
 		err = objectInto(q, &w.SystemInstruction, q.contentMember)
 	case "generationConfig":
@@ -319,31 +325,22 @@ func (q requestReader) tool(t *Tool) error {
 		var err error
 		switch string(name) {
 		case "functionDeclarations":
-			t.FunctionDeclarations = nil
-			var isNull bool
-			isNull, err = r.Array(func() error {
-				t.FunctionDeclarations = append(t.FunctionDeclarations, functionDeclaration{})
-				d := &t.FunctionDeclarations[len(t.FunctionDeclarations)-1]
-				return r.Object(func(name []byte) error {
-					var err error
-					switch string(name) {
-					case "name":
-						d.Name, err = r.String()
-					case "description":
-						d.Description, err = r.String()
-					case "parameters":
-						d.Parameters, err = q.value()
-					case "parametersJsonSchema":
-						d.ParametersJSONSchema, err = q.value()
-					default:
-						d.Unknown, err = q.keep(d.Unknown, name, declNames)
-					}
-					return err
-				})
+			t.FunctionDeclarations, err = objects(q, func(name []byte, d *functionDeclaration) error {
+				var err error
+				switch string(name) {
+				case "name":
+					d.Name, err = r.String()
+				case "description":
+					d.Description, err = r.String()
+				case "parameters":
+					d.Parameters, err = q.value()
+				case "parametersJsonSchema":
+					d.ParametersJSONSchema, err = q.value()
+				default:
+					d.Unknown, err = q.keep(d.Unknown, name, declNames)
+				}
+				return err
 			})
-			if err == nil && !isNull && t.FunctionDeclarations == nil {
-				t.FunctionDeclarations = []functionDeclaration{}
-			}
 		case "codeExecution":
 			t.CodeExecution, err = q.value()
 		case "googleSearch":
