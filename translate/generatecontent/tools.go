@@ -385,20 +385,33 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 	if !synthetic(p, tr.GetCallId()) {
 		fr.ID = tr.GetCallId()
 	}
+	// A result that is a JSON object goes as it is; any other text goes
+	// as {"output": text}. Most results are plain text, which is not
+	// validated as JSON only to learn that (a failed validation allocates
+	// its error).
 	s := strings.TrimSpace(text.String())
-	if v := jsontext.Value(s); v.IsValid() && v.Kind() == '{' && !tr.GetIsError() {
-		fr.Response = v
-		return fr, nil
+	if strings.HasPrefix(s, "{") && !tr.GetIsError() {
+		if v := jsontext.Value(s); v.IsValid() {
+			fr.Response = v
+			return fr, nil
+		}
 	}
 	key := "output"
 	if tr.GetIsError() {
 		key = "error"
 	}
-	raw, err := jsonx.Marshal(map[string]string{key: text.String()})
-	if err != nil {
-		return nil, err
+	// {"key":text}, as Marshal writes a map of one string; what the quick
+	// way declines (invalid UTF-8), Marshal writes or refuses.
+	raw, ok := jsonx.AppendQuote(append(make([]byte, 0, len(key)+text.Len()+8), `{"`+key+`":`...), text.String())
+	if !ok {
+		var err error
+		if raw, err = jsonx.Marshal(map[string]string{key: text.String()}); err != nil {
+			return nil, err
+		}
+		fr.Response = raw
+		return fr, nil
 	}
-	fr.Response = raw
+	fr.Response = append(raw, '}')
 	return fr, nil
 }
 
