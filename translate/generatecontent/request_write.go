@@ -84,14 +84,6 @@ func appendStrings(b []byte, list []string) ([]byte, bool) {
 	return jsonx.AppendList(b, list, appendString)
 }
 
-// appendRawMember appends a member kept as raw JSON, when it is set.
-func appendRawMember(m *jsonx.Members, b []byte, name string, v []byte) ([]byte, bool) {
-	if len(v) == 0 {
-		return b, true
-	}
-	return jsonx.AppendRaw(m.Name(b, name), v)
-}
-
 // appendTool appends function declarations or a built-in tool.
 func appendTool(b []byte, t *Tool) (_ []byte, ok bool) {
 	if t.GoogleSearchRetrieval != nil || t.ComputerUse != nil {
@@ -108,7 +100,7 @@ func appendTool(b []byte, t *Tool) (_ []byte, ok bool) {
 		name string
 		v    []byte
 	}{{`"codeExecution":`, t.CodeExecution}, {`"googleSearch":`, t.GoogleSearch}, {`"urlContext":`, t.URLContext}} {
-		if b, ok = appendRawMember(&m, b, f.name, f.v); !ok {
+		if b, ok = m.Raw(b, f.name, f.v); !ok {
 			return b, false
 		}
 	}
@@ -128,10 +120,10 @@ func appendDeclaration(b []byte, d *functionDeclaration) (_ []byte, ok bool) {
 	if b, ok = m.NonEmpty(b, `"description":`, d.Description); !ok {
 		return b, false
 	}
-	if b, ok = appendRawMember(&m, b, `"parameters":`, d.Parameters); !ok {
+	if b, ok = m.Raw(b, `"parameters":`, d.Parameters); !ok {
 		return b, false
 	}
-	if b, ok = appendRawMember(&m, b, `"parametersJsonSchema":`, d.ParametersJSONSchema); !ok {
+	if b, ok = m.Raw(b, `"parametersJsonSchema":`, d.ParametersJSONSchema); !ok {
 		return b, false
 	}
 	if b, ok = m.Kept(b, d.Unknown); !ok {
@@ -169,10 +161,10 @@ func appendGenerationConfig(b []byte, g *generationConfig) (_ []byte, ok bool) {
 	if b, ok = m.NonEmpty(b, `"responseMimeType":`, g.ResponseMimeType); !ok {
 		return b, false
 	}
-	if b, ok = appendRawMember(&m, b, `"responseSchema":`, g.ResponseSchema); !ok {
+	if b, ok = m.Raw(b, `"responseSchema":`, g.ResponseSchema); !ok {
 		return b, false
 	}
-	if b, ok = appendRawMember(&m, b, `"responseJsonSchema":`, g.ResponseJSONSchema); !ok {
+	if b, ok = m.Raw(b, `"responseJsonSchema":`, g.ResponseJSONSchema); !ok {
 		return b, false
 	}
 	if g.ResponseModalities != nil {

@@ -59,13 +59,13 @@ func appendEvent(b []byte, e *event) (_ []byte, ok bool) {
 		}
 	}
 	b = m.Int(b, `"annotation_index":`, e.AnnotationIdx)
-	if b, ok = omitNil(&m, b, `"logprobs":`, e.Logprobs); !ok {
+	if b, ok = m.Raw(b, `"logprobs":`, e.Logprobs); !ok {
 		return b, false
 	}
 	if b, ok = m.NonEmpty(b, `"obfuscation":`, e.Obfuscation); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"code":`, e.Code); !ok {
+	if b, ok = m.Raw(b, `"code":`, e.Code); !ok {
 		return b, false
 	}
 	if b, ok = m.NonEmpty(b, `"message":`, e.Message); !ok {
@@ -111,10 +111,10 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 		}
 		b = append(b, '}')
 	}
-	if b, ok = omitNil(&m, b, `"instructions":`, r.Instructions); !ok {
+	if b, ok = m.Raw(b, `"instructions":`, r.Instructions); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"max_output_tokens":`, r.MaxOutputTokens); !ok {
+	if b, ok = m.Raw(b, `"max_output_tokens":`, r.MaxOutputTokens); !ok {
 		return b, false
 	}
 	if b, ok = m.String(b, `"model":`, r.Model); !ok {
@@ -124,7 +124,7 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 	if b, ok = jsonx.List(m.Name(b, `"output":[`), r.Output, appendItem); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"parallel_tool_calls":`, r.ParallelToolCalls); !ok {
+	if b, ok = m.Raw(b, `"parallel_tool_calls":`, r.ParallelToolCalls); !ok {
 		return b, false
 	}
 	if r.PreviousResponseID == nil {
@@ -139,7 +139,7 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 		{`"reasoning":`, r.Reasoning}, {`"store":`, r.Store}, {`"temperature":`, r.Temperature}, {`"text":`, r.Text},
 		{`"tool_choice":`, r.ToolChoice}, {`"tools":`, r.Tools}, {`"top_p":`, r.TopP}, {`"truncation":`, r.Truncation},
 	} {
-		if b, ok = omitNil(&m, b, f.name, f.v); !ok {
+		if b, ok = m.Raw(b, f.name, f.v); !ok {
 			return b, false
 		}
 	}
@@ -148,10 +148,10 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 	} else if b, ok = appendUsage(m.Name(b, `"usage":`), r.Usage); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"user":`, r.User); !ok {
+	if b, ok = m.Raw(b, `"user":`, r.User); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"metadata":`, r.Metadata); !ok {
+	if b, ok = m.Raw(b, `"metadata":`, r.Metadata); !ok {
 		return b, false
 	}
 	if b, ok = omitNilString(&m, b, `"service_tier":`, r.ServiceTier); !ok {
@@ -231,7 +231,7 @@ func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 	if b, ok = omitNilString(&m, b, `"arguments":`, it.Arguments); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"output":`, it.Output); !ok {
+	if b, ok = m.Raw(b, `"output":`, it.Output); !ok {
 		return b, false
 	}
 	if b, ok = m.NonEmpty(b, `"namespace":`, it.Namespace); !ok {
@@ -245,7 +245,7 @@ func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 	if b, ok = omitNilString(&m, b, `"encrypted_content":`, it.EncryptedContent); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"action":`, it.Action); !ok {
+	if b, ok = m.Raw(b, `"action":`, it.Action); !ok {
 		return b, false
 	}
 	if it.Queries != nil {
@@ -253,7 +253,7 @@ func appendItem(b []byte, it *Item) (_ []byte, ok bool) {
 			return b, false
 		}
 	}
-	if b, ok = omitNil(&m, b, `"results":`, it.Results); !ok {
+	if b, ok = m.Raw(b, `"results":`, it.Results); !ok {
 		return b, false
 	}
 	if b, ok = m.Kept(b, it.Unknown); !ok {
@@ -352,12 +352,4 @@ func omitNilString(m *jsonx.Members, b []byte, name string, v *string) ([]byte, 
 		return b, true
 	}
 	return m.String(b, name, *v)
-}
-
-// omitNil appends a raw member unless it is nil, as omitzero omits it.
-func omitNil(m *jsonx.Members, b []byte, name string, v jsontext.Value) ([]byte, bool) {
-	if v == nil {
-		return b, true
-	}
-	return jsonx.AppendRaw(m.Name(b, name), v)
 }

@@ -125,7 +125,7 @@ func appendTool(b []byte, t *tool) (_ []byte, ok bool) {
 	if b, ok = omitNilString(&m, b, `"description":`, t.Description); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"parameters":`, t.Parameters); !ok {
+	if b, ok = m.Raw(b, `"parameters":`, t.Parameters); !ok {
 		return b, false
 	}
 	b = m.Bool(b, `"strict":`, t.Strict)
@@ -134,7 +134,7 @@ func appendTool(b []byte, t *tool) (_ []byte, ok bool) {
 			return b, false
 		}
 	}
-	if b, ok = omitNil(&m, b, `"filters":`, t.Filters); !ok {
+	if b, ok = m.Raw(b, `"filters":`, t.Filters); !ok {
 		return b, false
 	}
 	b = m.Int(b, `"max_num_results":`, t.MaxNumResults)
@@ -228,7 +228,7 @@ func appendFormat(b []byte, f *format) (_ []byte, ok bool) {
 	if b, ok = omitNilString(&m, b, `"description":`, f.Description); !ok {
 		return b, false
 	}
-	if b, ok = omitNil(&m, b, `"schema":`, f.Schema); !ok {
+	if b, ok = m.Raw(b, `"schema":`, f.Schema); !ok {
 		return b, false
 	}
 	b = m.Bool(b, `"strict":`, f.Strict)

@@ -69,6 +69,16 @@ func (m *Members) Bool(b []byte, name string, v *bool) []byte {
 	return strconv.AppendBool(m.Name(b, name), *v)
 }
 
+// Raw appends name and the raw value v (AppendRaw), unless v is nil, as
+// Marshal omits a jsontext.Value tagged omitzero; ok is false for a
+// value AppendRaw declines.
+func (m *Members) Raw(b []byte, name string, v jsontext.Value) (_ []byte, ok bool) {
+	if v == nil {
+		return b, true
+	}
+	return AppendRaw(m.Name(b, name), v)
+}
+
 // Kept appends the members an embedded Unknown holds, as Marshal writes
 // them after the modelled ones: by name, in sorted order. ok is false for
 // a value Marshal refuses.
