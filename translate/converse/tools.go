@@ -10,6 +10,7 @@ import (
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
 // Tools, both ways: tool specifications and the tool choice toward the
@@ -24,7 +25,7 @@ func (e *encoder) toolUse(c *parleyv1.ToolCall, at translate.PartPath) (*ToolUse
 	if args == "" {
 		args = "{}"
 	}
-	if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
+	if !jsonx.IsObject(args) {
 		return nil, translate.Unsupported(thisDialect, at.String()+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", c.GetId())
 	}
 	e.called(translate.CallName(c))
@@ -109,7 +110,7 @@ func (e *encoder) tools(w *Request) error {
 		}
 		schema := emptySchema
 		if s := strings.TrimSpace(f.GetParameters()); s != "" {
-			if v := jsontext.Value(s); !v.IsValid() || v.Kind() != '{' {
+			if !jsonx.IsObject(s) {
 				return translate.Invalid(field+".function.parameters", "not a JSON object")
 			}
 			schema = jsontext.Value(s)

@@ -54,6 +54,8 @@ var forwardVariants = []string{
 	`{"contents":[{"role":"model","parts":[{"executableCode":{"language":"python","code":"1"}},{"codeExecutionResult":{"outcome":"outcome_ok","output":"1"}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","properties":{"a":{"type":"STRING","enum":["x"],"nullable":true},"b":{"type":"ARRAY","items":{"type":"INTEGER","format":"int64"}},"c":{"anyOf":[{"type":"STRING"},{"type":"NUMBER"}]}},"required":["a"],"propertyOrdering":["a","b"]}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseSchema":{"type":"OBJECT","properties":{"n":{"type":"NUMBER","minimum":0,"description":"d"}}}}}`,
+	// A response with a repeated name (the last wins) is still an object.
+	`{"contents":[{"parts":[{"text":"?"}]},{"parts":[{"functionResponse":{"name":"r","response":{"":2,"":""}}}]}]}`,
 }
 
 func checkForward(t *testing.T, body []byte) {

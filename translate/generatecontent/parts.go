@@ -194,7 +194,7 @@ func (e *encoder) part(p *parleyv1.Part, field string) (Part, bool, error) {
 		if args == "" {
 			args = "{}"
 		}
-		if v := jsontext.Value(args); !v.IsValid() || v.Kind() != '{' {
+		if !jsonx.IsObject(args) {
 			return Part{}, false, translate.Unsupported(thisDialect, field+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", tc.GetId())
 		}
 		fc := &FunctionCall{Name: translate.CallName(tc), Args: jsontext.Value(args), Unknown: e.partUnknown(p, "functionCall")}

@@ -386,15 +386,11 @@ func (e *encoder) functionResponse(p *parleyv1.Part, tr *parleyv1.ToolResult, fi
 		fr.ID = tr.GetCallId()
 	}
 	// A result that is a JSON object goes as it is; any other text goes
-	// as {"output": text}. Most results are plain text, which is not
-	// validated as JSON only to learn that (a failed validation allocates
-	// its error).
+	// as {"output": text}.
 	s := strings.TrimSpace(text.String())
-	if strings.HasPrefix(s, "{") && !tr.GetIsError() {
-		if v := jsontext.Value(s); v.IsValid() {
-			fr.Response = v
-			return fr, nil
-		}
+	if !tr.GetIsError() && jsonx.IsObject(s) {
+		fr.Response = jsontext.Value(s)
+		return fr, nil
 	}
 	key := "output"
 	if tr.GetIsError() {
@@ -467,8 +463,8 @@ func toolArgs(args string) jsontext.Value {
 	if args == "" {
 		return jsontext.Value("{}")
 	}
-	if v := jsontext.Value(args); v.IsValid() && v.Kind() == '{' {
-		return v
+	if jsonx.IsObject(args) {
+		return jsontext.Value(args)
 	}
 	raw, _ := jsonx.Marshal(map[string]string{"_raw_arguments": args})
 	return raw

@@ -423,8 +423,8 @@ func toolInput(args string) jsontext.Value {
 	if args == "" {
 		return jsontext.Value("{}")
 	}
-	if v := jsontext.Value(args); v.IsValid() && v.Kind() == '{' {
-		return v
+	if jsonx.IsObject(args) {
+		return jsontext.Value(args)
 	}
 	raw, _ := jsonx.Marshal(map[string]string{"_raw_arguments": args})
 	return raw

@@ -329,7 +329,7 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 		if args == "" {
 			args = "{}"
 		}
-		if !jsontext.Value(args).IsValid() || jsontext.Value(args).Kind() != '{' {
+		if !jsonx.IsObject(args) {
 			return nil, translate.Unsupported(thisDialect, at.name()+".tool_call.arguments", "the arguments of tool call %q are not a JSON object", k.ToolCall.GetId())
 		}
 		b.Type, b.ID, b.Name, b.Input = "tool_use", wireID(k.ToolCall.GetId()), translate.CallName(k.ToolCall), jsontext.Value(args)

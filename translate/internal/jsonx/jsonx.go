@@ -41,6 +41,20 @@ func Unmarshal(b []byte, v any) error {
 	return json.Unmarshal(b, v, decodeOptions)
 }
 
+// allowDuplicates validates a raw value as decodeOptions read it.
+var allowDuplicates = jsontext.AllowDuplicateNames(true)
+
+// IsObject reports whether s is one JSON object as Unmarshal reads a wire
+// body: a repeated name is allowed (the last wins). A tool call's
+// arguments or a tool's result that a client sent as an object must be
+// seen as one when it goes on to another dialect, as it is when it is
+// forwarded as it came. Text that does not start with a brace is not
+// validated at all.
+func IsObject(s string) bool {
+	v := jsontext.Value(s)
+	return v.Kind() == '{' && v.IsValid(allowDuplicates)
+}
+
 // encodeOptions let raw values that were accepted on input (duplicate
 // names included) go back out as they came, and write the members of Go
 // maps (the Unknown members of every wire type among them) in sorted

@@ -148,3 +148,17 @@ func TestMarshalSortsUnknownMembers(t *testing.T) {
 		}
 	}
 }
+
+// IsObject reads an object as Unmarshal reads a wire body: a repeated
+// name allowed, anything but one whole valid object refused.
+func TestIsObject(t *testing.T) {
+	for s, want := range map[string]bool{
+		`{}`: true, ` {"a":1} `: true, `{"a":1,"a":"x"}`: true, `{"a":{"b":1,"b":2}}`: true,
+		``: false, `text`: false, `[]`: false, `"{}"`: false, `{"a":1}{}`: false, `{"a":}`: false,
+		"{\"a\":\"\xff\"}": false, `{"a":1`: false,
+	} {
+		if got := jsonx.IsObject(s); got != want {
+			t.Errorf("IsObject(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
