@@ -62,11 +62,17 @@ func BenchmarkUpstreamRequest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The headers a coding agent sends with every request.
+	agent := http.Header{
+		"Anthropic-Version": {"2023-06-01"},
+		"Anthropic-Beta":    {"claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14,context-management-2025-06-27"},
+	}
 	for _, body := range []struct {
-		name string
-		b    []byte
-	}{{"2KB", small}, {"agent130KB", agentRequest()}} {
-		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Header: http.Header{}, Body: body.b})
+		name   string
+		b      []byte
+		header http.Header
+	}{{"2KB", small, http.Header{}}, {"2KB+betas", small, agent}, {"agent130KB", agentRequest(), agent}} {
+		req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Header: body.header, Body: body.b})
 		if err != nil {
 			b.Fatal(err)
 		}

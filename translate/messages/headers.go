@@ -35,8 +35,15 @@ func headers(req *parleyv1.Request, h http.Header) {
 		}
 	}
 	if len(betas) > 0 {
-		raw, _ := jsonx.Marshal(betas)
-		markBeta.Keep(&req.Extensions, raw)
+		// A JSON array, as Marshal writes it.
+		raw := []byte{'['}
+		for i, b := range betas {
+			if i > 0 {
+				raw = append(raw, ',')
+			}
+			raw = append(raw, jsonx.Quote(b)...)
+		}
+		markBeta.Keep(&req.Extensions, append(raw, ']'))
 	}
 }
 
@@ -61,14 +68,11 @@ func (e *encoder) header() http.Header {
 	version := DefaultVersion
 	var betas []string
 	if e.same {
-		if v, ok := markVersion.Value(e.req.GetExtensions()); ok {
-			var s string
-			if jsonx.Unmarshal(v, &s) == nil && s != "" {
-				version = s
-			}
+		if s, ok := markVersion.String(e.req.GetExtensions()); ok && s != "" {
+			version = s
 		}
 		if v, ok := markBeta.Value(e.req.GetExtensions()); ok {
-			_ = jsonx.Unmarshal(v, &betas)
+			betas, _ = jsonx.Strings(v)
 		}
 	}
 	for _, b := range e.needBetas {

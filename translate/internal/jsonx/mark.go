@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -74,11 +75,23 @@ func String(ext *parleyv1.Extensions, d parleyv1.Dialect, name string) (string, 
 	if !ok || v.Kind() != '"' {
 		return "", false
 	}
-	var s string
-	if err := Unmarshal(v, &s); err != nil {
-		return "", false
+	return Unquote(bytes.Trim(v, " \t\r\n"))
+}
+
+// Strings returns the strings a JSON array of strings holds, as
+// Unmarshal reads it into a []string; ok is false for any other value.
+func Strings(v jsontext.Value) (_ []string, ok bool) {
+	var w Walker
+	w.Reset(v)
+	list, err := w.Strings()
+	if err != nil || !w.End() {
+		var s []string
+		if Unmarshal(v, &s) != nil {
+			return nil, false
+		}
+		return s, true
 	}
-	return s, true
+	return list, true
 }
 
 // Quote returns s as a JSON string. Invalid UTF-8 becomes U+FFFD, so the
