@@ -223,8 +223,8 @@ func (s *streamEncoder) textChunk(ci int32, p *Part) (b []byte, ok bool) {
 		t.usage, t.tail = s.wireUsage, tail
 	}
 	b = append(s.buf[:0], t.before...)
-	b, err := jsontext.AppendQuote(b, *p.Text)
-	if err != nil {
+	b, ok = jsonx.AppendQuote(b, *p.Text)
+	if !ok {
 		return nil, false
 	}
 	b = append(b, t.after...)

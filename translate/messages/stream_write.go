@@ -150,7 +150,7 @@ func (s *streamEncoder) deltaBytes(typ, field, text string) (b []byte, ok bool) 
 		return nil, false
 	}
 	b = append(b[:len(b)-1], field...)
-	if b, err = jsontext.AppendQuote(b, text); err != nil {
+	if b, ok = jsonx.AppendQuote(b, text); !ok {
 		return nil, false
 	}
 	return append(b, "}}"...), true

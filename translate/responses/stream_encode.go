@@ -157,7 +157,7 @@ func (s *streamEncoder) textDelta(id, text string) (b []byte, ok bool) {
 	b = append(b, `,"content_index":`...)
 	b = strconv.AppendInt(b, s.content, 10)
 	b = append(b, `,"delta":`...)
-	if b, err = jsontext.AppendQuote(b, text); err != nil {
+	if b, ok = jsonx.AppendQuote(b, text); !ok {
 		return nil, false
 	}
 	b = append(b, `,"logprobs":[]}`...)

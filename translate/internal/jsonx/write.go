@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -186,9 +187,76 @@ func AppendRaw(b, v []byte) (_ []byte, ok bool) {
 
 // AppendQuote appends v as a JSON string, as Marshal writes it; ok is
 // false for a string Marshal refuses (invalid UTF-8).
+//
+// Texts (a model's reply, a tool's output, a done event's whole text) are
+// most of what the writers quote, and nearly all of a text needs no
+// escape: it is passed over eight bytes at a time and copied in runs,
+// where jsontext.AppendQuote looks at every byte (FuzzAppendQuote holds
+// the two to the same bytes).
 func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
-	b, err := jsontext.AppendQuote(b, v)
-	return b, err == nil
+	start := len(b)
+	b = slices.Grow(b, len(v)+2)
+	b = append(b, '"')
+	run, i := 0, 0 // v[run:i] is plain and not yet copied
+	for i < len(v) {
+		for i+8 <= len(v) && plain8(load8(v[i:i+8])) {
+			i += 8
+		}
+		// A byte at a time up to the next that is not plain ASCII.
+		for ; i < len(v); i++ {
+			if c := v[i]; c < utf8.RuneSelf && c >= ' ' && c != '"' && c != '\\' {
+				continue
+			}
+			break
+		}
+		if i == len(v) {
+			break
+		}
+		if c := v[i]; c < utf8.RuneSelf {
+			b = append(b, v[run:i]...)
+			b = appendEscaped(b, c)
+			i++
+			run = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(v[i:])
+		if r == utf8.RuneError && n == 1 {
+			// Invalid UTF-8: jsontext's bytes and refusal.
+			b, err := jsontext.AppendQuote(b[:start], v)
+			return b, err == nil
+		}
+		i += n
+	}
+	b = append(b, v[run:]...)
+	return append(b, '"'), true
+}
+
+// load8 reads eight bytes of s little-endian, in one load.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// appendEscaped appends the escape jsontext writes for a control
+// character, a quote or a backslash.
+func appendEscaped(b []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	const hex = "0123456789abcdef"
+	return append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 }
 
 // List appends the elements of list with elem, comma-separated, and the
