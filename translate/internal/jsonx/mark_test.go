@@ -1,6 +1,7 @@
 package jsonx_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -55,4 +56,27 @@ func TestMarkKeysStartWithAt(t *testing.T) {
 		}
 	}()
 	jsonx.NewMark(parleyv1.Dialect_DIALECT_MESSAGES, "role")
+}
+
+// A string kept and a list of strings read back as Unmarshal reads them:
+// escapes, surrounding space and null included; anything else refused.
+func TestStringAndStrings(t *testing.T) {
+	const d = parleyv1.Dialect_DIALECT_MESSAGES
+	for _, raw := range []string{`"plain"`, `"a\"b\\c\u00e9\n"`, ` "spaced" `, `""`, `"\ud83d\ude00"`, `1`, `null`, `["a"]`, `"open`} {
+		ext := &parleyv1.Extensions{Dialect: d, Fields: map[string]string{"@k": raw}}
+		got, ok := jsonx.String(ext, d, "@k")
+		var want string
+		wantOK := jsontext.Value(raw).Kind() == '"' && jsonx.Unmarshal([]byte(raw), &want) == nil
+		if ok != wantOK || got != want {
+			t.Errorf("String(%s) = %q, %v; Unmarshal reads %q, %v", raw, got, ok, want, wantOK)
+		}
+	}
+	for _, raw := range []string{`["a","b"]`, `[ "x\u0041" , "" ]`, `[]`, `null`, `["a",1]`, `"a"`, `["a"`, `{}`} {
+		got, ok := jsonx.Strings(jsontext.Value(raw))
+		var want []string
+		err := jsonx.Unmarshal([]byte(raw), &want)
+		if ok != (err == nil) || ok && (!slices.Equal(got, want) || (got == nil) != (want == nil)) {
+			t.Errorf("Strings(%s) = %q, %v; Unmarshal reads %q, %v", raw, got, ok, want, err)
+		}
+	}
 }
