@@ -29,8 +29,10 @@ type chunkReader struct {
 	parts   [2]Part
 	index   [1]int64
 	thought [2]bool
-	// counts holds a chunk's usage counts, which the canonical usage
-	// points to: it is allocated per chunk. The details are copied.
+	// usage is a chunk's usage, read again on every chunk; counts holds
+	// its counts, which the canonical usage points to: it is allocated
+	// per chunk. The details are copied.
+	usage    usageMetadata
 	counts   *[6]int64
 	details  [8]modalityTokenCount
 	tokens   [8]int64
@@ -71,7 +73,7 @@ func (r *chunkReader) readWhole(data []byte) (w *Response, ok bool) {
 // reading a whole reply, as long as the text it answered with.
 func (r *chunkReader) release() {
 	r.Release()
-	r.w, r.cands, r.content, r.parts = Response{}, [1]candidate{}, [1]Content{}, [2]Part{}
+	r.w, r.cands, r.content, r.parts, r.usage = Response{}, [1]candidate{}, [1]Content{}, [2]Part{}, usageMetadata{}
 }
 
 func (r *chunkReader) member(name []byte, w *Response) error {
@@ -91,7 +93,8 @@ func (r *chunkReader) member(name []byte, w *Response) error {
 		if r.Null() {
 			return nil
 		}
-		u := &usageMetadata{}
+		u := &r.usage
+		*u = usageMetadata{}
 		w.UsageMetadata = u
 		r.ndetails = 0
 		r.counts = nil
