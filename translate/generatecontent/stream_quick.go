@@ -29,11 +29,10 @@ type chunkReader struct {
 	parts   [2]Part
 	index   [1]int64
 	thought [2]bool
-	// usage is a chunk's usage, read again on every chunk; counts holds
-	// its counts, which the canonical usage points to: it is allocated
-	// per chunk. The details are copied.
+	// usage is a chunk's usage, read again on every chunk; its counts
+	// are read into a box of their own (usageBox), allocated per chunk,
+	// which the canonical usage is made in. The details are copied.
 	usage    usageMetadata
-	counts   *[6]int64
 	details  [8]modalityTokenCount
 	tokens   [8]int64
 	ndetails int
@@ -97,7 +96,6 @@ func (r *chunkReader) member(name []byte, w *Response) error {
 		*u = usageMetadata{}
 		w.UsageMetadata = u
 		r.ndetails = 0
-		r.counts = nil
 		return r.Object(func(name []byte) error { return r.usageMember(name, u) })
 	case "modelVersion", "responseId":
 		if !r.first {
@@ -329,11 +327,12 @@ func (r *chunkReader) count(dst **int64, i int) error {
 	if err != nil {
 		return err
 	}
-	if r.counts == nil {
-		r.counts = new([6]int64)
+	u := &r.usage
+	if u.box == nil {
+		u.box = new(usageBox)
 	}
-	r.counts[i] = n
-	*dst = &r.counts[i]
+	u.box.n[i] = n
+	*dst = &u.box.n[i]
 	return nil
 }
 

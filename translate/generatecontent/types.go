@@ -456,6 +456,8 @@ type usageMetadata struct {
 	CandidatesTokensDetails    []modalityTokenCount `json:"candidatesTokensDetails,omitzero,case:ignore"`
 	ToolUsePromptTokensDetails []modalityTokenCount `json:"toolUsePromptTokensDetails,omitzero,case:ignore"`
 	Unknown                    jsonx.Unknown        `json:",embed" jsonschema:"-"`
+	// box holds the counts the chunk reader read, for canonicalUsage.
+	box *usageBox
 }
 
 // modalityTokenCount counts the tokens of one modality.

@@ -35,20 +35,39 @@ func wireModalityTokens(list []*parleyv1.ModalityTokens) []modalityTokenCount {
 // canonicalUsage: promptTokenCount counts cached tokens, as canonical input
 // does; candidatesTokenCount leaves the thoughts out, so canonical output is
 // candidates + thoughts.
+// usageBox is a canonical usage and the counts it points to, in one
+// allocation (no larger than the three it replaces): a stream with this
+// upstream carries usage on every chunk. The chunk reader reads a chunk's
+// counts into a box; canonicalUsage takes it, and makes one for a usage
+// read otherwise.
+type usageBox struct {
+	u parleyv1.Usage
+	// n holds the six wire counts, in the order the reader numbers
+	// them, and the output tokens.
+	n [7]int64
+}
+
+// canonicalUsage converts u, taking its box if it has one: a box is
+// used once, and converting u again makes a usage of its own.
 func canonicalUsage(u *usageMetadata) *parleyv1.Usage {
-	out := &parleyv1.Usage{
-		InputTokens:         u.PromptTokenCount,
-		CacheReadTokens:     u.CachedContentTokenCount,
-		ReasoningTokens:     u.ThoughtsTokenCount,
-		ToolUseInputTokens:  u.ToolUsePromptTokenCount,
-		TotalTokens:         u.TotalTokenCount,
-		InputDetails:        modalityTokens(u.PromptTokensDetails),
-		CacheDetails:        modalityTokens(u.CacheTokensDetails),
-		OutputDetails:       modalityTokens(u.CandidatesTokensDetails),
-		ToolUseInputDetails: modalityTokens(u.ToolUsePromptTokensDetails),
+	b := u.box
+	u.box = nil
+	if b == nil {
+		b = new(usageBox)
 	}
+	out := &b.u
+	out.InputTokens = u.PromptTokenCount
+	out.CacheReadTokens = u.CachedContentTokenCount
+	out.ReasoningTokens = u.ThoughtsTokenCount
+	out.ToolUseInputTokens = u.ToolUsePromptTokenCount
+	out.TotalTokens = u.TotalTokenCount
+	out.InputDetails = modalityTokens(u.PromptTokensDetails)
+	out.CacheDetails = modalityTokens(u.CacheTokensDetails)
+	out.OutputDetails = modalityTokens(u.CandidatesTokensDetails)
+	out.ToolUseInputDetails = modalityTokens(u.ToolUsePromptTokensDetails)
 	if u.CandidatesTokenCount != nil || u.ThoughtsTokenCount != nil {
-		out.OutputTokens = ptr(deref(u.CandidatesTokenCount) + deref(u.ThoughtsTokenCount))
+		b.n[6] = deref(u.CandidatesTokenCount) + deref(u.ThoughtsTokenCount)
+		out.OutputTokens = &b.n[6]
 	}
 	return out
 }
