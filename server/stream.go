@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -42,13 +43,21 @@ type streamWriter struct {
 	started bool
 	// headOut is set once the reply has started on the wire.
 	headOut bool
+	// head holds what is written before the start, in a buffer from
+	// heads (headBuf) unless it outgrew it.
 	head    []byte
+	headBuf *[]byte
 	err     error
 }
 
 // headBuffer is what net/http buffers of a reply before it writes the
 // head and starts chunking the body; the writer holds no more.
 const headBuffer = 2048
+
+// heads are the buffers what a stream writes before its start is held
+// in, from its first byte to its first flush: one for every stream,
+// which grown by append from nothing cost several allocations each time.
+var heads = sync.Pool{New: func() any { b := make([]byte, 0, 2*headBuffer); return &b }}
 
 func (sw *streamWriter) Write(p []byte) (int, error) {
 	if sw.err != nil {
@@ -62,6 +71,10 @@ func (sw *streamWriter) Write(p []byte) (int, error) {
 		return n, err
 	}
 	sw.started = true
+	if sw.headBuf == nil {
+		sw.headBuf = heads.Get().(*[]byte)
+		sw.head = (*sw.headBuf)[:0]
+	}
 	sw.head = append(sw.head, p...)
 	if len(sw.head) > headBuffer {
 		sw.sendHead(false)
@@ -99,7 +112,10 @@ func (sw *streamWriter) sendHead(flush bool) {
 			err = sw.rc.Flush()
 		}
 	})
-	sw.head = nil
+	// net/http has copied it: the buffer (never the one append may have
+	// grown in its place) goes back.
+	heads.Put(sw.headBuf)
+	sw.head, sw.headBuf = nil, nil
 	if err != nil {
 		sw.err = err
 	}
