@@ -335,7 +335,8 @@ func ok(status int) bool { return status >= 200 && status <= 299 }
 // swapped when the upstream's dialect can send it on (the same-dialect
 // fast path), else the canonical request encoded.
 func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Call) (out *translate.Outgoing, err error) {
-	call.Forwarded, call.Reply, call.frames = false, nil, nil
+	call.Forwarded, call.Reply = false, nil
+	call.ReleaseFrames()
 	if call.Sent != nil {
 		defer func() {
 			if err == nil {
@@ -538,7 +539,8 @@ func wholeReply(h http.Header) bool {
 // forwarded: the client's encoder renders the events. A reply that does
 // not decode is the upstream's protocol error, not a failure to retry.
 func (b *HTTPBackend) replay(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
-	call.Forwarded, call.frames = false, nil
+	call.Forwarded = false
+	call.ReleaseFrames()
 	data, err := b.readAll(ctx, cancel, r)
 	if err != nil {
 		yield(nil, b.scrub(err))

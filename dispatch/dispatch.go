@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -28,10 +29,10 @@ type Call struct {
 	// observe them.
 	Forwarded bool
 	Reply     []byte
-	frames    []sse.Event
-	// frameData holds the data of frames, which the stream's reader
-	// reuses: one buffer for every frame rather than a copy each.
-	frameData []byte
+	// frames holds the upstream events of a forwarded stream not yet
+	// taken, from a pool, for one burst: from its first event until
+	// ReleaseFrames.
+	frames *frameBuf
 	// Model is the name the client asked for.
 	Model string
 	// Operation is what the call asks of the upstream, as traces name it
@@ -67,22 +68,68 @@ type Call struct {
 	Sent func(path string, body []byte)
 }
 
+// frameBuf holds the upstream events of a burst and their data, which
+// the stream's reader reuses: one buffer for every event's data rather
+// than a copy each.
+type frameBuf struct {
+	events []sse.Event
+	data   []byte
+}
+
+// frameBufs are the buffers of the bursts being relayed. A buffer is held
+// from a burst's first event until the burst has been written, never
+// while a stream waits on its upstream, and is not grown again for every
+// stream.
+var frameBufs = sync.Pool{New: func() any {
+	return &frameBuf{events: make([]sse.Event, 0, 16), data: make([]byte, 0, 4096)}
+}}
+
+// maxFrameBuf is the largest buffer kept for the next burst; a larger
+// one (a burst as long as a whole reply) is left to the collector.
+const maxFrameBuf = 64 << 10
+
 // TakeFrames returns the upstream events of a forwarded stream read since
 // the last call, in order: each comes before the canonical events decoded
-// from it. They are valid until the stream is read on.
+// from it. They are valid until the stream is read on or ReleaseFrames
+// is called.
 func (c *Call) TakeFrames() []sse.Event {
-	f := c.frames
-	c.frames, c.frameData = c.frames[:0], c.frameData[:0]
+	fb := c.frames
+	if fb == nil {
+		return nil
+	}
+	f := fb.events
+	fb.events, fb.data = fb.events[:0], fb.data[:0]
 	return f
+}
+
+// ReleaseFrames gives back the buffer the frames were kept in, once those
+// taken have been written: a stream waiting on its upstream holds none.
+func (c *Call) ReleaseFrames() {
+	fb := c.frames
+	if fb == nil {
+		return
+	}
+	c.frames = nil
+	if cap(fb.data) > maxFrameBuf || cap(fb.events) > maxFrameBuf/64 {
+		return
+	}
+	clear(fb.events[:cap(fb.events)])
+	fb.events, fb.data = fb.events[:0], fb.data[:0]
+	frameBufs.Put(fb)
 }
 
 // keepFrame keeps an upstream event of a forwarded stream until
 // TakeFrames takes it, copying its data, which is the reader's.
 func (c *Call) keepFrame(ev sse.Event) {
-	start := len(c.frameData)
-	c.frameData = append(c.frameData, ev.Data...)
-	ev.Data = c.frameData[start:len(c.frameData):len(c.frameData)]
-	c.frames = append(c.frames, ev)
+	fb := c.frames
+	if fb == nil {
+		fb = frameBufs.Get().(*frameBuf)
+		c.frames = fb
+	}
+	start := len(fb.data)
+	fb.data = append(fb.data, ev.Data...)
+	ev.Data = fb.data[start:len(fb.data):len(fb.data)]
+	fb.events = append(fb.events, ev)
 }
 
 // Failure is one failed attempt.

@@ -15,6 +15,7 @@ import (
 	_ "github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/messages"
 	"github.com/parleyhq/parley/translate/responses"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 func TestOrderedByWeight(t *testing.T) {
@@ -114,4 +115,34 @@ func TestEstimate(t *testing.T) {
 	if got := translate.Estimate(req); got != 2+4+1+258 {
 		t.Errorf("Estimate = %d", got)
 	}
+}
+
+// A forwarded stream's upstream events are kept, copied from the reader's
+// buffer, until taken; the buffer they are kept in is held for one burst
+// only: once released (the server releases it when the burst is
+// written), a stream waiting on its upstream holds none, and the next
+// burst takes one again.
+func TestFramesAreHeldForABurst(t *testing.T) {
+	var c Call
+	if c.TakeFrames() != nil {
+		t.Fatal("frames before any event")
+	}
+	for burst := range 2 {
+		data := []byte("first")
+		c.keepFrame(sse.Event{Type: "a", Data: data})
+		copy(data, "XXXXX")
+		c.keepFrame(sse.Event{Type: "b", Data: []byte("second")})
+		got := c.TakeFrames()
+		if len(got) != 2 || got[0].Type != "a" || string(got[0].Data) != "first" || got[1].Type != "b" || string(got[1].Data) != "second" {
+			t.Fatalf("burst %d: frames %v", burst, got)
+		}
+		if len(c.TakeFrames()) != 0 {
+			t.Fatalf("burst %d: frames taken twice", burst)
+		}
+		c.ReleaseFrames()
+		if c.frames != nil {
+			t.Fatalf("burst %d: a released buffer is still held", burst)
+		}
+	}
+	c.ReleaseFrames()
 }

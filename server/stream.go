@@ -203,6 +203,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 			// The upstream's burst has been written whole: send it. A
 			// burst goes out as one write rather than one per event.
 			sw.flush()
+			x.call.ReleaseFrames()
 			delivered = ended && sw.err == nil
 		}
 	}
@@ -210,6 +211,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		// Upstream events after the last canonical one ([DONE], say).
 		_ = x.relay(out)
 	}
+	x.call.ReleaseFrames()
 	if !sw.started && failed == nil {
 		// A stream with no events at all: still a valid (empty) reply.
 		sw.ctype = "text/event-stream"
