@@ -2,6 +2,7 @@ package messages
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -15,20 +16,26 @@ import (
 // DefaultVersion is the version header sent when the client gave none.
 const DefaultVersion = "2023-06-01"
 
+// The headers read, in their canonical form: net/http stores a request's
+// headers so, and Get would canonicalise its name (an allocation) on
+// every request.
+var (
+	versionHeaders = []string{"Anthropic-Version", "Provider-Version"}
+	betaHeaders    = []string{"Anthropic-Beta", "Provider-Beta"}
+)
+
 // headers keeps the version and beta headers, in either spelling; both may
 // repeat and hold comma-separated lists.
 func headers(req *parleyv1.Request, h http.Header) {
-	version := firstHeader(h, "anthropic-version", "provider-version")
+	version := firstHeader(h, versionHeaders...)
 	if version != "" {
 		markVersion.KeepString(&req.Extensions, version)
 	}
 	var betas []string
-	seen := map[string]bool{}
-	for _, name := range []string{"anthropic-beta", "provider-beta"} {
-		for _, v := range h.Values(name) {
-			for _, b := range strings.Split(v, ",") {
-				if b = strings.TrimSpace(b); b != "" && !seen[b] {
-					seen[b] = true
+	for _, name := range betaHeaders {
+		for _, v := range h[name] {
+			for b := range strings.SplitSeq(v, ",") {
+				if b = strings.TrimSpace(b); b != "" && !slices.Contains(betas, b) {
 					betas = append(betas, b)
 				}
 			}
@@ -47,10 +54,14 @@ func headers(req *parleyv1.Request, h http.Header) {
 	}
 }
 
+// firstHeader is the first value of the first of the headers, named in
+// canonical form, that has one.
 func firstHeader(h http.Header, names ...string) string {
 	for _, n := range names {
-		if v := strings.TrimSpace(h.Get(n)); v != "" {
-			return v
+		if v := h[n]; len(v) > 0 {
+			if s := strings.TrimSpace(v[0]); s != "" {
+				return s
+			}
 		}
 	}
 	return ""
