@@ -1,0 +1,84 @@
+package server_test
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parleyhq/parley/server"
+)
+
+// countingListener counts the writes made on the connections it accepts.
+type countingListener struct {
+	net.Listener
+	writes *atomic.Int32
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{Conn: c, writes: l.writes}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int32
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// TestAStreamInOneBurstIsOneWrite: a stream whose upstream sent it all at
+// once reaches the client in one write, its head, its events and the end
+// of its body together, relayed or rendered (an event the upstream pauses
+// after still leaves at once: TestALoneEventLeavesAtOnce).
+func TestAStreamInOneBurstIsOneWrite(t *testing.T) {
+	g := startGateway(t, gwExtra{idle: "60s"})
+	stream := fixture(t, "text", "messages", "stream.sse")
+	g.fakes["messages"].set("text", func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(stream)
+	})
+	var writes atomic.Int32
+	srv := httptest.NewUnstartedServer(g.server)
+	srv.Listener = countingListener{Listener: srv.Listener, writes: &writes}
+	srv.Config.Protocols = server.Protocols()
+	srv.Start()
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, path, body string
+		header           map[string]string
+	}{
+		{"relayed", "/v1/messages", string(withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true)), map[string]string{"x-api-key": clientKey, "anthropic-version": "2023-06-01"}},
+		{"rendered", "/v1/chat/completions", `{"model":"via-messages","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, map[string]string{"Authorization": "Bearer " + clientKey}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			req.Close = true // a connection of its own, whose writes are this stream's
+			writes.Store(0)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Hello there!") {
+				t.Fatalf("status %d, %v:\n%s", resp.StatusCode, err, body)
+			}
+			if n := writes.Load(); n != 1 {
+				t.Errorf("a stream sent in one burst went to the client in %d writes, want 1", n)
+			}
+		})
+	}
+}
