@@ -233,7 +233,8 @@ func outgoing(req *parleyv1.Request, t translate.Target, body []byte) *translate
 		out.Query = url.Values{"alt": {"sse"}}
 	}
 	if t.APIKey != "" {
-		out.Header.Set("x-goog-api-key", t.APIKey)
+		// In canonical form, set directly: Set would canonicalise it.
+		out.Header["X-Goog-Api-Key"] = []string{t.APIKey}
 	}
 	return out
 }

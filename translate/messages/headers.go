@@ -70,11 +70,17 @@ func firstHeader(h http.Header, names ...string) string {
 func (e *encoder) header() http.Header {
 	// Keys in their canonical form, set directly: Set would canonicalise
 	// each on every request.
+	// Every value is a window of one array.
 	h := make(http.Header, 5)
-	h["Content-Type"] = []string{"application/json"}
-	h["Accept"] = []string{"application/json"}
+	vals := make([]string, 0, 5)
+	put := func(name, v string) {
+		vals = append(vals, v)
+		h[name] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	put("Content-Type", "application/json")
+	put("Accept", "application/json")
 	if e.t.APIKey != "" {
-		h["X-Api-Key"] = []string{e.t.APIKey}
+		put("X-Api-Key", e.t.APIKey)
 	}
 	version := DefaultVersion
 	var betas []string
@@ -91,9 +97,9 @@ func (e *encoder) header() http.Header {
 			betas = append(betas, b)
 		}
 	}
-	h["Anthropic-Version"] = []string{version}
+	put("Anthropic-Version", version)
 	if len(betas) > 0 {
-		h["Anthropic-Beta"] = []string{strings.Join(betas, ",")}
+		put("Anthropic-Beta", strings.Join(betas, ","))
 	}
 	return h
 }

@@ -7,14 +7,19 @@ import "net/http"
 // the reply is one.
 func RequestHeader(apiKey string, stream bool) http.Header {
 	// Keys in their canonical form, set directly: Set would canonicalise
-	// each on every request.
+	// each on every request. Every value is a window of one array.
 	h := make(http.Header, 3)
-	h["Content-Type"] = []string{"application/json"}
+	vals := make([]string, 0, 3)
+	put := func(name, v string) {
+		vals = append(vals, v)
+		h[name] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	put("Content-Type", "application/json")
 	if apiKey != "" {
-		h["Authorization"] = []string{"Bearer " + apiKey}
+		put("Authorization", "Bearer "+apiKey)
 	}
 	if stream {
-		h["Accept"] = []string{"text/event-stream"}
+		put("Accept", "text/event-stream")
 	}
 	return h
 }
