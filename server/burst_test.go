@@ -53,13 +53,7 @@ func TestAStreamInOneBurstIsOneWrite(t *testing.T) {
 	srv.Config.Protocols = server.Protocols()
 	srv.Start()
 	defer srv.Close()
-	for _, tc := range []struct {
-		name, path, body string
-		header           map[string]string
-	}{
-		{"relayed", "/v1/messages", string(withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true)), map[string]string{"x-api-key": clientKey, "anthropic-version": "2023-06-01"}},
-		{"rendered", "/v1/chat/completions", `{"model":"via-messages","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, map[string]string{"Authorization": "Bearer " + clientKey}},
-	} {
+	for _, tc := range streamRoutes(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
 			for k, v := range tc.header {

@@ -38,13 +38,7 @@ func TestALoneEventLeavesAtOnce(t *testing.T) {
 		}
 		_, _ = w.Write(stream[cut:])
 	})
-	for _, tc := range []struct {
-		name, path, body string
-		header           map[string]string
-	}{
-		{"relayed", "/v1/messages", string(withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true)), map[string]string{"x-api-key": clientKey, "anthropic-version": "2023-06-01"}},
-		{"rendered", "/v1/chat/completions", `{"model":"via-messages","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, map[string]string{"Authorization": "Bearer " + clientKey}},
-	} {
+	for _, tc := range streamRoutes(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, g.url+tc.path, strings.NewReader(tc.body))
 			for k, v := range tc.header {
@@ -97,5 +91,20 @@ func TestALoneEventLeavesAtOnce(t *testing.T) {
 				t.Errorf("after the pause the stream went on with:\n%s", tail)
 			}
 		})
+	}
+}
+
+// streamRoute is a streamed request to the messages fake upstream.
+type streamRoute struct {
+	name, path, body string
+	header           map[string]string
+}
+
+// streamRoutes are the two ways a stream goes: relayed as it came (a
+// messages client) and rendered for another dialect (a chat client).
+func streamRoutes(t *testing.T) []streamRoute {
+	return []streamRoute{
+		{"relayed", "/v1/messages", string(withModel(t, fixture(t, "text", "messages", "request.json"), "via-messages", true)), map[string]string{"x-api-key": clientKey, "anthropic-version": "2023-06-01"}},
+		{"rendered", "/v1/chat/completions", `{"model":"via-messages","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, map[string]string{"Authorization": "Bearer " + clientKey}},
 	}
 }

@@ -1,10 +1,8 @@
 package generatecontent_test
 
 import (
-	"os"
 	"testing"
 
-	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
 )
@@ -27,22 +25,7 @@ func BenchmarkStream500(b *testing.B) {
 // BenchmarkDecodeRequest reads a client's request into its canonical
 // form: the load benchmark's short one and Gemini CLI's agent turn.
 func BenchmarkDecodeRequest(b *testing.B) {
-	for _, c := range []struct{ name, path string }{
-		{"text", "../../testdata/cross_table/text/generate_content/request.json"},
-		{"gemini_cli", "../../testdata/agent_tools/gemini_cli/request.json"},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			body, err := os.ReadFile(c.path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := (generatecontent.Client{}).DecodeRequest(&translate.Incoming{Body: body, Model: "gemini-2.5-flash"}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	dialecttest.BenchmarkDecodeRequest(b, generatecontent.Client{},
+		dialecttest.DecodeCase{Name: "text", File: "cross_table/text/generate_content/request.json", Model: "gemini-2.5-flash"},
+		dialecttest.DecodeCase{Name: "gemini_cli", File: "agent_tools/gemini_cli/request.json", Model: "gemini-2.5-flash"})
 }

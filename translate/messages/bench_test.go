@@ -104,28 +104,10 @@ func BenchmarkUpstreamRequest(b *testing.B) {
 // with the version header, and Claude Code's agent turn with its version
 // and beta headers.
 func BenchmarkDecodeRequest(b *testing.B) {
-	for _, c := range []struct {
-		name, path string
-		header     http.Header
-	}{
-		{"text", "../../testdata/cross_table/text/messages/request.json", http.Header{"Anthropic-Version": {"2023-06-01"}}},
-		{"claude_code", "../../testdata/agent_tools/claude_code/request.json", http.Header{
+	dialecttest.BenchmarkDecodeRequest(b, messages.Client{},
+		dialecttest.DecodeCase{Name: "text", File: "cross_table/text/messages/request.json", Header: http.Header{"Anthropic-Version": {"2023-06-01"}}},
+		dialecttest.DecodeCase{Name: "claude_code", File: "agent_tools/claude_code/request.json", Header: http.Header{
 			"Anthropic-Version": {"2023-06-01"},
 			"Anthropic-Beta":    {"claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14,context-management-2025-06-27"},
-		}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			body, err := os.ReadFile(c.path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := (messages.Client{}).DecodeRequest(&translate.Incoming{Header: c.header, Body: body}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+		}})
 }

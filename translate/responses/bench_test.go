@@ -1,10 +1,8 @@
 package responses_test
 
 import (
-	"os"
 	"testing"
 
-	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/dialecttest"
 	"github.com/parleyhq/parley/translate/responses"
 )
@@ -31,22 +29,7 @@ func BenchmarkStreamText(b *testing.B) {
 // BenchmarkDecodeRequest reads a client's request into its canonical
 // form: the load benchmark's short one and Codex's agent turn.
 func BenchmarkDecodeRequest(b *testing.B) {
-	for _, c := range []struct{ name, path string }{
-		{"text", "../../testdata/cross_table/text/responses/request.json"},
-		{"codex", "../../testdata/agent_tools/codex/request.json"},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			body, err := os.ReadFile(c.path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := (responses.Client{}).DecodeRequest(&translate.Incoming{Body: body}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	dialecttest.BenchmarkDecodeRequest(b, responses.Client{},
+		dialecttest.DecodeCase{Name: "text", File: "cross_table/text/responses/request.json"},
+		dialecttest.DecodeCase{Name: "codex", File: "agent_tools/codex/request.json"})
 }

@@ -3,6 +3,7 @@ package dialecttest
 import (
 	"bytes"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -112,5 +113,33 @@ func benchmarkStream(b *testing.B, from, to *Spec, stream []byte, events int) {
 		if n < events {
 			b.Fatalf("%d events, want at least %d", n, events)
 		}
+	}
+}
+
+// DecodeCase is a client's request for BenchmarkDecodeRequest: a file
+// under testdata, and what came with it besides its body.
+type DecodeCase struct {
+	Name, File string
+	Model      string
+	Header     http.Header
+}
+
+// BenchmarkDecodeRequest reads each case's request into its canonical
+// form with c, as the gateway reads a client's.
+func BenchmarkDecodeRequest(b *testing.B, c translate.Client, cases ...DecodeCase) {
+	for _, dc := range cases {
+		b.Run(dc.Name, func(b *testing.B) {
+			body, err := os.ReadFile(filepath.Join(testdata, dc.File))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.DecodeRequest(&translate.Incoming{Header: dc.Header, Model: dc.Model, Body: body}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
