@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/server"
 )
@@ -72,6 +73,58 @@ func TestAStreamInOneBurstIsOneWrite(t *testing.T) {
 			}
 			if n := writes.Load(); n != 1 {
 				t.Errorf("a stream sent in one burst went to the client in %d writes, want 1", n)
+			}
+		})
+	}
+}
+
+// TestAStreamEndingWithItsBodyEndsWithItsLastBurst: a content-generation
+// stream has no end event; it ends with its body. When the body's end
+// reaches Parley with the last burst (the upstream's last bytes and the
+// end of its chunked body in one write), the last burst goes to the
+// client with the end of the reply: a stream of two bursts in two writes,
+// relayed or rendered, not a third for the end alone.
+func TestAStreamEndingWithItsBodyEndsWithItsLastBurst(t *testing.T) {
+	g := startGateway(t, gwExtra{idle: "60s"})
+	first := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hello "}]},"index":0}],"modelVersion":"gemini-2.5-flash","responseId":"gc_burst"}` + "\n\n"
+	last := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"there!"}]},"index":0,"finishReason":"STOP"}],"modelVersion":"gemini-2.5-flash","responseId":"gc_burst","usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":5,"totalTokenCount":17}}` + "\n\n"
+	g.fakes["generate_content"].set("text", func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, first)
+		_ = http.NewResponseController(w).Flush()
+		time.Sleep(100 * time.Millisecond)
+		// Written as the handler returns: the last chunk and the end of
+		// the body in one write.
+		_, _ = io.WriteString(w, last)
+	})
+	var writes atomic.Int32
+	srv := httptest.NewUnstartedServer(g.server)
+	srv.Listener = countingListener{Listener: srv.Listener, writes: &writes}
+	srv.Config.Protocols = server.Protocols()
+	srv.Start()
+	defer srv.Close()
+	for _, tc := range []streamRoute{
+		{"relayed", "/v1beta/models/via-generate_content:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`, map[string]string{"x-goog-api-key": clientKey}},
+		{"rendered", "/v1/chat/completions", `{"model":"via-generate_content","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, map[string]string{"Authorization": "Bearer " + clientKey}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			req.Close = true // a connection of its own, whose writes are this stream's
+			writes.Store(0)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "there!") {
+				t.Fatalf("status %d, %v:\n%s", resp.StatusCode, err, body)
+			}
+			if n := writes.Load(); n != 2 {
+				t.Errorf("a stream of two bursts, the last with the upstream body's end, went to the client in %d writes, want 2", n)
 			}
 		})
 	}

@@ -385,6 +385,53 @@ func TestDecodeStreamPace(t *testing.T) {
 	}
 }
 
+// A stream whose end is its body's (content generation's: its decoder
+// ends it at EOF): when the body's end comes with the last bytes, as an
+// HTTP body's does when the end arrived with them, the end is at hand
+// with the last event, and the last burst runs on to it, relayed or
+// rendered; when the end comes on a read of its own, the last event
+// closes its burst.
+func TestDecodeStreamPaceAtTheBodysEnd(t *testing.T) {
+	for _, c := range []struct {
+		eofWithLast, relayed bool
+		want                 string
+	}{
+		{true, false, "start+ a+ b c+ done"},
+		{false, false, "start+ a+ b c done"},
+		{true, true, "start+@1 a+@1 b@2 c+@3 done@3"},
+		{false, true, "start+@1 a+@1 b@2 c@3 done@3"},
+	} {
+		body := &burstReader{bursts: []string{"data: a\n\ndata: b\n\n", "data: c\n\n"}, eofWithLast: c.eofWithLast}
+		var pace translate.Pace
+		var got []string
+		frames := 0
+		var frame func(sse.Event)
+		if c.relayed {
+			frame = func(sse.Event) { frames++ }
+		}
+		for ev, err := range translate.DecodeStreamFrames(parleyv1.Dialect_DIALECT_GENERATE_CONTENT, body, &endAtEOF{}, translate.StreamLimits{}, frame, &pace) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := paced(ev, pace)
+			if c.relayed {
+				name = fmt.Sprintf("%s@%d", name, frames)
+			}
+			got = append(got, name)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("EOF with the last bytes %v, relayed %v: %s, want %s", c.eofWithLast, c.relayed, strings.Join(got, " "), c.want)
+		}
+	}
+}
+
+// endAtEOF is a lineDecoder whose stream ends with its body.
+type endAtEOF struct{ lineDecoder }
+
+func (d *endAtEOF) End(dst []*parleyv1.StreamEvent) ([]*parleyv1.StreamEvent, error) {
+	return append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}}), nil
+}
+
 // paced names a lineDecoder event, with "+" when the pace says more is
 // at hand.
 func paced(ev *parleyv1.StreamEvent, pace translate.Pace) string {
@@ -401,8 +448,12 @@ func paced(ev *parleyv1.StreamEvent, pace translate.Pace) string {
 	return name
 }
 
-// burstReader hands out one burst per read.
-type burstReader struct{ bursts []string }
+// burstReader hands out one burst per read; with eofWithLast, io.EOF
+// comes with the last one.
+type burstReader struct {
+	bursts      []string
+	eofWithLast bool
+}
 
 func (b *burstReader) Read(p []byte) (int, error) {
 	if len(b.bursts) == 0 {
@@ -411,6 +462,9 @@ func (b *burstReader) Read(p []byte) (int, error) {
 	n := copy(p, b.bursts[0])
 	if b.bursts[0] = b.bursts[0][n:]; b.bursts[0] == "" {
 		b.bursts = b.bursts[1:]
+	}
+	if b.eofWithLast && len(b.bursts) == 0 {
+		return n, io.EOF
 	}
 	return n, nil
 }

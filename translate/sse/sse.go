@@ -227,11 +227,19 @@ func isDigits(b []byte) bool {
 	return len(b) > 0
 }
 
-// Ready reports whether an event is already buffered whole, so that Next
-// will return it without reading from the source: a line of data, then a
-// blank line. It never reads; a comment or an event without data (which
-// Next skips, and would then read on) does not count.
+// Ready reports whether Next will return without reading from the
+// source: an event is already buffered whole (a line of data, then a
+// blank line), or the source has already ended or failed, so that Next
+// returns what is buffered and then the end. It never reads; a comment or
+// an event without data (which Next skips, and would then read on) does
+// not count. A source that returns its last bytes with io.EOF (an HTTP
+// body whose end arrived with them) makes its stream's end known with its
+// last event, so that a stream ending without an event of its own ends
+// in the same burst as its last one.
 func (r *Reader) Ready() bool {
+	if r.err != nil {
+		return true
+	}
 	w := r.buf[r.start:r.end]
 	if r.pendingCR && len(w) > 0 && w[0] == '\n' {
 		w = w[1:]

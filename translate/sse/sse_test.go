@@ -335,6 +335,38 @@ func TestReaderReady(t *testing.T) {
 	}
 }
 
+// TestReaderReadyAtTheEnd: a source that gives its last bytes with its
+// end (io.EOF, or an error) has Next return without reading from then on,
+// so Ready says so after the last event too; a source that ends on a read
+// of its own does not, since Next would read to learn it.
+func TestReaderReadyAtTheEnd(t *testing.T) {
+	const in = "data: a\n\ndata: b\n\n"
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		name  string
+		src   io.Reader
+		ready bool
+		end   error
+	}{
+		{"EOF with the last bytes", iotest.DataErrReader(strings.NewReader(in)), true, io.EOF},
+		{"an error with the last bytes", iotest.DataErrReader(io.MultiReader(strings.NewReader(in), iotest.ErrReader(boom))), true, boom},
+		{"EOF on a read of its own", strings.NewReader(in), false, io.EOF},
+	} {
+		r := sse.NewReader(c.src, 0)
+		for _, want := range []string{"a", "b"} {
+			if ev, err := r.Next(); err != nil || string(ev.Data) != want {
+				t.Fatalf("%s: %q, %v; want %q", c.name, ev.Data, err, want)
+			}
+		}
+		if got := r.Ready(); got != c.ready {
+			t.Errorf("%s: Ready %v after the last event, want %v", c.name, got, c.ready)
+		}
+		if _, err := r.Next(); !errors.Is(err, c.end) {
+			t.Errorf("%s: Next after the last event: %v, want %v", c.name, err, c.end)
+		}
+	}
+}
+
 // TestReleasedBuffersServeTheNextReader: a Reader's buffers, given back
 // with Release, serve later Readers without what an earlier stream left in
 // them showing through, whether the earlier one grew its buffer (an event
