@@ -1,6 +1,8 @@
 package responses
 
 import (
+	"strconv"
+
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -101,7 +103,7 @@ func echoOf(req *parleyv1.Request) requestEcho {
 	e := echoDefaults
 	set := func(i int, v any) {
 		e[i] = nil
-		if raw, err := jsonx.Marshal(v); err == nil {
+		if raw, ok := echoValue(v); ok {
 			e[i] = raw
 		}
 	}
@@ -182,6 +184,29 @@ func echoOf(req *parleyv1.Request) requestEcho {
 		set(echoedMetadata, req.GetMetadata())
 	}
 	return e
+}
+
+// echoValue is v as Marshal writes it, ok false where Marshal refuses it.
+// The members most requests set are a string, a number or a boolean
+// (instructions, max_output_tokens, store), written here by hand: by
+// reflection they were most of the echo's cost; the rest is Marshal's.
+func echoValue(v any) (_ []byte, ok bool) {
+	switch v := v.(type) {
+	case string:
+		return jsonx.AppendQuote(nil, v)
+	case int32:
+		return strconv.AppendInt(nil, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(nil, v, 10), true
+	case bool:
+		return strconv.AppendBool(nil, v), true
+	case float64:
+		if b, ok := jsonx.AppendFloat(nil, v); ok {
+			return b, true
+		}
+	}
+	raw, err := jsonx.Marshal(v)
+	return raw, err == nil
 }
 
 // echoDefaults are what the service echoes of a request that sets none

@@ -59,3 +59,20 @@ func TestEchoOfARequest(t *testing.T) {
 		})
 	}
 }
+
+// TestEchoValueIsMarshal: what echoValue writes by hand is Marshal's
+// bytes, and it refuses what Marshal refuses.
+func TestEchoValueIsMarshal(t *testing.T) {
+	for _, v := range []any{
+		"Be brief.", "", "line\nbreak \"quoted\" <tag> & \u2028 é", "bad \xff utf-8",
+		int32(1024), int32(-7), int64(1 << 40), true, false,
+		0.5, 1.0, 0.0, 1e-7, 1e21, 123456789.125, -0.25,
+		map[string]any{"effort": "high"}, []tool{},
+	} {
+		want, wantErr := jsonx.Marshal(v)
+		got, ok := echoValue(v)
+		if ok != (wantErr == nil) || string(got) != string(want) && ok {
+			t.Errorf("%#v: %s, %v; Marshal %s, %v", v, got, ok, want, wantErr)
+		}
+	}
+}
