@@ -1,12 +1,14 @@
 package responses
 
 import (
+	"os"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
 
@@ -75,4 +77,32 @@ func TestEchoValueIsMarshal(t *testing.T) {
 			t.Errorf("%#v: %s, %v; Marshal %s, %v", v, got, ok, want, wantErr)
 		}
 	}
+}
+
+// BenchmarkEcho builds the echo of the load benchmark's request (its
+// instructions, max_output_tokens and store) and of Codex's agent turn.
+func BenchmarkEcho(b *testing.B) {
+	for _, c := range []struct{ name, body string }{
+		{"text", `{"model":"gpt-5","instructions":"You are a careful assistant. Answer in plain prose.","input":[{"role":"user","content":"Hi"}],"max_output_tokens":1024,"store":false}`},
+		{"codex", codexRequest(b)},
+	} {
+		req, err := Client{}.DecodeRequest(&translate.Incoming{Body: []byte(c.body)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = echoOf(req)
+			}
+		})
+	}
+}
+
+func codexRequest(b *testing.B) string {
+	body, err := os.ReadFile("../../testdata/agent_tools/codex/request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(body)
 }
