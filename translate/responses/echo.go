@@ -111,8 +111,11 @@ func echoOf(req *parleyv1.Request) requestEcho {
 	if g == nil {
 		g = &parleyv1.GenerationConfig{}
 	}
+	allTools := true
 	if len(req.GetTools()) > 0 {
-		set(echoedTools, echoTools(req))
+		var tools []tool
+		tools, allTools = echoTools(req)
+		set(echoedTools, tools)
 	}
 	if len(req.GetInstructions()) > 0 {
 		set(echoedInstructions, joinText(req.GetInstructions(), "\n\n"))
@@ -125,8 +128,10 @@ func echoOf(req *parleyv1.Request) requestEcho {
 			set(echoedParallelToolCalls, tc.GetParallelCalls())
 		}
 		enc := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
+		// The choice is echoed when every tool could be (as an upstream
+		// request is written, or refused).
 		var wr Request
-		if enc.tools(&wr) == nil && wr.ToolChoice != nil {
+		if allTools && enc.toolChoice(&wr) == nil && wr.ToolChoice != nil {
 			set(echoedToolChoice, wr.ToolChoice)
 		}
 	}
@@ -188,8 +193,9 @@ func echoOf(req *parleyv1.Request) requestEcho {
 
 // echoValue is v as Marshal writes it, ok false where Marshal refuses it.
 // The members most requests set are a string, a number or a boolean
-// (instructions, max_output_tokens, store), written here by hand: by
-// reflection they were most of the echo's cost; the rest is Marshal's.
+// (instructions, max_output_tokens, store), and an agent's tools, written
+// here by hand: by reflection they were most of the echo's cost; the
+// rest is Marshal's.
 func echoValue(v any) (_ []byte, ok bool) {
 	switch v := v.(type) {
 	case string:
@@ -204,6 +210,11 @@ func echoValue(v any) (_ []byte, ok bool) {
 		if b, ok := jsonx.AppendFloat(nil, v); ok {
 			return b, true
 		}
+	case []tool:
+		// An agent's tools, with their schemas: as an upstream request
+		// writes them.
+		raw, err := jsonx.Encode(&v, appendTools)
+		return raw, err == nil
 	}
 	raw, err := jsonx.Marshal(v)
 	return raw, err == nil
@@ -243,4 +254,9 @@ func orObject(s string) string {
 		return "{}"
 	}
 	return s
+}
+
+// appendTools appends a list of tools.
+func appendTools(b []byte, ts *[]tool) ([]byte, bool) {
+	return jsonx.List(append(b, '['), *ts, appendTool)
 }

@@ -65,11 +65,22 @@ func TestEchoOfARequest(t *testing.T) {
 // TestEchoValueIsMarshal: what echoValue writes by hand is Marshal's
 // bytes, and it refuses what Marshal refuses.
 func TestEchoValueIsMarshal(t *testing.T) {
+	codex, err := Client{}.DecodeRequest(&translate.Incoming{Body: []byte(codexRequest(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codexTools, all := echoTools(codex)
+	if len(codexTools) < 5 || !all {
+		t.Fatalf("Codex's request echoes %d tools, all %v", len(codexTools), all)
+	}
 	for _, v := range []any{
 		"Be brief.", "", "line\nbreak \"quoted\" <tag> & \u2028 é", "bad \xff utf-8",
 		int32(1024), int32(-7), int64(1 << 40), true, false,
 		0.5, 1.0, 0.0, 1e-7, 1e21, 123456789.125, -0.25,
 		map[string]any{"effort": "high"}, []tool{},
+		[]tool{{Type: "function", Name: "get_weather", Description: new("Weather."), Parameters: jsontext.Value(`{"type":"object"}`), Strict: new(true)},
+			{Type: "web_search", SearchContextSize: "medium"}, {Type: "custom", Name: "apply_patch"}},
+		codexTools,
 	} {
 		want, wantErr := jsonx.Marshal(v)
 		got, ok := echoValue(v)
@@ -99,7 +110,7 @@ func BenchmarkEcho(b *testing.B) {
 	}
 }
 
-func codexRequest(b *testing.B) string {
+func codexRequest(b testing.TB) string {
 	body, err := os.ReadFile("../../testdata/agent_tools/codex/request.json")
 	if err != nil {
 		b.Fatal(err)

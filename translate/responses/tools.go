@@ -246,6 +246,11 @@ func (e *encoder) tools(w *Request) error {
 			w.Tools = append(w.Tools, wt)
 		}
 	}
+	return e.toolChoice(w)
+}
+
+// toolChoice sets w's tool choice and parallel tool calls.
+func (e *encoder) toolChoice(w *Request) error {
 	tc := e.req.GetToolChoice()
 	if tc == nil {
 		return nil
@@ -440,13 +445,19 @@ func wireFilterOf(f *parleyv1.SearchFilter) map[string]any {
 }
 
 // echoTools renders the request's tools as the response echoes them, with
-// the service's defaults filled in.
-func echoTools(req *parleyv1.Request) []tool {
+// the service's defaults filled in; all is false when one of them could
+// not be rendered (and is left out).
+func echoTools(req *parleyv1.Request) (_ []tool, all bool) {
 	out := []tool{}
+	all = true
 	e := &encoder{req: req, same: req.GetExtensions().GetDialect() == thisDialect}
 	for _, t := range req.GetTools() {
 		wt, ok, err := e.tool(t, "")
-		if err != nil || !ok {
+		if err != nil {
+			all = false
+			continue
+		}
+		if !ok {
 			continue
 		}
 		switch {
@@ -474,5 +485,5 @@ func echoTools(req *parleyv1.Request) []tool {
 		}
 		out = append(out, wt)
 	}
-	return out
+	return out, all
 }
