@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/parleyhq/parley/internal/racedetect"
 )
 
 // stackChildEnv marks the process TestStreamsRunOnSmallStacks starts.
@@ -39,7 +41,7 @@ func TestStreamsRunOnSmallStacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a second test process")
 	}
-	if raceDetector {
+	if racedetect.Enabled {
 		t.Skip("the race detector's instrumentation makes frames larger than those of the binary that runs")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStreamsRunOnSmallStacks$", "-test.count=1", "-test.v")

@@ -80,7 +80,17 @@ const idleReadSize = 256
 type readerBuffers struct {
 	buf  [4096]byte
 	data []byte
+	// typ holds an event's type as it is read; types are the types
+	// events had in earlier streams, as strings, for the next streams'
+	// events to share (a dialect's streams repeat a dozen types).
+	typ   []byte
+	types []string
 }
+
+// maxTypes bounds the event types kept with a Reader's buffers: a dialect
+// has a few dozen at most, and an upstream that makes up new ones does
+// not make the list grow.
+const maxTypes = 64
 
 var readerPool = sync.Pool{New: func() any { return new(readerBuffers) }}
 
@@ -96,7 +106,7 @@ func NewReader(src io.Reader, maxFrame int) *Reader {
 	}
 	if maxFrame+2 >= len(readerBuffers{}.buf) {
 		b := readerPool.Get().(*readerBuffers)
-		return &Reader{src: src, buf: b.buf[:], data: b.data[:0], max: maxFrame, pooled: b}
+		return &Reader{src: src, buf: b.buf[:], data: b.data[:0], typ: b.typ[:0], max: maxFrame, pooled: b}
 	}
 	return &Reader{src: src, buf: make([]byte, maxFrame+2), max: maxFrame}
 }
@@ -113,7 +123,11 @@ func (r *Reader) Release() {
 	if cap(r.data) <= maxPooledData {
 		b.data = r.data[:0]
 	}
-	r.buf, r.data, r.pooled = nil, nil, nil
+	b.typ = nil
+	if cap(r.typ) <= 256 {
+		b.typ = r.typ[:0]
+	}
+	r.buf, r.data, r.typ, r.pooled = nil, nil, nil, nil
 	readerPool.Put(b)
 }
 
@@ -130,7 +144,7 @@ func (r *Reader) idleRead() {
 		n, err = r.src.Read(r.small[:])
 	}
 	b := readerPool.Get().(*readerBuffers)
-	r.buf, r.data, r.pooled = b.buf[:], b.data[:0], b
+	r.buf, r.data, r.typ, r.pooled = b.buf[:], b.data[:0], b.typ[:0], b
 	r.start, r.end = 0, copy(r.buf, r.small[:n])
 	switch {
 	case err != nil:
@@ -182,7 +196,7 @@ func (r *Reader) dispatch() (Event, bool) {
 	if len(r.typ) > 0 {
 		// Event types repeat; reuse the last string when it is the same.
 		if string(r.typ) != r.typeCache {
-			r.typeCache = string(r.typ)
+			r.typeCache = r.eventType()
 		}
 		ev.Type = r.typeCache
 	}
@@ -190,6 +204,26 @@ func (r *Reader) dispatch() (Event, bool) {
 	r.data = r.data[:0]
 	r.hasData = false
 	return ev, true
+}
+
+// eventType returns the type of the event read as a string: the one an
+// earlier stream's event of the type made, when the buffers hold it, else
+// a new one, kept for later streams.
+func (r *Reader) eventType() string {
+	b := r.pooled
+	if b == nil {
+		return string(r.typ)
+	}
+	for _, s := range b.types {
+		if s == string(r.typ) {
+			return s
+		}
+	}
+	s := string(r.typ)
+	if len(b.types) < maxTypes {
+		b.types = append(b.types, s)
+	}
+	return s
 }
 
 func (r *Reader) field(line []byte) {

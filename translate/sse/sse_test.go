@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/parleyhq/parley/internal/racedetect"
 	"github.com/parleyhq/parley/translate/sse"
 	// Every test binary knows -update, so go test ./... -update works.
 	_ "github.com/parleyhq/parley/translate/golden"
@@ -446,5 +447,39 @@ func TestReleasedWriterBuffersServeTheNextWriter(t *testing.T) {
 				t.Errorf("round %d: wrote %.40q, want %.40q", round, buf.String(), c.want)
 			}
 		}
+	}
+}
+
+// TestEventTypesAreShared: the streams of a dialect repeat a dozen event
+// types, and a stream's Reader, on the buffers an earlier one gave back,
+// reads them without making their strings again: reading a stream of
+// five types allocates the Reader and nothing more.
+func TestEventTypesAreShared(t *testing.T) {
+	if racedetect.Enabled {
+		t.Skip("the race detector's sync.Pool drops some of what is put back")
+	}
+	var in strings.Builder
+	for _, typ := range []string{"message_start", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop"} {
+		in.WriteString("event: " + typ + "\ndata: {}\n\n")
+	}
+	stream := in.String()
+	src := strings.NewReader(stream)
+	read := func() {
+		src.Reset(stream)
+		r := sse.NewReader(src, 0)
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			if ev.Type == "" {
+				t.Fatal("an event without its type")
+			}
+		}
+		r.Release()
+	}
+	read()
+	if n := testing.AllocsPerRun(100, read); n >= 2 {
+		t.Errorf("reading a stream allocated %.1f times, want the Reader alone", n)
 	}
 }

@@ -1,0 +1,6 @@
+//go:build race
+
+package racedetect
+
+// Enabled is true in a build with the race detector.
+const Enabled = true
