@@ -391,24 +391,25 @@ func ReadStringOrObject[T any](dec *jsontext.Decoder, obj *T, what string) (stri
 	return "", errors.New(what + " must be a string or an object")
 }
 
-// Unquote is the text of a JSON string token: the bytes between its
-// quotes when nothing in them needs reading (no escape, no control
-// character, valid UTF-8), else as jsontext unquotes it. ok is false for
-// a token that is not a valid JSON string.
+// Unquote is the text of a JSON string token, read as a Walker reads a
+// string (its plain runs eight bytes at a time, its one-letter escapes by
+// hand), else as jsontext unquotes it. ok is false for a token that is
+// not a valid JSON string (FuzzUnquote holds it to jsontext).
 func Unquote(tok []byte) (string, bool) {
 	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
 		return "", false
 	}
-	inner := tok[1 : len(tok)-1]
-	plain := utf8.Valid(inner)
-	for _, c := range inner {
-		if c == '\\' || c < 0x20 || c == '"' {
-			plain = false
-			break
+	// As a Walker reads a string, its text written on the stack when it
+	// has escapes (a delta with a line break).
+	if end, escaped, ok := scanString(tok, 1); ok && end == len(tok)-1 {
+		inner := tok[1:end]
+		if !escaped {
+			return string(inner), true
 		}
-	}
-	if plain {
-		return string(inner), true
+		var buf [256]byte
+		if text, ok := appendUnquote(buf[:0], inner); ok {
+			return string(text), true
+		}
 	}
 	text, err := jsontext.AppendUnquote(nil, tok)
 	return string(text), err == nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -208,8 +209,33 @@ func (w *Walker) Null() bool { return w.literal("null") }
 // Unmarshal refuses: a control character, a bad escape, invalid UTF-8, no
 // closing quote.
 func (w *Walker) str() (inner []byte, escaped, ok bool) {
-	d := w.data
 	start := w.pos + 1
+	end, escaped, ok := scanString(w.data, start)
+	if !ok {
+		return nil, false, false
+	}
+	w.pos = end + 1
+	inner = w.data[start:end]
+	if escaped {
+		// The one-letter escapes are read here; \u escapes (surrogates
+		// among them) and whatever is not an escape are checked as
+		// Unmarshal checks them.
+		var quick bool
+		if w.scratch, quick = appendUnquote(w.scratch[:0], inner); !quick {
+			var err error
+			if w.scratch, err = jsontext.AppendUnquote(w.scratch[:0], w.data[start-1:end+1]); err != nil {
+				return nil, false, false
+			}
+		}
+	}
+	return inner, escaped, true
+}
+
+// scanString finds the end of the string whose text starts at d[start]
+// (just after its opening quote): the index of its closing quote, and
+// whether it holds escapes. ok is false for a string with a control
+// character or invalid UTF-8 in it, or without its end.
+func scanString(d []byte, start int) (end int, escaped, ok bool) {
 	i := start
 	for i < len(d) {
 		// Plain bytes (printable ASCII but for the quote and the
@@ -225,31 +251,60 @@ func (w *Walker) str() (inner []byte, escaped, ok bool) {
 		}
 		switch c := d[i]; {
 		case c == '"':
-			w.pos = i + 1
-			inner = d[start:i]
-			if escaped {
-				// Escapes (\u surrogates among them) are checked as
-				// Unmarshal checks them.
-				var err error
-				if w.scratch, err = jsontext.AppendUnquote(w.scratch[:0], d[start-1:i+1]); err != nil {
-					return nil, false, false
-				}
-			}
-			return inner, escaped, true
+			return i, escaped, true
 		case c == '\\':
 			escaped = true
 			i += 2
 		case c < 0x20:
-			return nil, false, false
+			return 0, false, false
 		default:
 			r, n := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && n == 1 {
-				return nil, false, false
+				return 0, false, false
 			}
 			i += n
 		}
 	}
-	return nil, false, false
+	return 0, false, false
+}
+
+// appendUnquote appends the text of a string whose bytes between the
+// quotes, inner, hold valid UTF-8 and no control character (as str found
+// them), escapes among them: the runs between escapes are copied whole,
+// and the one-letter escapes written by hand, where jsontext looks at
+// every byte (an agent's conversation is mostly long texts with a line
+// break every few dozen bytes). It declines (ok false) at a \u escape and
+// at anything that is not an escape, for jsontext to read or refuse;
+// FuzzAppendUnquote holds what it writes to jsontext's bytes.
+func appendUnquote(dst, inner []byte) (_ []byte, ok bool) {
+	dst = slices.Grow(dst, len(inner))
+	for {
+		i := bytes.IndexByte(inner, '\\')
+		if i < 0 {
+			return append(dst, inner...), true
+		}
+		if i+1 == len(inner) {
+			return dst, false
+		}
+		c := inner[i+1]
+		switch c {
+		case '"', '\\', '/':
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default:
+			return dst, false
+		}
+		dst = append(append(dst, inner[:i]...), c)
+		inner = inner[i+2:]
+	}
 }
 
 // plain holds the bytes a string may hold as they are without a closer

@@ -203,3 +203,58 @@ func TestReleaseLetsGoOfTheData(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnquote: Unquote reads a token as jsontext does, and refuses what
+// jsontext refuses: the one-letter escapes it reads by hand (appendUnquote,
+// which the Walker's strings go through too) included.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb"`, `"tab\tand \\ and \/ and \" and \b\f\r"`, `"\u2028 and \ud83d\ude00"`,
+		`"\x"`, `"end\"`, `"é\n"`, "\"\xff\\n\"", "\"\\\x01\"", `"a"b"`, `"\\"`, `""`, `"\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, tok []byte) {
+		got, ok := Unquote(tok)
+		want, err := jsontext.AppendUnquote(nil, tok)
+		if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+			return // not a token Unquote is given; it refuses it
+		}
+		if ok != (err == nil) || ok && got != string(want) {
+			t.Fatalf("Unquote(%q) = %q, %v; jsontext: %q, %v", tok, got, ok, want, err)
+		}
+	})
+}
+
+// BenchmarkWalkerString reads an agent's long text, a line break every
+// few dozen bytes (64 KB), and a stream's short delta with one.
+func BenchmarkWalkerString(b *testing.B) {
+	line := "Revenue for the quarter was $48.2 million, up 12% on the year; \"costs\" were $31.5 million."
+	for _, c := range []struct{ name, text string }{
+		{"64KB", strings.Repeat(line+"\n", 64<<10/(len(line)+1))},
+		{"delta", " the quarter:\n\n"},
+	} {
+		tok, err := jsontext.AppendQuote(nil, c.text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tok)))
+			b.ReportAllocs()
+			var w Walker
+			for b.Loop() {
+				w.Reset(tok)
+				if s, err := w.String(); err != nil || len(s) != len(c.text) {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/Unquote", func(b *testing.B) {
+			b.SetBytes(int64(len(tok)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if s, ok := Unquote(tok); !ok || len(s) != len(c.text) {
+					b.Fatal("not read")
+				}
+			}
+		})
+	}
+}
