@@ -1,6 +1,7 @@
 package translate_test
 
 import (
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -82,5 +83,36 @@ func TestSplitLeadingSystem(t *testing.T) {
 	sys, rest := translate.SplitLeadingSystem([]*parleyv1.Message{turn(parleyv1.Role_ROLE_SYSTEM), turn(parleyv1.Role_ROLE_DEVELOPER), turn(parleyv1.Role_ROLE_USER), turn(parleyv1.Role_ROLE_SYSTEM)})
 	if len(sys) != 2 || len(rest) != 2 {
 		t.Fatalf("split %d/%d", len(sys), len(rest))
+	}
+}
+
+// TestJoinText: the text of a message's text parts, sep before each that
+// follows some text; one text is the string itself.
+func TestJoinText(t *testing.T) {
+	call := translate.CallPart("c1", "f", "{}")
+	for _, c := range []struct {
+		texts []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{""}, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"", "a"}, "a"},
+		{[]string{"a", "b"}, "a|b"},
+		{[]string{"a", "", "b"}, "a||b"},
+		{[]string{"a", ""}, "a|"},
+		{[]string{"", "", "a", "b"}, "a|b"},
+	} {
+		parts := []*parleyv1.Part{call}
+		for _, s := range c.texts {
+			parts = append(parts, translate.TextPart(s), call)
+		}
+		if got := translate.JoinText(parts, "|"); got != c.want {
+			t.Errorf("%q: %q, want %q", c.texts, got, c.want)
+		}
+	}
+	long := strings.Repeat("x", 1<<16)
+	if n := testing.AllocsPerRun(10, func() { _ = translate.JoinText(translate.TextParts(long), "\n\n") }); n > 1 {
+		t.Errorf("one text joined in %.0f allocations, want only its part's", n)
 	}
 }

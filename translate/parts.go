@@ -31,6 +31,41 @@ type textPart struct {
 	list [1]*parleyv1.Part
 }
 
+// JoinText is the text of the parts' text parts, sep before each that
+// follows some text (the parts of other kinds left out, an empty text
+// before any other adding nothing). A single text (a system prompt, a
+// long turn of an agent's conversation) is its string as it is, not a
+// copy; several are written into one buffer sized for them.
+func JoinText(parts []*parleyv1.Part, sep string) string {
+	first, n, after := "", 0, 0
+	for _, p := range parts {
+		t := p.GetText()
+		switch {
+		case t == nil:
+		case first == "":
+			first = t.GetText()
+			n = len(first)
+		default:
+			n += len(sep) + len(t.GetText())
+			after++
+		}
+	}
+	if after == 0 {
+		return first
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		if t := p.GetText(); t != nil {
+			if b.Len() > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(t.GetText())
+		}
+	}
+	return b.String()
+}
+
 // CallPart is a tool call with its arguments as JSON text.
 func CallPart(id, name, args string) *parleyv1.Part {
 	return &parleyv1.Part{Kind: &parleyv1.Part_ToolCall{ToolCall: &parleyv1.ToolCall{Id: id, Name: name, Arguments: args}}}

@@ -3,7 +3,6 @@ package chatcompletions
 import (
 	"bytes"
 	"net/http"
-	"strings"
 	"sync/atomic"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -141,7 +140,7 @@ func (e *encoder) request() (*Request, error) {
 		w.Model = req.GetModel()
 	}
 	if len(req.GetInstructions()) > 0 {
-		w.Messages = append(w.Messages, message{Role: "system", Content: &Content{String: true, Text: joinText(req.GetInstructions())}})
+		w.Messages = append(w.Messages, message{Role: "system", Content: &Content{String: true, Text: translate.JoinText(req.GetInstructions(), "\n\n")}})
 	}
 	msgs := req.GetMessages()
 	if !e.same {
@@ -159,19 +158,6 @@ func (e *encoder) request() (*Request, error) {
 	}
 	e.settings(w)
 	return w, nil
-}
-
-func joinText(parts []*parleyv1.Part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if t := p.GetText(); t != nil {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(t.GetText())
-		}
-	}
-	return b.String()
 }
 
 func int32p(v int64) *int32 {

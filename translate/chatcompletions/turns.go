@@ -355,8 +355,17 @@ func (e *encoder) content(m *parleyv1.Message, parts []ContentPart, role string)
 		return &Content{String: true, Text: *parts[0].Text}
 	case e.same:
 		return &Content{Parts: parts}
-	case allText && (role != "user" || len(parts) == 1):
+	case allText && len(parts) == 1:
+		// One text (a turn of an agent's conversation, often long) is the
+		// string as it is, not a copy.
+		return &Content{String: true, Text: *parts[0].Text}
+	case allText && role != "user":
 		var b strings.Builder
+		n := 2 * (len(parts) - 1)
+		for _, p := range parts {
+			n += len(*p.Text)
+		}
+		b.Grow(n)
 		for i, p := range parts {
 			if i > 0 {
 				b.WriteString("\n\n")

@@ -1,6 +1,7 @@
 package cross_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -261,4 +262,33 @@ func BenchmarkReplyContentGenerationToMessages(b *testing.B) {
 // The load benchmark's messages>generate route, a text request.
 func BenchmarkRequestTextMessagesToContentGeneration(b *testing.B) {
 	dialecttest.BenchmarkRequestText(b, dialecttest.Messages, dialecttest.GenerateContent, "messages")
+}
+
+// BenchmarkLongTurn decodes a messages request as long as an agent's (a
+// 20 KB system prompt, a 64 KB turn with a line break every few dozen
+// bytes, as the load benchmark's -prompt-kb 64 pads it) and encodes it
+// for an upstream of each other dialect.
+func BenchmarkLongTurn(b *testing.B) {
+	line := "Revenue for the quarter was $48.2 million, up 12% on the year; costs were $31.5 million.\n"
+	system, turn := strings.Repeat(line, 20<<10/len(line)), strings.Repeat(line, 64<<10/len(line))
+	body, err := json.Marshal(map[string]any{"model": "m", "max_tokens": 1024, "system": system,
+		"messages": []map[string]any{{"role": "user", "content": turn}, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "Sum it up."}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Decode", func(b *testing.B) {
+		s := dialecttest.Messages
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, up := range []*dialecttest.Spec{dialecttest.ChatCompletions, dialecttest.Responses, dialecttest.GenerateContent} {
+		b.Run(up.Name(), func(b *testing.B) {
+			benchmarkEncode(b, dialecttest.Messages, http.Header{}, body, up.Upstream, translate.Target{Model: up.Model, Upstream: "up"})
+		})
+	}
 }

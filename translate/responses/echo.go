@@ -6,6 +6,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
 )
@@ -118,7 +119,7 @@ func echoOf(req *parleyv1.Request) requestEcho {
 		set(echoedTools, tools)
 	}
 	if len(req.GetInstructions()) > 0 {
-		set(echoedInstructions, joinText(req.GetInstructions(), "\n\n"))
+		set(echoedInstructions, translate.JoinText(req.GetInstructions(), "\n\n"))
 	}
 	if g.MaxOutputTokens != nil {
 		set(echoedMaxOutputTokens, g.GetMaxOutputTokens())

@@ -141,11 +141,22 @@ func simplify(it *Item) {
 	if it.Type != "" || it.Content == nil || it.Content.String {
 		return
 	}
-	var b strings.Builder
+	n := 0
 	for _, c := range it.Content.Parts {
 		if (c.Type != "input_text" && c.Type != "output_text") || c.Text == nil {
 			return
 		}
+		n += len(*c.Text)
+	}
+	if len(it.Content.Parts) == 1 {
+		// One text (a long turn of an agent's conversation) is the
+		// string as it is, not a copy.
+		it.Content = &Content{String: true, Text: *it.Content.Parts[0].Text}
+		return
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, c := range it.Content.Parts {
 		b.WriteString(*c.Text)
 	}
 	it.Content = &Content{String: true, Text: b.String()}

@@ -3,7 +3,6 @@ package responses
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -182,7 +181,7 @@ func (e *encoder) request() (*Request, error) {
 		w.Model = req.GetModel()
 	}
 	if len(req.GetInstructions()) > 0 {
-		s := joinText(req.GetInstructions(), "\n\n")
+		s := translate.JoinText(req.GetInstructions(), "\n\n")
 		w.Instructions = &s
 	}
 	items, err := e.items()
@@ -191,7 +190,7 @@ func (e *encoder) request() (*Request, error) {
 	}
 	switch {
 	case e.has(req.GetExtensions(), markInputString) && len(req.GetMessages()) == 1:
-		w.Input = &Input{String: true, Text: joinText(req.GetMessages()[0].GetParts(), "")}
+		w.Input = &Input{String: true, Text: translate.JoinText(req.GetMessages()[0].GetParts(), "")}
 	case len(items) > 0 || req.GetPreviousResponseId() == "":
 		w.Input = &Input{Items: items}
 	}
@@ -202,19 +201,6 @@ func (e *encoder) request() (*Request, error) {
 		return nil, err
 	}
 	return w, nil
-}
-
-func joinText(parts []*parleyv1.Part, sep string) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if t := p.GetText(); t != nil {
-			if b.Len() > 0 {
-				b.WriteString(sep)
-			}
-			b.WriteString(t.GetText())
-		}
-	}
-	return b.String()
 }
 
 // items renders the conversation as input items.

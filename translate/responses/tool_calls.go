@@ -74,7 +74,7 @@ func (e *encoder) resultOutput(r *parleyv1.ToolResult, field string) (jsontext.V
 		}
 	}
 	if textOnly {
-		s := joinText(r.GetContent(), "\n")
+		s := translate.JoinText(r.GetContent(), "\n")
 		if r.GetIsError() && !e.same {
 			s = "Error: " + s
 		}
