@@ -48,30 +48,10 @@ func TestAStreamInOneBurstIsOneWrite(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = w.Write(stream)
 	})
-	var writes atomic.Int32
-	srv := httptest.NewUnstartedServer(g.server)
-	srv.Listener = countingListener{Listener: srv.Listener, writes: &writes}
-	srv.Config.Protocols = server.Protocols()
-	srv.Start()
-	defer srv.Close()
+	c := countWrites(t, g)
 	for _, tc := range streamRoutes(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
-			for k, v := range tc.header {
-				req.Header.Set(k, v)
-			}
-			req.Close = true // a connection of its own, whose writes are this stream's
-			writes.Store(0)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Hello there!") {
-				t.Fatalf("status %d, %v:\n%s", resp.StatusCode, err, body)
-			}
-			if n := writes.Load(); n != 1 {
+			if n := c.stream(t, tc, "Hello there!"); n != 1 {
 				t.Errorf("a stream sent in one burst went to the client in %d writes, want 1", n)
 			}
 		})
@@ -97,35 +77,53 @@ func TestAStreamEndingWithItsBodyEndsWithItsLastBurst(t *testing.T) {
 		// the body in one write.
 		_, _ = io.WriteString(w, last)
 	})
-	var writes atomic.Int32
-	srv := httptest.NewUnstartedServer(g.server)
-	srv.Listener = countingListener{Listener: srv.Listener, writes: &writes}
-	srv.Config.Protocols = server.Protocols()
-	srv.Start()
-	defer srv.Close()
+	c := countWrites(t, g)
 	for _, tc := range []streamRoute{
 		{"relayed", "/v1beta/models/via-generate_content:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`, map[string]string{"x-goog-api-key": clientKey}},
 		{"rendered", "/v1/chat/completions", `{"model":"via-generate_content","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, map[string]string{"Authorization": "Bearer " + clientKey}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
-			for k, v := range tc.header {
-				req.Header.Set(k, v)
-			}
-			req.Close = true // a connection of its own, whose writes are this stream's
-			writes.Store(0)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "there!") {
-				t.Fatalf("status %d, %v:\n%s", resp.StatusCode, err, body)
-			}
-			if n := writes.Load(); n != 2 {
+			if n := c.stream(t, tc, "there!"); n != 2 {
 				t.Errorf("a stream of two bursts, the last with the upstream body's end, went to the client in %d writes, want 2", n)
 			}
 		})
 	}
+}
+
+// writeCounted is a server in front of g whose connections count their
+// writes.
+type writeCounted struct {
+	srv    *httptest.Server
+	writes atomic.Int32
+}
+
+func countWrites(t *testing.T, g *gateway) *writeCounted {
+	c := &writeCounted{srv: httptest.NewUnstartedServer(g.server)}
+	c.srv.Listener = countingListener{Listener: c.srv.Listener, writes: &c.writes}
+	c.srv.Config.Protocols = server.Protocols()
+	c.srv.Start()
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// stream sends tc on a connection of its own and returns how many writes
+// its reply took, failing unless the reply is a 200 holding want.
+func (c *writeCounted) stream(t *testing.T, tc streamRoute, want string) int32 {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, c.srv.URL+tc.path, strings.NewReader(tc.body))
+	for k, v := range tc.header {
+		req.Header.Set(k, v)
+	}
+	req.Close = true // a connection of its own, whose writes are this stream's
+	c.writes.Store(0)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+		t.Fatalf("status %d, %v:\n%s", resp.StatusCode, err, body)
+	}
+	return c.writes.Load()
 }

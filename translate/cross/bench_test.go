@@ -145,8 +145,11 @@ func BenchmarkAgentConversationToChatCompletions(b *testing.B) {
 // BenchmarkAgentConversationFromMessages decodes that conversation from
 // the messages client that sent it.
 func BenchmarkAgentConversationFromMessages(b *testing.B) {
-	body := agentConversation()
-	s := dialecttest.Messages
+	benchmarkDecode(b, dialecttest.Messages, agentConversation())
+}
+
+// benchmarkDecode decodes body from a client of s.
+func benchmarkDecode(b *testing.B, s *dialecttest.Spec, body []byte) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -276,16 +279,7 @@ func BenchmarkLongTurn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("Decode", func(b *testing.B) {
-		s := dialecttest.Messages
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := s.Client.DecodeRequest(s.Incoming(http.Header{}, s.Model, body)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("Decode", func(b *testing.B) { benchmarkDecode(b, dialecttest.Messages, body) })
 	for _, up := range []*dialecttest.Spec{dialecttest.ChatCompletions, dialecttest.Responses, dialecttest.GenerateContent} {
 		b.Run(up.Name(), func(b *testing.B) {
 			benchmarkEncode(b, dialecttest.Messages, http.Header{}, body, up.Upstream, translate.Target{Model: up.Model, Upstream: "up"})
