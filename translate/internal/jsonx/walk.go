@@ -2,9 +2,7 @@ package jsonx
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -229,82 +227,6 @@ func (w *Walker) str() (inner []byte, escaped, ok bool) {
 		}
 	}
 	return inner, escaped, true
-}
-
-// scanString finds the end of the string whose text starts at d[start]
-// (just after its opening quote): the index of its closing quote, and
-// whether it holds escapes. ok is false for a string with a control
-// character or invalid UTF-8 in it, or without its end.
-func scanString(d []byte, start int) (end int, escaped, ok bool) {
-	i := start
-	for i < len(d) {
-		// Plain bytes (printable ASCII but for the quote and the
-		// backslash), eight at a time and then one at a time.
-		for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
-			i += 8
-		}
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			break
-		}
-		switch c := d[i]; {
-		case c == '"':
-			return i, escaped, true
-		case c == '\\':
-			escaped = true
-			i += 2
-		case c < 0x20:
-			return 0, false, false
-		default:
-			r, n := utf8.DecodeRune(d[i:])
-			if r == utf8.RuneError && n == 1 {
-				return 0, false, false
-			}
-			i += n
-		}
-	}
-	return 0, false, false
-}
-
-// appendUnquote appends the text of a string whose bytes between the
-// quotes, inner, hold valid UTF-8 and no control character (as str found
-// them), escapes among them: the runs between escapes are copied whole,
-// and the one-letter escapes written by hand, where jsontext looks at
-// every byte (an agent's conversation is mostly long texts with a line
-// break every few dozen bytes). It declines (ok false) at a \u escape and
-// at anything that is not an escape, for jsontext to read or refuse;
-// FuzzAppendUnquote holds what it writes to jsontext's bytes.
-func appendUnquote(dst, inner []byte) (_ []byte, ok bool) {
-	dst = slices.Grow(dst, len(inner))
-	for {
-		i := bytes.IndexByte(inner, '\\')
-		if i < 0 {
-			return append(dst, inner...), true
-		}
-		if i+1 == len(inner) {
-			return dst, false
-		}
-		c := inner[i+1]
-		switch c {
-		case '"', '\\', '/':
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		default:
-			return dst, false
-		}
-		dst = append(append(dst, inner[:i]...), c)
-		inner = inner[i+2:]
-	}
 }
 
 // plain holds the bytes a string may hold as they are without a closer
