@@ -210,7 +210,14 @@ func (s *streamEncoder) Encode(w *sse.Writer, e *parleyv1.StreamEvent) error {
 		}
 		return s.partStop(w, x.PartStop)
 	case *parleyv1.StreamEvent_Usage:
-		s.usage = translate.MergeUsage(s.usage, x.Usage)
+		// The encoder's own running counts (wireUsage copies them out):
+		// merged in place, where MergeUsage clones them by reflection.
+		if x.Usage != nil {
+			if s.usage == nil {
+				s.usage = &parleyv1.Usage{}
+			}
+			translate.MergeUsageInto(s.usage, x.Usage)
+		}
 	case *parleyv1.StreamEvent_Finish:
 		if x.Finish.GetCandidateIndex() == 0 {
 			s.reason, s.message = x.Finish.GetReason(), x.Finish.GetFinishMessage()
