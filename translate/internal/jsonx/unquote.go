@@ -53,7 +53,7 @@ func scanString(d []byte, start int) (end int, escaped, ok bool) {
 // every byte (an agent's conversation is mostly long texts with a line
 // break every few dozen bytes). It declines (ok false) at a \u escape and
 // at anything that is not an escape, for jsontext to read or refuse;
-// FuzzAppendUnquote holds what it writes to jsontext's bytes.
+// FuzzUnquote and FuzzWalkerString hold what it writes to jsontext.
 func appendUnquote(dst, inner []byte) (_ []byte, ok bool) {
 	dst = slices.Grow(dst, len(inner))
 	for {
