@@ -68,6 +68,7 @@ type HTTPBackend struct {
 	base   *url.URL
 	client *http.Client
 	opts   HTTPOptions
+	urls   urlCache
 }
 
 var _ Backend = (*HTTPBackend)(nil)
@@ -143,6 +144,69 @@ func (b *HTTPBackend) url(out *translate.Outgoing) string {
 	return u.String()
 }
 
+// urlCache holds the URLs a backend has sent requests to, made once for
+// each path and query (an operation and a model, a handful an upstream)
+// rather than joined, written and parsed again for every request.
+type urlCache struct {
+	mu sync.RWMutex
+	m  map[urlKey]*url.URL
+}
+
+// urlKey is what an upstream request's URL is made of: its path and at
+// most one query member, as every dialect asks (a content-generation
+// stream's alt=sse); a request with more is not cached.
+type urlKey struct{ path, name, value string }
+
+// maxURLs bounds the URLs a backend keeps: past it (a configuration
+// with thousands of models on one upstream), URLs are made per request.
+const maxURLs = 512
+
+// target returns the URL and host of out's request, shared: the caller
+// copies the URL before handing it to a request.
+func (b *HTTPBackend) target(out *translate.Outgoing) (*url.URL, error) {
+	k, cacheable := urlKey{path: out.Path}, true
+	switch len(out.Query) {
+	case 0:
+	case 1:
+		for name, vs := range out.Query {
+			k.name = name
+			if len(vs) != 1 {
+				cacheable = false
+			} else {
+				k.value = vs[0]
+			}
+		}
+	default:
+		cacheable = false
+	}
+	if cacheable {
+		b.urls.mu.RLock()
+		u := b.urls.m[k]
+		b.urls.mu.RUnlock()
+		if u != nil {
+			return u, nil
+		}
+	}
+	// Made as net/http makes a request's URL and host from the string,
+	// once.
+	r, err := http.NewRequest(http.MethodPost, b.url(out), nil)
+	if err != nil {
+		return nil, err
+	}
+	u := r.URL
+	if cacheable {
+		b.urls.mu.Lock()
+		if b.urls.m == nil {
+			b.urls.m = make(map[urlKey]*url.URL)
+		}
+		if len(b.urls.m) < maxURLs {
+			b.urls.m[k] = u
+		}
+		b.urls.mu.Unlock()
+	}
+	return u, nil
+}
+
 // errIdle is the cause of an upstream request cancelled for silence.
 var errIdle = errors.New("idle timeout")
 
@@ -168,11 +232,20 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	default:
 		sent = &sentBody{b: out.Body}
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, b.url(out), body)
+	u, err := b.target(out)
 	if err != nil {
 		cancel(nil)
 		return nil, nil, nil, err
 	}
+	// The request is made without a URL to parse, and given a copy of
+	// the one made for its path.
+	hreq, err := http.NewRequestWithContext(ctx, method, "", body)
+	if err != nil {
+		cancel(nil)
+		return nil, nil, nil, err
+	}
+	hreq.URL = new(*u)
+	hreq.Host = u.Host
 	if sent != nil {
 		hreq.ContentLength = int64(len(out.Body))
 		hreq.Body = &onceReader{b: out.Body}

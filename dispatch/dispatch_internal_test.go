@@ -1,7 +1,10 @@
 package dispatch
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +93,69 @@ func TestURLJoin(t *testing.T) {
 	b, _ := NewHTTPBackend("x", responses.Upstream{}, "https://host/?tenant=7", HTTPOptions{})
 	if got := b.url(&translate.Outgoing{Path: "/v1/responses", Query: map[string][]string{"alt": {"sse"}}}); got != "https://host/v1/responses?alt=sse&tenant=7" {
 		t.Errorf("query join = %s", got)
+	}
+}
+
+// TestTargetIsTheJoinedURL: the URL a request is sent to, kept for its
+// path and query, is the one url joins, as net/http parses it; a second
+// request to the same path and query shares it, one with another query
+// does not, and one with more than a member is made anew each time.
+func TestTargetIsTheJoinedURL(t *testing.T) {
+	b, err := NewHTTPBackend("x", responses.Upstream{}, "https://user:pw@host:/v1/?tenant=7", HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := []*translate.Outgoing{
+		{Path: "/v1/responses"},
+		{Path: "/v1/responses", Query: url.Values{"alt": {"sse"}}},
+		{Path: "/v1/responses", Query: url.Values{"alt": {"json"}}},
+		{Path: "/v1beta/models/a%2Fb:generateContent"},
+		{Path: "/v1/responses", Query: url.Values{"alt": {"sse"}, "x": {"1"}}},
+		{Path: "/v1/responses", Query: url.Values{"alt": {"sse", "json"}}},
+	}
+	for i, out := range outs {
+		want, err := http.NewRequest(http.MethodPost, b.url(out), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := b.target(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.String() != want.URL.String() || u.Host != want.Host || u.User.String() != want.URL.User.String() {
+			t.Errorf("%s %v: target %s (host %s), want %s (host %s)", out.Path, out.Query, u, u.Host, want.URL, want.Host)
+		}
+		again, _ := b.target(out)
+		if shared := again == u; shared != (i < 4) {
+			t.Errorf("%s %v: shared %v the second time", out.Path, out.Query, shared)
+		}
+	}
+	if u1, u2 := mustTarget(t, b, outs[1]), mustTarget(t, b, outs[2]); u1 == u2 || u1.RawQuery == u2.RawQuery {
+		t.Errorf("two queries share a URL: %s, %s", u1, u2)
+	}
+}
+
+func mustTarget(t *testing.T, b *HTTPBackend, out *translate.Outgoing) *url.URL {
+	t.Helper()
+	u, err := b.target(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// TestTargetsAreBounded: past maxURLs paths, URLs are made per request
+// and not kept.
+func TestTargetsAreBounded(t *testing.T) {
+	b, _ := NewHTTPBackend("x", messages.Upstream{}, "http://host", HTTPOptions{})
+	for i := range maxURLs + 10 {
+		out := &translate.Outgoing{Path: fmt.Sprintf("/v1/models/m%d", i)}
+		if u := mustTarget(t, b, out); u.Path != out.Path {
+			t.Fatalf("path %s, want %s", u.Path, out.Path)
+		}
+	}
+	if n := len(b.urls.m); n != maxURLs {
+		t.Fatalf("%d URLs kept, want %d", n, maxURLs)
 	}
 }
 
