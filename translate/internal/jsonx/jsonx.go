@@ -406,13 +406,31 @@ func Unquote(tok []byte) (string, bool) {
 		if !escaped {
 			return string(inner), true
 		}
-		var buf [256]byte
-		if text, ok := appendUnquote(buf[:0], inner); ok {
+		if len(inner) <= shortText {
+			if text, ok := unquoteShort(inner); ok {
+				return text, true
+			}
+		} else if text, ok := appendUnquote(nil, inner); ok {
 			return string(text), true
 		}
 	}
 	text, err := jsontext.AppendUnquote(nil, tok)
 	return string(text), err == nil
+}
+
+// shortText is the longest escaped text Unquote writes on the stack.
+const shortText = 256
+
+// unquoteShort unquotes a short text on the stack. It has a frame of its
+// own, so that its buffer takes no room on the stack of Unquote's callers
+// when the text is long: AppendRaw, writing a tool's schema at the end of
+// a responses stream, runs deep (TestStreamsRunOnSmallStacks).
+//
+//go:noinline
+func unquoteShort(inner []byte) (string, bool) {
+	var buf [shortText]byte
+	text, ok := appendUnquote(buf[:0], inner)
+	return string(text), ok
 }
 
 // Hole cuts a marshalled value around a placeholder, for writers that
