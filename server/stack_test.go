@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/internal/racedetect"
 )
 
@@ -74,11 +77,60 @@ func trimTrace(out []byte) []byte {
 	return out
 }
 
-// Requests of the responses and content-generation dialects are read and
-// written by reflection through nested lists with methods of their own,
-// 6.5 to 7 KB deep, and a responses encoder marshals its echo of the
-// request's tools when made: off the handler's stack (translate.Dialect's
-// DeepClientWork, DeepUpstreamWork and DeepStreamStart).
+// Requests of the content-generation dialect are read and written by
+// reflection through nested lists with methods of their own, 6.5 to 7 KB
+// deep, requests of the responses dialect written so, and a responses
+// encoder marshals its echo of the request's tools when made: off the
+// handler's stack (translate.Dialect's DeepClientWork, DeepUpstreamWork
+// and DeepStreamStart). A responses request is read on it, but for what
+// its quick reader leaves to reflection: the whole request, a tool kept as
+// it came.
+
+// agentsGrow are the agents' streams known to take the handler's stack
+// past 8 KB, by request file and upstream dialect: the chat-completions
+// request writer marshals Codex's tools by reflection, about 3.4 KB deep,
+// on the handler's stack. Written off it (DeepUpstreamWork), every request
+// to a chat-completions upstream would take a goroutine's hop.
+var agentsGrow = map[string]bool{
+	"codex/request.json >chat_completions":                                 true,
+	"codex/request_fallback_metadata_gpt-5.1-codex.json >chat_completions": true,
+}
+
+// growKept fills offstack's kept goroutines with grown stacks, as a
+// running gateway's are: the limit is for the handlers', and a kept
+// goroutine first made under it (by a request that found the others
+// busy) could not grow to do the deep work it is kept for. Every kept
+// goroutine is busy at once, past as many as there may be.
+func growKept() {
+	n := 2*runtime.GOMAXPROCS(0) + 2
+	var started, release sync.WaitGroup
+	started.Add(n)
+	release.Add(1)
+	var done sync.WaitGroup
+	for range n {
+		done.Go(func() {
+			offstack.Run(func() {
+				deep(64)
+				started.Done()
+				release.Wait()
+			})
+		})
+	}
+	started.Wait()
+	release.Done()
+	done.Wait()
+}
+
+// deep takes about n KB of stack.
+//
+//go:noinline
+func deep(n int) byte {
+	var pad [1000]byte
+	if n > 0 {
+		pad[n%len(pad)] = deep(n - 1)
+	}
+	return pad[0]
+}
 
 // stackMargin is how much of the 8 KB the streams must leave: the depth
 // of a path varies by a few hundred bytes with what the runtime does
@@ -123,6 +175,27 @@ func streamOnSmallStacks(t *testing.T) {
 			}
 		}
 	}
+	// Agents' own requests too: their tools, their instructions.
+	for _, agent := range []struct{ file, client string }{
+		{"claude_code/request.json", "messages"},
+		{"codex/request.json", "responses"},
+		{"codex/request_fallback_metadata_gpt-5.1-codex.json", "responses"},
+		{"gemini_cli/request.json", "generate_content"},
+	} {
+		body, err := os.ReadFile("../testdata/agent_tools/" + agent.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range dialectList {
+			if agentsGrow[agent.file+" >"+b.name] {
+				continue
+			}
+			path, payload := streamRequest(t, agent.client, "via-"+b.name, body)
+			calls = append(calls, call{agent.file + " >" + b.name, func() *http.Request {
+				return clientPost(url+path, bytes.NewReader(payload))
+			}})
+		}
+	}
 	// A connection of its own for each stream: a handler's goroutine
 	// serves the next request on its connection with the stack the last
 	// one grew, and the limit only stops a stack that grows.
@@ -158,8 +231,9 @@ func streamOnSmallStacks(t *testing.T) {
 	// the JSON encoders of each type by reflection, deep in their first
 	// use) is not what every stream does.
 	run(false)
+	growKept()
 	run(true)
-	t.Logf("streams on small stacks: %d (6 scenarios, every dialect to every dialect)", len(calls))
+	t.Logf("streams on small stacks: %d (6 scenarios, every dialect to every dialect; agents' requests to every dialect)", len(calls))
 }
 
 // streamRequest makes a recorded client request a stream to model: its
