@@ -26,10 +26,8 @@ func Dialect() *translate.Dialect {
 		RateLimitHeaders: openai.RateLimitHeaders,
 		Try:              try,
 		Socket:           socket,
-		// A request is read on the handler's stack (its quick reader is
-		// shallow; what it leaves to reflection goes off the stack:
-		// unmarshalRequest, keptTool); the stream encoder's echo of the
-		// tools and the upstream request's writing are deep.
+		// Input items and their content, contents and their parts.
+		DeepClientWork:   true,
 		DeepStreamStart:  true,
 		DeepUpstreamWork: true,
 		Routes: []translate.Route{

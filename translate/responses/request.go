@@ -7,7 +7,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
@@ -46,15 +45,12 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 }
 
 // unmarshalRequest reads a request body, the quick way when it can
-// (readRequest), else by reflection through its nested lists, off the
-// request's stack.
+// (readRequest).
 func unmarshalRequest(body []byte, w *Request) error {
 	if readRequest(body, w) {
 		return nil
 	}
-	var err error
-	offstack.Run(func() { err = jsonx.Unmarshal(body, w) })
-	if err != nil {
+	if err := jsonx.Unmarshal(body, w); err != nil {
 		return openai.InputError(err)
 	}
 	return nil
