@@ -1,7 +1,9 @@
 package responses
 
 import (
+	"bytes"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -56,7 +58,8 @@ func echoField(w *Response, name string) *jsontext.Value {
 func echo(w *Response, req *parleyv1.Request, ext *parleyv1.Extensions) {
 	e := echoOf(req)
 	e.keep(ext)
-	e.fill(w)
+	// A whole reply writes its echo once: walked as it is written.
+	e.fill(w, false)
 }
 
 // requestEcho is what a response echoes of a request, member by member in
@@ -82,20 +85,62 @@ const (
 )
 
 // keep takes in place of e's members those an upstream of this dialect
-// sent (kept in ext).
-func (e *requestEcho) keep(ext *parleyv1.Extensions) {
+// sent (kept in ext), and reports whether there were any.
+func (e *requestEcho) keep(ext *parleyv1.Extensions) (kept bool) {
 	for i, name := range echoMembers {
 		if v, ok := jsonx.Value(ext, thisDialect, name); ok {
 			e[i] = v
+			kept = true
 		}
 	}
+	return kept
 }
 
-// fill fills the members of w that echo the request.
-func (e *requestEcho) fill(w *Response) {
+// fill fills the members of w that echo the request; written says they
+// are written as AppendRaw writes them (requestEcho.write).
+func (e *requestEcho) fill(w *Response, written bool) {
 	for i, name := range echoMembers {
 		*echoField(w, name) = e[i]
 	}
+	w.echoWritten = written
+}
+
+// write writes every member of e as jsonx.AppendRaw writes it, once, for
+// the responses that echo it to copy (Response.echoWritten). It reports
+// false when AppendRaw declines one, which those responses then leave to
+// Marshal. The service's defaults are written so from the start.
+func (e *requestEcho) write() bool {
+	buf := echoBuffers.Get().(*[]byte)
+	defer echoBuffers.Put(buf)
+	for i, v := range e {
+		if v == nil || sameBytes(v, echoDefaults[i]) {
+			continue
+		}
+		// Written by echoValue, a member mostly is as AppendRaw writes
+		// it already, and stays as it is.
+		raw, ok := jsonx.AppendRaw((*buf)[:0], v)
+		if !ok {
+			return false
+		}
+		if !bytes.Equal(raw, v) {
+			e[i] = bytes.Clone(raw)
+		}
+		if cap(raw) <= maxEchoBuffer {
+			*buf = raw[:0]
+		}
+	}
+	return true
+}
+
+// echoBuffers are write's: a member is written into one to be compared
+// with what it was. A buffer grown past maxEchoBuffer is let go.
+var echoBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxEchoBuffer = 256 << 10
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // echoOf is the echo of req: what it sets, and the service's defaults for
@@ -245,7 +290,11 @@ var echoDefaults = func() (e requestEcho) {
 		if err != nil {
 			panic(err)
 		}
-		e[i] = raw
+		if raw, ok := jsonx.AppendRaw(nil, raw); ok {
+			e[i] = raw
+		} else {
+			panic("the echo's defaults are not written as AppendRaw writes them")
+		}
 	}
 	return e
 }()

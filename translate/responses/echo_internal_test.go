@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"io"
 	"os"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // TestEchoOfARequest pins the request's echo in a response toward a
@@ -116,4 +118,91 @@ func codexRequest(b testing.TB) string {
 		b.Fatal(err)
 	}
 	return string(body)
+}
+
+// TestWrittenEchoIsTheMarshalledEcho: an echo written once
+// (requestEcho.write) and then copied into a response is, byte for byte,
+// what Marshal writes for it, and what appendResponse writes walking it:
+// for Codex's request, for a request setting every member with escapes
+// and spaces in its schemas, and with members an upstream of this dialect
+// sent, spaced as it liked.
+func TestWrittenEchoIsTheMarshalledEcho(t *testing.T) {
+	codex, err := Client{}.DecodeRequest(&translate.Incoming{Body: []byte(codexRequest(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var everything parleyv1.Request
+	if err := protojson.Unmarshal([]byte(`{"model":"m","instructions":[{"text":{"text":"Be <brief> \"now\"\n\té\u2028"}}],
+		"generation":{"maxOutputTokens":100,"temperature":0.5,"topP":0.25,"verbosity":"VERBOSITY_LOW"},
+		"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED","parallelCalls":false},
+		"tools":[{"function":{"name":"get_weather","description":"Weather & <more>.","parameters":"{ \"type\" : \"object\", \"properties\": {\"city\": {\"type\":\"string\", \"description\": \"\\u00e9 \\\"q\\\"\"}}}"}}],
+		"reasoning":{"effort":"REASONING_EFFORT_HIGH","summary":"REASONING_SUMMARY_DETAILED"},
+		"responseFormat":{"kind":"RESPONSE_FORMAT_KIND_JSON_SCHEMA","name":"w","schema":"{ \"type\": \"object\" }","strict":true},
+		"store":false,"truncation":"TRUNCATION_AUTO","endUserId":"u-1","metadata":{"team":"a"}}`), &everything); err != nil {
+		t.Fatal(err)
+	}
+	var upstream *parleyv1.Extensions
+	jsonx.KeepValue(&upstream, thisDialect, "tools", jsontext.Value(`[ {"type": "web_search", "note": "\u00e9\/"} ]`))
+	jsonx.KeepValue(&upstream, thisDialect, "temperature", jsontext.Value(`0.70`))
+	for _, c := range []struct {
+		name string
+		req  *parleyv1.Request
+		ext  *parleyv1.Extensions
+	}{
+		{"codex", codex, nil}, {"everything set", &everything, nil}, {"defaults", &parleyv1.Request{Model: "m"}, nil},
+		{"kept from an upstream", &everything, upstream},
+	} {
+		e := echoOf(c.req)
+		e.keep(c.ext)
+		if !e.write() {
+			t.Fatalf("%s: the echo was not written", c.name)
+		}
+		r := &Response{ID: "resp_1", Object: "response", Status: "completed", Model: "m", Output: []Item{}}
+		e.fill(r, true)
+		copied, ok := appendResponse(nil, r)
+		if !ok {
+			t.Fatalf("%s: appendResponse declined", c.name)
+		}
+		want, err := jsonx.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.echoWritten = false
+		walked, ok := appendResponse(nil, r)
+		if !ok || string(copied) != string(want) || string(walked) != string(want) {
+			t.Errorf("%s:\ncopied %s\nwalked %s\nwant   %s", c.name, copied, walked, want)
+		}
+	}
+}
+
+// BenchmarkEchoStream renders a short text stream toward a responses
+// client, its encoder made for the request: the snapshots at its start
+// and end echo the request (Codex's: its tools and 21 KB of
+// instructions).
+func BenchmarkEchoStream(b *testing.B) {
+	resp := &parleyv1.Response{Id: "resp_1", Model: "m", Candidates: []*parleyv1.Candidate{{
+		Parts: []*parleyv1.Part{translate.TextPart("Revenue grew 12% year over year.")}, FinishReason: parleyv1.FinishReason_FINISH_REASON_STOP}},
+		Usage: &parleyv1.Usage{InputTokens: new(int64(58)), OutputTokens: new(int64(9))}}
+	evs := translate.ReplayResponse(resp)
+	for _, c := range []struct{ name, body string }{
+		{"text", `{"model":"gpt-5","instructions":"You are a careful assistant. Answer in plain prose.","input":[{"role":"user","content":"Hi"}],"max_output_tokens":1024,"store":false,"stream":true}`},
+		{"codex", codexRequest(b)},
+	} {
+		req, err := Client{}.DecodeRequest(&translate.Incoming{Body: []byte(c.body)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			w := sse.NewWriter(io.Discard)
+			for b.Loop() {
+				enc := Client{}.NewStreamEncoder(req)
+				for _, ev := range evs {
+					if err := enc.Encode(w, ev); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 }

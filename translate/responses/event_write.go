@@ -111,10 +111,10 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 		}
 		b = append(b, '}')
 	}
-	if b, ok = m.Raw(b, `"instructions":`, r.Instructions); !ok {
+	if b, ok = echoMember(&m, b, `"instructions":`, r.Instructions, r.echoWritten); !ok {
 		return b, false
 	}
-	if b, ok = m.Raw(b, `"max_output_tokens":`, r.MaxOutputTokens); !ok {
+	if b, ok = echoMember(&m, b, `"max_output_tokens":`, r.MaxOutputTokens, r.echoWritten); !ok {
 		return b, false
 	}
 	if b, ok = m.String(b, `"model":`, r.Model); !ok {
@@ -124,7 +124,7 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 	if b, ok = jsonx.List(m.Name(b, `"output":[`), r.Output, appendItem); !ok {
 		return b, false
 	}
-	if b, ok = m.Raw(b, `"parallel_tool_calls":`, r.ParallelToolCalls); !ok {
+	if b, ok = echoMember(&m, b, `"parallel_tool_calls":`, r.ParallelToolCalls, r.echoWritten); !ok {
 		return b, false
 	}
 	if r.PreviousResponseID == nil {
@@ -139,7 +139,7 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 		{`"reasoning":`, r.Reasoning}, {`"store":`, r.Store}, {`"temperature":`, r.Temperature}, {`"text":`, r.Text},
 		{`"tool_choice":`, r.ToolChoice}, {`"tools":`, r.Tools}, {`"top_p":`, r.TopP}, {`"truncation":`, r.Truncation},
 	} {
-		if b, ok = m.Raw(b, f.name, f.v); !ok {
+		if b, ok = echoMember(&m, b, f.name, f.v, r.echoWritten); !ok {
 			return b, false
 		}
 	}
@@ -148,10 +148,10 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 	} else if b, ok = appendUsage(m.Name(b, `"usage":`), r.Usage); !ok {
 		return b, false
 	}
-	if b, ok = m.Raw(b, `"user":`, r.User); !ok {
+	if b, ok = echoMember(&m, b, `"user":`, r.User, r.echoWritten); !ok {
 		return b, false
 	}
-	if b, ok = m.Raw(b, `"metadata":`, r.Metadata); !ok {
+	if b, ok = echoMember(&m, b, `"metadata":`, r.Metadata, r.echoWritten); !ok {
 		return b, false
 	}
 	if b, ok = omitNilString(&m, b, `"service_tier":`, r.ServiceTier); !ok {
@@ -161,6 +161,21 @@ func appendResponse(b []byte, r *Response) (_ []byte, ok bool) {
 		return b, false
 	}
 	return append(b, '}'), true
+}
+
+// echoMember appends a member that echoes the request: as it is when the
+// echo was written as AppendRaw writes it (Response.echoWritten), else
+// through AppendRaw. An agent's echo is tens of kilobytes of tools, and
+// a stream's snapshots repeat it: walked once, when the echo is made, it
+// is copied after that.
+func echoMember(m *jsonx.Members, b []byte, name string, v jsontext.Value, written bool) (_ []byte, ok bool) {
+	if !written {
+		return m.Raw(b, name, v)
+	}
+	if v == nil {
+		return b, true
+	}
+	return append(m.Name(b, name), v...), true
 }
 
 // appendUsage appends a response's usage as jsonx.Marshal writes it.

@@ -93,14 +93,15 @@ func snapshot(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.Re
 	if cs := resp.GetCandidates(); len(cs) > 0 {
 		first = cs[0]
 	}
-	return snapshotOf(req, resp, status, first, nil)
+	return snapshotOf(req, resp, status, first, nil, false)
 }
 
 // snapshotOf is snapshot with first in place of the response's first
 // candidate, whose finish explains an incomplete response. re, when
 // given, is the request's echo made beforehand, the upstream's own taken
-// into it (a stream's, for all its snapshots); else the echo is made.
-func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate, re *requestEcho) *Response {
+// into it (a stream's, for all its snapshots), written says it is written
+// (requestEcho.write); else the echo is made.
+func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.ResponseStatus, first *parleyv1.Candidate, re *requestEcho, written bool) *Response {
 	ext := resp.GetExtensions()
 	w := &Response{
 		ID: resp.GetId(), Object: "response", CreatedAt: time.Now().Unix(), Status: responseStatusWord(status),
@@ -151,7 +152,7 @@ func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.
 		w.IncompleteDetails = &incomplete{Reason: reason}
 	}
 	if re != nil {
-		re.fill(w)
+		re.fill(w, written)
 	} else {
 		echo(w, req, ext)
 	}

@@ -18,7 +18,11 @@ import (
 
 // NewStreamEncoder implements translate.Client.
 func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
-	return &streamEncoder{req: req, msg: -1, openIdx: -1, names: callNamesOf(req), reqEcho: echoOf(req)}
+	s := &streamEncoder{req: req, msg: -1, openIdx: -1, names: callNamesOf(req), reqEcho: echoOf(req)}
+	// Written here, off the handler's stack (DeepStreamStart): the
+	// snapshots copy it.
+	s.echoWritten = s.reqEcho.write()
+	return s
 }
 
 type streamEncoder struct {
@@ -58,6 +62,9 @@ type streamEncoder struct {
 	// and namespaced tools' calls are written is in names, taken at the
 	// beginning).
 	reqEcho requestEcho
+	// echoWritten says reqEcho is written as jsonx.AppendRaw writes it
+	// (requestEcho.write).
+	echoWritten bool
 }
 
 // quickEvents is false in tests that hold the events written without
@@ -170,7 +177,7 @@ func (s *streamEncoder) snapshot(status parleyv1.ResponseStatus, final bool) *Re
 	if final {
 		first = &parleyv1.Candidate{FinishReason: s.reason, FinishMessage: s.message}
 	}
-	r := snapshotOf(s.req, s.resp, status, first, &s.reqEcho)
+	r := snapshotOf(s.req, s.resp, status, first, &s.reqEcho, s.echoWritten)
 	if final {
 		r.Output = append([]Item{}, s.items...)
 		r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
@@ -245,7 +252,9 @@ func (s *streamEncoder) start(w *sse.Writer, st *parleyv1.ResponseStart) error {
 		s.resp.Id = translate.NewID("resp_")
 	}
 	s.usage = translate.MergeUsage(nil, s.resp.GetUsage())
-	s.reqEcho.keep(s.resp.GetExtensions())
+	if s.reqEcho.keep(s.resp.GetExtensions()) {
+		s.echoWritten = s.reqEcho.write()
+	}
 	snap := s.snapshot(parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, false)
 	return s.emitSnapshot(w, snap, "response.created", "response.in_progress")
 }
@@ -534,7 +543,7 @@ func (s *streamEncoder) Fail(w *sse.Writer, e *parleyv1.Error) error {
 	if cs := resp.GetCandidates(); len(cs) > 0 {
 		first = cs[0]
 	}
-	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, &s.reqEcho)
+	r := snapshotOf(s.req, resp, parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED, first, &s.reqEcho, s.echoWritten)
 	r.Output = append([]Item{}, s.items...)
 	r.Usage = wireUsage(s.usage, s.resp.GetExtensions())
 	return s.emit(w, &event{Type: "response.failed", Response: r})

@@ -239,6 +239,10 @@ type Response struct {
 	Metadata           jsontext.Value `json:"metadata,omitzero"`
 	ServiceTier        *string        `json:"service_tier,omitzero" jsonschema:"nullable"`
 	Unknown            jsonx.Unknown  `json:",embed" jsonschema:"-"`
+	// echoWritten is set when the members that echo the request are
+	// written as jsonx.AppendRaw writes them (requestEcho.written), for
+	// appendResponse to copy as they are.
+	echoWritten bool
 }
 
 // responseError is the error of a failed response.
