@@ -95,6 +95,16 @@ func TestEchoValueIsMarshal(t *testing.T) {
 // BenchmarkEcho builds the echo of the load benchmark's request (its
 // instructions, max_output_tokens and store) and of Codex's agent turn.
 func BenchmarkEcho(b *testing.B) {
+	benchEchoRequests(b, func(b *testing.B, req *parleyv1.Request) {
+		for b.Loop() {
+			_ = echoOf(req)
+		}
+	})
+}
+
+// benchEchoRequests runs bench for the load benchmark's request and for
+// Codex's agent turn, each decoded.
+func benchEchoRequests(b *testing.B, bench func(*testing.B, *parleyv1.Request)) {
 	for _, c := range []struct{ name, body string }{
 		{"text", `{"model":"gpt-5","instructions":"You are a careful assistant. Answer in plain prose.","input":[{"role":"user","content":"Hi"}],"max_output_tokens":1024,"store":false}`},
 		{"codex", codexRequest(b)},
@@ -105,9 +115,7 @@ func BenchmarkEcho(b *testing.B) {
 		}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			for b.Loop() {
-				_ = echoOf(req)
-			}
+			bench(b, req)
 		})
 	}
 }
@@ -184,25 +192,15 @@ func BenchmarkEchoStream(b *testing.B) {
 		Parts: []*parleyv1.Part{translate.TextPart("Revenue grew 12% year over year.")}, FinishReason: parleyv1.FinishReason_FINISH_REASON_STOP}},
 		Usage: &parleyv1.Usage{InputTokens: new(int64(58)), OutputTokens: new(int64(9))}}
 	evs := translate.ReplayResponse(resp)
-	for _, c := range []struct{ name, body string }{
-		{"text", `{"model":"gpt-5","instructions":"You are a careful assistant. Answer in plain prose.","input":[{"role":"user","content":"Hi"}],"max_output_tokens":1024,"store":false,"stream":true}`},
-		{"codex", codexRequest(b)},
-	} {
-		req, err := Client{}.DecodeRequest(&translate.Incoming{Body: []byte(c.body)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			w := sse.NewWriter(io.Discard)
-			for b.Loop() {
-				enc := Client{}.NewStreamEncoder(req)
-				for _, ev := range evs {
-					if err := enc.Encode(w, ev); err != nil {
-						b.Fatal(err)
-					}
+	benchEchoRequests(b, func(b *testing.B, req *parleyv1.Request) {
+		w := sse.NewWriter(io.Discard)
+		for b.Loop() {
+			enc := Client{}.NewStreamEncoder(req)
+			for _, ev := range evs {
+				if err := enc.Encode(w, ev); err != nil {
+					b.Fatal(err)
 				}
 			}
-		})
-	}
+		}
+	})
 }
