@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 )
 
 // Upstreams differ in what conversation shapes they accept; clients of other
@@ -34,7 +35,10 @@ func SplitLeadingSystem(msgs []*parleyv1.Message) (system, rest []*parleyv1.Mess
 		if !cloned {
 			system, cloned = slices.Clone(system), true
 		}
-		kept := proto.CloneOf(m)
+		// Cloned by reflection through the parts and what they hold:
+		// off the stack, which may be a stream handler's.
+		var kept *parleyv1.Message
+		offstack.Run(func() { kept = proto.CloneOf(m) })
 		kept.Parts = slices.DeleteFunc(kept.Parts, kindless)
 		system[j] = kept
 	}

@@ -124,7 +124,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Encode(w, appendRequest)
+	body, err := jsonx.EncodeOffStack(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*trans
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Encode(w, appendRequest)
+	body, err := jsonx.EncodeOffStack(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (Upstream) EncodeCountRequest(req *parleyv1.Request, t translate.Target) (*
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Encode(w, appendRequest)
+	body, err := jsonx.EncodeOffStack(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}

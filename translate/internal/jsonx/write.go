@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/parleyhq/parley/internal/offstack"
 )
 
 // Members writes the members of a JSON object by hand, for the quick
@@ -293,6 +295,26 @@ func AppendFloat(b []byte, f float64) (_ []byte, ok bool) {
 // returned are allocated once, at their size; a buffer grown past
 // maxPooled (a long conversation) is let go.
 func Encode[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, error) {
+	if out, ok := encodeQuick(v, quick); ok {
+		return out, nil
+	}
+	return Marshal(v)
+}
+
+// EncodeOffStack is Encode with Marshal, which goes as deep as v nests
+// (an agent's tools), run off the caller's stack (offstack): for a writer
+// that runs on a stream handler's, whose quick writer is shallow.
+func EncodeOffStack[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, error) {
+	out, ok := encodeQuick(v, quick)
+	if ok {
+		return out, nil
+	}
+	var err error
+	offstack.Run(func() { out, err = Marshal(v) })
+	return out, err
+}
+
+func encodeQuick[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, bool) {
 	buf := encodeBuffers.Get().(*[]byte)
 	b, ok := quick((*buf)[:0], v)
 	var out []byte
@@ -303,10 +325,7 @@ func Encode[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, error) 
 		*buf = b[:0]
 		encodeBuffers.Put(buf)
 	}
-	if ok {
-		return out, nil
-	}
-	return Marshal(v)
+	return out, ok
 }
 
 var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
