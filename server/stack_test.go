@@ -172,14 +172,15 @@ func streamOnSmallStacks(t *testing.T) {
 			}
 		}
 	}
-	// Agents' own requests too: their tools, their instructions. Codex's
-	// are not among them: a responses stream's first and last events
-	// echo its tools, written 7.5 KB deep on the handler's stack, which
-	// the runtime's allocation slow path can take past 8 KB.
+	// Agents' own requests too: their tools, their instructions, Codex's
+	// custom and namespaced tools.
 	for _, agent := range []struct{ file, client string }{
 		{"claude_code/request.json", "messages"},
 		{"gemini_cli/request.json", "generate_content"},
 		{"gemini_cli/request_yolo.json", "generate_content"},
+		{"codex/request.json", "responses"},
+		{"codex/request_fallback_metadata_gpt-5.1-codex.json", "responses"},
+		{"codex/request_default_model_gpt-6.1-sol.json", "responses"},
 	} {
 		body, err := os.ReadFile("../testdata/agent_tools/" + agent.file)
 		if err != nil {
