@@ -305,11 +305,15 @@ func Encode[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, error) 
 // (an agent's tools), run off the caller's stack (offstack): for a writer
 // that runs on a stream handler's, whose quick writer is shallow.
 func EncodeOffStack[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, error) {
-	out, ok := encodeQuick(v, quick)
-	if ok {
+	if out, ok := encodeQuick(v, quick); ok {
 		return out, nil
 	}
-	var err error
+	return marshalOffStack(v)
+}
+
+// marshalOffStack is Marshal off the stack, a function of its own so that
+// what its closure takes is allocated only when it runs.
+func marshalOffStack[T any](v *T) (out []byte, err error) {
 	offstack.Run(func() { out, err = Marshal(v) })
 	return out, err
 }
