@@ -289,16 +289,16 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
 		role = "user"
 	}
+	// A message is added to out when its first content part comes, and
+	// filled in place while open: an item is large, and a copy of it on
+	// the stack would take room on the handler's
+	// (TestStreamsRunOnSmallStacks).
 	var out []Item
-	var msg *Item
-	flush := func() {
-		if msg != nil {
-			out = append(out, *msg)
-			msg = nil
-		}
-	}
-	newMessage := func(p *parleyv1.Part) *Item {
-		it := &Item{Role: role, Content: &Content{}, Unknown: e.take(m.GetExtensions(), "")}
+	open := false
+	newMessage := func(p *parleyv1.Part) {
+		out = append(out, Item{})
+		it := &out[len(out)-1]
+		it.Role, it.Content, it.Unknown = role, &Content{}, e.take(m.GetExtensions(), "")
 		if e.has(m.GetExtensions(), markTyped) || (m.GetRole() == parleyv1.Role_ROLE_ASSISTANT && p != nil && p.GetItemId() != "") {
 			it.Type = "message"
 		}
@@ -306,7 +306,6 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 			it.ID, it.Status = p.GetItemId(), statusWord(p.GetStatus())
 		}
 		e.idStatus(it, m)
-		return it
 	}
 	for j, p := range m.GetParts() {
 		pf := field + ".parts[" + strconv.Itoa(j) + "]"
@@ -315,16 +314,17 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 			return nil, err
 		}
 		if isContent {
-			if msg == nil || (p.GetItemId() != "" && p.GetItemId() != msg.ID) {
-				flush()
-				msg = newMessage(p)
+			if !open || (p.GetItemId() != "" && p.GetItemId() != out[len(out)-1].ID) {
+				newMessage(p)
+				open = true
 			}
 			if cp != nil {
-				msg.Content.Parts = append(msg.Content.Parts, *cp)
+				c := out[len(out)-1].Content
+				c.Parts = append(c.Parts, *cp)
 			}
 			continue
 		}
-		flush()
+		open = false
 		if r := p.GetHostedToolResult(); r != nil && e.same && len(out) > 0 && out[len(out)-1].Type == "file_search_call" && out[len(out)-1].ID == r.GetCallId() {
 			out[len(out)-1].Results = jsontext.Value(r.GetOutput())
 			continue
@@ -335,9 +335,8 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 		}
 		out = append(out, it...)
 	}
-	flush()
 	if len(m.GetParts()) == 0 && e.same && markID.In(m.GetExtensions()) {
-		out = append(out, *newMessage(nil))
+		newMessage(nil)
 	}
 	// A turn of one text part that came as a string goes back as one.
 	if e.has(m.GetExtensions(), markString) && len(out) == 1 && out[0].Content != nil && len(out[0].Content.Parts) == 1 && out[0].Content.Parts[0].Type != "refusal" {
@@ -365,95 +364,119 @@ func (e *encoder) idStatus(it *Item, m *parleyv1.Message) {
 
 // item renders a part that is an item of its own.
 func (e *encoder) item(m *parleyv1.Message, p *parleyv1.Part, field string) ([]Item, error) {
-	if v, ok := markItem.Value(p.GetExtensions()); ok && e.same {
-		// An item kept whole (a custom tool's call or output too, which
-		// other dialects get as a function's) goes back as it came.
-		var it Item
-		if err := jsonx.Unmarshal(v, &it); err != nil {
-			return nil, err
-		}
-		return []Item{it}, nil
+	// Each kind is written by a function of its own: their items, built
+	// on the stack, would otherwise all take room in this frame, on the
+	// handler's stack (TestStreamsRunOnSmallStacks).
+	if _, ok := markItem.Value(p.GetExtensions()); ok && e.same {
+		return keptItem(p)
 	}
-	unknown := e.take(m.GetExtensions(), "")
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_ToolCall:
-		c := k.ToolCall
-		if c.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
-			action := c.GetArguments()
-			if action == "" {
-				action = "{}"
-			}
-			return []Item{{Type: "computer_call", ID: p.GetItemId(), CallID: wireCallID(c.GetId()), Action: jsontext.Value(action), Status: statusWord(p.GetStatus()), Unknown: unknown}}, nil
-		}
-		args := c.GetArguments()
-		it := Item{Type: "function_call", CallID: wireCallID(c.GetId()), Name: c.GetName(), Namespace: c.GetNamespace(), Arguments: &args, Unknown: unknown}
-		if e.same || strings.HasPrefix(p.GetItemId(), "fc_") {
-			it.ID, it.Status = p.GetItemId(), statusWord(p.GetStatus())
-		}
-		return []Item{it}, nil
+		return e.callItem(m, p, k.ToolCall), nil
 	case *parleyv1.Part_ToolResult:
-		r := k.ToolResult
-		if r.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
-			out, ok := jsonx.Value(m.GetExtensions(), thisDialect, "output")
-			if !ok || !e.same {
-				raw, err := e.screenshot(r, field)
-				if err != nil {
-					return nil, err
-				}
-				out = raw
-			}
-			it := Item{Type: "computer_call_output", CallID: wireCallID(r.GetCallId()), Output: out, Unknown: unknown}
-			delete(it.Unknown, "output")
-			e.idStatus(&it, m)
-			return []Item{it}, nil
-		}
-		it := Item{Type: "function_call_output", CallID: wireCallID(r.GetCallId()), Unknown: unknown}
-		e.idStatus(&it, m)
-		out, err := e.resultOutput(r, field)
-		if err != nil {
-			return nil, err
-		}
-		it.Output = out
-		return []Item{it}, nil
+		return e.resultItem(m, k.ToolResult, field)
 	case *parleyv1.Part_Reasoning:
 		return e.reasoning(m, p, k.Reasoning), nil
 	case *parleyv1.Part_HostedToolCall:
 		if !e.same {
 			return nil, nil
 		}
-		hc := k.HostedToolCall
-		it := Item{ID: hc.GetId(), Status: statusWord(p.GetStatus()), Unknown: unknown}
-		switch hc.GetKind() {
-		case parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH:
-			it.Type = "web_search_call"
-			if hc.GetInput() != "" {
-				it.Action = jsontext.Value(hc.GetInput())
-			}
-		case parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH:
-			it.Type, it.Queries = "file_search_call", hc.GetQueries()
-			if it.Queries == nil {
-				it.Queries = []string{}
-			}
-		default:
-			return nil, nil
-		}
-		return []Item{it}, nil
+		return e.hostedItem(m, p, k.HostedToolCall), nil
 	case *parleyv1.Part_HostedToolResult:
 		return nil, nil // joined to its call by the caller
 	case *parleyv1.Part_ItemReference:
 		return []Item{{Type: "item_reference", ID: k.ItemReference.GetId()}}, nil
 	case nil:
-		if v, ok := markItem.Value(p.GetExtensions()); ok && e.same {
-			var it Item
-			if err := jsonx.Unmarshal(v, &it); err != nil {
-				return nil, err
-			}
-			return []Item{it}, nil
-		}
 		// Another dialect's item kept whole for that dialect alone.
 		e.dropped = append(e.dropped, field)
 	}
 	return nil, nil
+}
+
+// keptItem is an item kept whole (a custom tool's call or output too,
+// which other dialects get as a function's), going back as it came.
+//
+//go:noinline
+func keptItem(p *parleyv1.Part) ([]Item, error) {
+	v, _ := markItem.Value(p.GetExtensions())
+	out := make([]Item, 1)
+	if err := jsonx.Unmarshal(v, &out[0]); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// callItem is a tool call's item.
+//
+//go:noinline
+func (e *encoder) callItem(m *parleyv1.Message, p *parleyv1.Part, c *parleyv1.ToolCall) []Item {
+	unknown := e.take(m.GetExtensions(), "")
+	if c.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
+		action := c.GetArguments()
+		if action == "" {
+			action = "{}"
+		}
+		return []Item{{Type: "computer_call", ID: p.GetItemId(), CallID: wireCallID(c.GetId()), Action: jsontext.Value(action), Status: statusWord(p.GetStatus()), Unknown: unknown}}
+	}
+	args := c.GetArguments()
+	out := []Item{{Type: "function_call", CallID: wireCallID(c.GetId()), Name: c.GetName(), Namespace: c.GetNamespace(), Arguments: &args, Unknown: unknown}}
+	if e.same || strings.HasPrefix(p.GetItemId(), "fc_") {
+		out[0].ID, out[0].Status = p.GetItemId(), statusWord(p.GetStatus())
+	}
+	return out
+}
+
+// resultItem is a tool result's item.
+//
+//go:noinline
+func (e *encoder) resultItem(m *parleyv1.Message, r *parleyv1.ToolResult, field string) ([]Item, error) {
+	unknown := e.take(m.GetExtensions(), "")
+	if r.GetKind() == parleyv1.ToolKind_TOOL_KIND_COMPUTER_USE {
+		out, ok := jsonx.Value(m.GetExtensions(), thisDialect, "output")
+		if !ok || !e.same {
+			raw, err := e.screenshot(r, field)
+			if err != nil {
+				return nil, err
+			}
+			out = raw
+		}
+		items := []Item{{Type: "computer_call_output", CallID: wireCallID(r.GetCallId()), Output: out, Unknown: unknown}}
+		delete(items[0].Unknown, "output")
+		e.idStatus(&items[0], m)
+		return items, nil
+	}
+	items := []Item{{Type: "function_call_output", CallID: wireCallID(r.GetCallId()), Unknown: unknown}}
+	e.idStatus(&items[0], m)
+	out, err := e.resultOutput(r, field)
+	if err != nil {
+		return nil, err
+	}
+	items[0].Output = out
+	return items, nil
+}
+
+// hostedItem is a hosted tool call's item, for an upstream of this
+// dialect.
+//
+//go:noinline
+func (e *encoder) hostedItem(m *parleyv1.Message, p *parleyv1.Part, hc *parleyv1.HostedToolCall) []Item {
+	items := []Item{{ID: hc.GetId(), Status: statusWord(p.GetStatus()), Unknown: e.take(m.GetExtensions(), "")}}
+	it := &items[0]
+	switch hc.GetKind() {
+	case parleyv1.ToolKind_TOOL_KIND_WEB_SEARCH:
+		it.Type = "web_search_call"
+		if hc.GetInput() != "" {
+			it.Action = jsontext.Value(hc.GetInput())
+		}
+	case parleyv1.ToolKind_TOOL_KIND_FILE_SEARCH:
+		it.Type, it.Queries = "file_search_call", hc.GetQueries()
+		if it.Queries == nil {
+			it.Queries = []string{}
+		}
+	default:
+		return nil
+	}
+	return items
 }
 
 // sameOrigin reports whether p came from a service of this dialect.

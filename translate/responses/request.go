@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
@@ -138,23 +139,44 @@ type encoder struct {
 	groups map[string]bool
 }
 
-// EncodeRequest implements translate.Upstream.
+// EncodeRequest implements translate.Upstream. Another dialect's request
+// is written on the caller's stack (a stream handler's): its writer is
+// shallow, and what it leaves to reflection goes off the stack by itself
+// (outgoing). A request of this dialect, written again (for
+// one of several upstreams of this dialect, or where it could not be
+// forwarded), takes back its items, tools and namespaces as they came,
+// by reflection through whatever they nest: it is written off the stack
+// whole (offstack).
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
 	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
+	if e.same {
+		return e.encodeRequestOffStack()
+	}
+	return e.encodeRequest()
+}
+
+// encodeRequestOffStack is encodeRequest off the stack, a function of its
+// own so that what its closure takes is allocated only when it runs.
+func (e *encoder) encodeRequestOffStack() (out *translate.Outgoing, err error) {
+	offstack.Run(func() { out, err = e.encodeRequest() })
+	return out, err
+}
+
+func (e *encoder) encodeRequest() (*translate.Outgoing, error) {
 	w, err := e.request()
 	if err != nil {
 		return nil, err
 	}
-	if req.GetStream() {
+	if e.req.GetStream() {
 		w.Stream = new(true)
 	}
-	return e.outgoing(w, Path, req.GetStream())
+	return e.outgoing(w, Path, e.req.GetStream())
 }
 
 func (e *encoder) outgoing(w *Request, path string, stream bool) (*translate.Outgoing, error) {
 	// Written without reflection where it can be
-	// (TestQuickRequestIsTheMarshalledRequest).
-	body, err := jsonx.Encode(w, appendRequest)
+	// (TestQuickRequestIsTheMarshalledRequest), else off the stack.
+	body, err := jsonx.EncodeOffStack(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}
