@@ -86,12 +86,12 @@ func trimTrace(out []byte) []byte {
 
 // Requests of the content-generation dialect are read and written by
 // reflection through nested lists with methods of their own, 6.5 to 7 KB
-// deep, requests of the responses dialect written so, and a responses
+// deep, requests of the responses dialect read so, and a responses
 // encoder marshals its echo of the request's tools when made: off the
 // handler's stack (translate.Dialect's DeepClientWork, DeepUpstreamWork
-// and DeepStreamStart). A responses request is read on it, but for what
-// its quick reader leaves to reflection: the whole request, a tool kept as
-// it came.
+// and DeepStreamStart). Requests to other upstreams are written on it,
+// and what their quick writers leave to reflection goes off it by itself
+// (jsonx.EncodeOffStack).
 
 // growKept fills offstack's kept goroutines with grown stacks, as a
 // running gateway's are: the limit is for the handlers', and a kept

@@ -142,11 +142,10 @@ type encoder struct {
 // EncodeRequest implements translate.Upstream. Another dialect's request
 // is written on the caller's stack (a stream handler's): its writer is
 // shallow, and what it leaves to reflection goes off the stack by itself
-// (outgoing). A request of this dialect, written again (for
-// one of several upstreams of this dialect, or where it could not be
-// forwarded), takes back its items, tools and namespaces as they came,
-// by reflection through whatever they nest: it is written off the stack
-// whole (offstack).
+// (outgoing). A request of this dialect, written again (for one of
+// several upstreams of this dialect, or where it could not be forwarded),
+// takes back its items, tools and namespaces as they came, by reflection
+// through whatever they nest: it is written off the stack whole.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
 	e := &encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
 	if e.same {
