@@ -109,13 +109,50 @@ func writtenValue(w *jsonx.Walker, name, in string, elem bool) (set bool, err er
 	case '"':
 		// Read in place: a conversation's texts are not copied.
 		raw, err := w.Raw()
-		if err != nil || upperWords[name] && !upperWord(raw) {
+		if err != nil || upperWords[name] && !upperWord(raw) || name == "data" && media[in] && !stdBase64(raw) {
 			return false, jsonx.ErrForm
 		}
 		return len(raw) > 2, nil
 	}
 	return true, w.Skip()
 }
+
+// stdBase64 reports whether a string, as written in JSON, is base64 as the
+// encoder writes it: the standard alphabet, padded, without line breaks,
+// escapes or stray bits past the last byte. The decoder also reads the
+// URL-safe alphabet, no padding and set trailing bits, which the encoder
+// writes otherwise.
+func stdBase64(raw []byte) bool {
+	s := raw[1 : len(raw)-1]
+	if len(s)%4 != 0 {
+		return false
+	}
+	pad := 0
+	for pad < 2 && len(s) > pad && s[len(s)-1-pad] == '=' {
+		pad++
+	}
+	body := s[:len(s)-pad]
+	for _, c := range body {
+		if base64Digit[c] == 0 {
+			return false
+		}
+	}
+	if pad == 0 || len(body) == 0 {
+		return pad == 0
+	}
+	// One pad leaves two bits of the last digit unused; two leave four.
+	unused := byte(1)<<(2*pad) - 1
+	return (base64Digit[body[len(body)-1]]-1)&unused == 0
+}
+
+// base64Digit holds one more than the value of each digit of the standard
+// alphabet, and 0 for every other byte.
+var base64Digit = func() (t [256]byte) {
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = byte(i) + 1
+	}
+	return t
+}()
 
 // writtenSchema walks a schema in the Schema form, failing with ErrForm
 // unless it is as the encoder writes it back from the JSON Schema it is

@@ -54,6 +54,14 @@ var forwardVariants = []string{
 	`{"contents":[{"role":"model","parts":[{"executableCode":{"language":"python","code":"1"}},{"codeExecutionResult":{"outcome":"outcome_ok","output":"1"}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","properties":{"a":{"type":"STRING","enum":["x"],"nullable":true},"b":{"type":"ARRAY","items":{"type":"INTEGER","format":"int64"}},"c":{"anyOf":[{"type":"STRING"},{"type":"NUMBER"}]}},"required":["a"],"propertyOrdering":["a","b"]}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseSchema":{"type":"OBJECT","properties":{"n":{"type":"NUMBER","minimum":0,"description":"d"}}}}}`,
+	// Inline data in base64 the decoder reads and the encoder writes
+	// otherwise: no padding, stray bits past the last byte, the URL-safe
+	// alphabet, an escaped line break; then as the encoder writes it.
+	`{"contents":[{"parts":[{"inlineData":{"data":"00","mimeType":"0"}}]}]}`,
+	`{"contents":[{"parts":[{"inlineData":{"data":"0x==","mimeType":"image/png"}}]}]}`,
+	`{"contents":[{"parts":[{"inlineData":{"data":"-_8=","mimeType":"image/png"}}]}]}`,
+	`{"contents":[{"parts":[{"inlineData":{"data":"AAAA\nAAAA","mimeType":"image/png"}}]}]}`,
+	`{"contents":[{"parts":[{"inlineData":{"data":"0w==","mimeType":"image/png"}}]}]}`,
 	// A response with a repeated name (the last wins) is still an object.
 	`{"contents":[{"parts":[{"text":"?"}]},{"parts":[{"functionResponse":{"name":"r","response":{"":2,"":""}}}]}]}`,
 }
