@@ -82,6 +82,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 		}
 		return []byte(`{"model":"bench","max_tokens":1024,"system":"Be brief.","messages":[{"role":"user","content":"Say hello."}]` + s + `}`)
 	}
+	respReq := func(stream bool) []byte {
+		return []byte(`{"model":"bench","instructions":"Be brief.","input":[{"role":"user","content":"Say hello."}],"max_output_tokens":1024,"store":false,"stream":` + fmt.Sprint(stream) + `}`)
+	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	do := func(b *testing.B, url, key string, body []byte) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
@@ -116,6 +119,8 @@ func BenchmarkEndToEnd(b *testing.B) {
 			// A key with limits: admission and settlement on counters in
 			// the process, and the rate-limit headers.
 			{"parley_cross_limited", g.url + "/v1/messages", msgReq(mode.stream), limitedBenchKey},
+			// A responses client, as agents send it (nothing stored).
+			{"parley_responses", g.url + "/v1/responses", respReq(mode.stream), ""},
 		} {
 			key := cmp.Or(path.key, clientKey)
 			b.Run(mode.name+"/"+path.name, func(b *testing.B) {

@@ -22,13 +22,12 @@ type clientDialect struct {
 	stored  translate.StoredClient
 	compact translate.CompactClient
 	// deep runs the dialect's request reading off the handler's stack
-	// (translate.Dialect.DeepClientWork), deepStart its stream encoder's
-	// making (DeepStreamStart).
-	deep, deepStart bool
+	// (translate.Dialect.DeepClientWork).
+	deep bool
 }
 
 func newClientDialect(d *translate.Dialect) *clientDialect {
-	c := &clientDialect{Client: d.Client, d: d, label: d.Name(), deep: d.DeepClientWork, deepStart: d.DeepStreamStart}
+	c := &clientDialect{Client: d.Client, d: d, label: d.Name(), deep: d.DeepClientWork}
 	c.count, _ = d.Client.(translate.CountClient)
 	c.models, _ = d.Client.(translate.ModelClient)
 	c.stored, _ = d.Client.(translate.StoredClient)
@@ -44,17 +43,6 @@ func (c *clientDialect) decodeRequest(in *translate.Incoming) (req *parleyv1.Req
 	}
 	offstack.Run(func() { req, err = c.DecodeRequest(in) })
 	return req, err
-}
-
-// newStreamEncoder makes the encoder of a stream, off the handler's stack
-// for a dialect whose encoder does deep work at the start
-// (translate.Dialect.DeepStreamStart).
-func (c *clientDialect) newStreamEncoder(req *parleyv1.Request) (enc translate.StreamEncoder) {
-	if !c.deepStart {
-		return c.NewStreamEncoder(req)
-	}
-	offstack.Run(func() { enc = c.NewStreamEncoder(req) })
-	return enc
 }
 
 // framing is how a stream answering in is put on the wire.

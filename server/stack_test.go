@@ -86,12 +86,12 @@ func trimTrace(out []byte) []byte {
 
 // Requests of the content-generation dialect are read and written by
 // reflection through nested lists with methods of their own, 6.5 to 7 KB
-// deep, requests of the responses dialect read so, and a responses
-// encoder marshals its echo of the request's tools when made: off the
-// handler's stack (translate.Dialect's DeepClientWork, DeepUpstreamWork
-// and DeepStreamStart). Requests to other upstreams are written on it,
-// and what their quick writers leave to reflection goes off it by itself
-// (jsonx.EncodeOffStack).
+// deep: off the handler's stack (translate.Dialect's DeepClientWork and
+// DeepUpstreamWork). Requests of other dialects are read and written on
+// it, and what their quick readers and writers leave to reflection goes
+// off it by itself (jsonx.EncodeOffStack; a responses request's unmodelled
+// items and kept tools, and its stream encoder's echo of tools and
+// settings).
 
 // growKept fills offstack's kept goroutines with grown stacks, as a
 // running gateway's are: the limit is for the handlers', and a kept

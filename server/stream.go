@@ -153,7 +153,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 	var enc translate.StreamEncoder
 	encoder := func() translate.StreamEncoder {
 		if enc == nil {
-			enc = x.c.newStreamEncoder(req)
+			enc = x.c.NewStreamEncoder(req)
 		}
 		return enc
 	}

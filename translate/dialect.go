@@ -56,10 +56,6 @@ type Dialect struct {
 	// for as long as the request is open (a held stream, a long
 	// generation).
 	DeepClientWork bool
-	// DeepStreamStart is set for a dialect whose stream encoder does deep
-	// work when it is made (the responses dialect marshals its echo of the
-	// request's tools): the gateway makes it off the request's stack too.
-	DeepStreamStart bool
 	// DeepUpstreamWork is set for a dialect whose upstream requests are
 	// written by reflection through nested lists: a backend writes them
 	// on a goroutine kept for it, as DeepClientWork says.

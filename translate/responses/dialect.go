@@ -26,12 +26,10 @@ func Dialect() *translate.Dialect {
 		RateLimitHeaders: openai.RateLimitHeaders,
 		Try:              try,
 		Socket:           socket,
-		// Input items and their content, contents and their parts are
-		// read by reflection, deep; the stream encoder's echo of the
-		// tools is made deep. An upstream request decides for itself
-		// what it writes off the stack (Upstream.EncodeRequest).
-		DeepClientWork:  true,
-		DeepStreamStart: true,
+		// A request is read, its stream encoder made and an upstream
+		// request written on the handler's stack: what goes deep goes
+		// off it by itself (unmarshalRequest, keptTool, NewStreamEncoder,
+		// Upstream.EncodeRequest).
 		Routes: []translate.Route{
 			{Pattern: "POST /v1/responses", Op: translate.OpGenerate},
 			{Pattern: "POST /v1/responses/input_tokens", Op: translate.OpCount},

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
@@ -219,13 +220,19 @@ func (d *itemDecoder) item(it *Item, field string) (*parleyv1.Message, error) {
 		return m, nil
 	}
 	if it.Type == "compaction" || it.Type == "compaction_summary" {
-		if m := compactionItem(it); m != nil {
+		// Opened and read back off the request's stack: the turns a
+		// compaction seals nest their parts as a conversation does.
+		var m *parleyv1.Message
+		offstack.Run(func() { m = compactionItem(it) })
+		if m != nil {
 			d.expanded = true
 			return m, nil
 		}
 	}
-	// An item type this package does not map: kept whole, for this dialect.
-	raw, err := jsonx.Marshal(it)
+	// An item type this package does not map: kept whole, for this
+	// dialect, marshalled off the request's stack (the members it keeps
+	// as they came are reformatted as deep as they nest).
+	raw, err := jsonx.MarshalOffStack(it)
 	if err != nil {
 		return nil, translate.Invalid(field, "%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
@@ -118,27 +119,37 @@ func (e *encoder) namespaceTool(t *parleyv1.Tool, f *parleyv1.FunctionTool, fiel
 // included, and the item itself goes whole to a service of this dialect,
 // which therefore does not get its tools a second time in tools.
 
-// decodeInputTools adds the tools of the input's additional_tools items.
+// decodeInputTools adds the tools of the input's additional_tools items,
+// read by reflection off the request's stack (their tools nest as deep as
+// their schemas).
 func decodeInputTools(req *parleyv1.Request, items []Item) error {
 	for i := range items {
-		it := &items[i]
-		if it.Type != "additional_tools" {
+		if items[i].Type != "additional_tools" {
 			continue
 		}
-		field := "input.[" + strconv.Itoa(i) + "].tools"
-		var list []tool
-		if v, ok := it.Unknown["tools"]; ok {
-			if err := jsonx.Unmarshal(v, &list); err != nil {
-				return translate.Invalid(field, "%v", err)
-			}
-		}
-		n := len(req.Tools)
-		if err := decodeToolList(req, list, field); err != nil {
+		var err error
+		offstack.Run(func() { err = decodeAdditionalTools(req, &items[i], "input.["+strconv.Itoa(i)+"].tools") })
+		if err != nil {
 			return err
 		}
-		for _, t := range req.Tools[n:] {
-			markInInput.Keep(&t.Extensions, jsontext.Value("true"))
+	}
+	return nil
+}
+
+// decodeAdditionalTools adds the tools of an additional_tools item.
+func decodeAdditionalTools(req *parleyv1.Request, it *Item, field string) error {
+	var list []tool
+	if v, ok := it.Unknown["tools"]; ok {
+		if err := jsonx.Unmarshal(v, &list); err != nil {
+			return translate.Invalid(field, "%v", err)
 		}
+	}
+	n := len(req.Tools)
+	if err := decodeToolList(req, list, field, inPlace); err != nil {
+		return err
+	}
+	for _, t := range req.Tools[n:] {
+		markInInput.Keep(&t.Extensions, jsontext.Value("true"))
 	}
 	return nil
 }

@@ -46,12 +46,15 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 }
 
 // unmarshalRequest reads a request body, the quick way when it can
-// (readRequest).
+// (readRequest), else by reflection through its nested lists, off the
+// request's stack.
 func unmarshalRequest(body []byte, w *Request) error {
 	if readRequest(body, w) {
 		return nil
 	}
-	if err := jsonx.Unmarshal(body, w); err != nil {
+	var err error
+	offstack.Run(func() { err = jsonx.Unmarshal(body, w) })
+	if err != nil {
 		return openai.InputError(err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/openai"
@@ -18,11 +19,33 @@ import (
 
 // NewStreamEncoder implements translate.Client.
 func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
-	s := &streamEncoder{req: req, msg: -1, openIdx: -1, names: callNamesOf(req), reqEcho: echoOf(req)}
-	// Written here, off the handler's stack (DeepStreamStart): the
-	// snapshots copy it.
-	s.echoWritten = s.reqEcho.write()
+	s := &streamEncoder{req: req, msg: -1, openIdx: -1}
+	if echoShallow(req) {
+		s.begin()
+	} else {
+		offstack.Run(s.begin)
+	}
 	return s
+}
+
+// begin takes what the encoder keeps of the request: how its calls are
+// named, and its echo, written here once for the snapshots to copy.
+func (s *streamEncoder) begin() {
+	s.names = callNamesOf(s.req)
+	s.reqEcho = echoOf(s.req)
+	s.echoWritten = s.reqEcho.write()
+}
+
+// echoShallow reports whether the request's echo is made and written
+// without reflection and without nesting: its members are strings,
+// numbers and booleans. Tools (their schemas, and a kept tool read back
+// by reflection), a response format, reasoning settings, metadata and a
+// tool choice go deep, on the handler's stack of a stream that waits
+// deep too, and so are taken off it (offstack).
+func echoShallow(req *parleyv1.Request) bool {
+	return len(req.GetTools()) == 0 && req.GetResponseFormat() == nil && req.GetReasoning() == nil &&
+		len(req.GetMetadata()) == 0 && req.GetToolChoice() == nil &&
+		req.GetGeneration().GetVerbosity() == parleyv1.Verbosity_VERBOSITY_UNSPECIFIED
 }
 
 type streamEncoder struct {

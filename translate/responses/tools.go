@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
@@ -80,14 +81,16 @@ func filterOf(w *wireFilter, field string) (*parleyv1.SearchFilter, error) {
 }
 
 func decodeTools(req *parleyv1.Request, w *Request) error {
-	if err := decodeToolList(req, w.Tools, "tools"); err != nil {
+	if err := decodeToolList(req, w.Tools, "tools", offstack.Run); err != nil {
 		return err
 	}
 	return decodeToolChoice(req, w)
 }
 
-// decodeToolList decodes a list of tools at field into req.Tools.
-func decodeToolList(req *parleyv1.Request, list []tool, field0 string) error {
+// decodeToolList decodes a list of tools at field into req.Tools. deep
+// runs what goes by reflection: offstack.Run on the request's stack,
+// inPlace when the list is read off it already.
+func decodeToolList(req *parleyv1.Request, list []tool, field0 string, deep func(func())) error {
 	for i := range list {
 		wt := &list[i]
 		field := field0 + ".[" + strconv.Itoa(i) + "]"
@@ -147,34 +150,53 @@ func decodeToolList(req *parleyv1.Request, list []tool, field0 string) error {
 			}
 			t.Kind = &parleyv1.Tool_ComputerUse{ComputerUse: &parleyv1.ComputerUseTool{Version: wt.Type, DisplayWidth: int32(*wt.DisplayWidth), DisplayHeight: int32(*wt.DisplayHeight), Environment: wt.Environment}}
 		default:
-			raw, err := jsonx.Marshal(wt)
+			// A tool kept as it came (a namespace, a custom tool, one
+			// Parley does not model) is marshalled and read by
+			// reflection through whatever it nests: off the request's
+			// stack.
+			var kept []*parleyv1.Tool
+			var err error
+			deep(func() { kept, err = keptTool(wt, t, field) })
 			if err != nil {
-				return translate.Invalid(field, "%v", err)
+				return err
 			}
-			if wt.Type == "namespace" {
-				members, ok, err := namespaceTools(wt, raw, field)
-				if err != nil {
-					return err
-				}
-				if ok {
-					req.Tools = append(req.Tools, members...)
-					continue
-				}
-			}
-			if wt.Type == "custom" {
-				if wt.Name == "" {
-					return translate.Invalid(field+".name", "is required")
-				}
-				t.Kind = &parleyv1.Tool_Function{Function: customFunction(wt)}
-			}
-			markTool.Keep(&t.Extensions, raw)
-			req.Tools = append(req.Tools, t)
+			req.Tools = append(req.Tools, kept...)
 			continue
 		}
 		jsonx.Keep(&t.Extensions, thisDialect, "", wt.Unknown)
 		req.Tools = append(req.Tools, t)
 	}
 	return nil
+}
+
+// inPlace runs f where it is called.
+func inPlace(f func()) { f() }
+
+// keptTool decodes a tool of a type decodeToolList does not model: a
+// namespace's members, else t with the tool kept as it came (a custom
+// tool also as a function).
+func keptTool(wt *tool, t *parleyv1.Tool, field string) ([]*parleyv1.Tool, error) {
+	raw, err := jsonx.Marshal(wt)
+	if err != nil {
+		return nil, translate.Invalid(field, "%v", err)
+	}
+	if wt.Type == "namespace" {
+		members, ok, err := namespaceTools(wt, raw, field)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return members, nil
+		}
+	}
+	if wt.Type == "custom" {
+		if wt.Name == "" {
+			return nil, translate.Invalid(field+".name", "is required")
+		}
+		t.Kind = &parleyv1.Tool_Function{Function: customFunction(wt)}
+	}
+	markTool.Keep(&t.Extensions, raw)
+	return []*parleyv1.Tool{t}, nil
 }
 
 func decodeToolChoice(req *parleyv1.Request, w *Request) error {

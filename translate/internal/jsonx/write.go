@@ -311,6 +311,13 @@ func EncodeOffStack[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte,
 	return marshalOffStack(v)
 }
 
+// MarshalOffStack is Marshal off the stack: for a value of a type that
+// nests deep or keeps members as they came (Marshal reformats them), on
+// a path a request otherwise runs on its handler's stack.
+func MarshalOffStack[T any](v *T) ([]byte, error) {
+	return marshalOffStack(v)
+}
+
 // marshalOffStack is Marshal off the stack, a function of its own so that
 // what its closure takes is allocated only when it runs.
 func marshalOffStack[T any](v *T) (out []byte, err error) {
