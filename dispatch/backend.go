@@ -17,7 +17,6 @@ import (
 
 	"github.com/parleyhq/parley/cloud"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
@@ -56,9 +55,6 @@ type HTTPOptions struct {
 	// Cloud, when set, fits each request to the cloud that hosts the
 	// dialect (its paths, body, credentials and error shapes).
 	Cloud cloud.Adapter
-	// DeepEncode writes each request off the caller's stack
-	// (translate.Dialect.DeepUpstreamWork).
-	DeepEncode bool
 }
 
 // HTTPBackend calls an upstream service over HTTP in its dialect.
@@ -433,11 +429,9 @@ func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Ca
 			return fwd, b.prepare(cloud.OpGenerate, fwd, t)
 		}
 	}
-	if b.opts.DeepEncode {
-		offstack.Run(func() { out, err = b.up.EncodeRequest(req, t) })
-	} else {
-		out, err = b.up.EncodeRequest(req, t)
-	}
+	// Written on the request's stack: what a dialect writes deep it
+	// writes off it by itself (jsonx.EncodeOffStack).
+	out, err = b.up.EncodeRequest(req, t)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,6 @@ func FromConfig(c *config.Config, ds translate.Dialects, o BuildOptions) (*Dispa
 				Transport:      o.Transport,
 				Scrub:          scrub,
 				Cloud:          adapter,
-				DeepEncode:     d.DeepUpstreamWork,
 			})
 			if err != nil {
 				return nil, err

@@ -85,6 +85,12 @@ func BenchmarkEndToEnd(b *testing.B) {
 	respReq := func(stream bool) []byte {
 		return []byte(`{"model":"bench","instructions":"Be brief.","input":[{"role":"user","content":"Say hello."}],"max_output_tokens":1024,"store":false,"stream":` + fmt.Sprint(stream) + `}`)
 	}
+	genPath := func(stream bool) string {
+		if stream {
+			return "/v1beta/models/bench:streamGenerateContent?alt=sse"
+		}
+		return "/v1beta/models/bench:generateContent"
+	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	do := func(b *testing.B, url, key string, body []byte) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
@@ -121,6 +127,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			{"parley_cross_limited", g.url + "/v1/messages", msgReq(mode.stream), limitedBenchKey},
 			// A responses client, as agents send it (nothing stored).
 			{"parley_responses", g.url + "/v1/responses", respReq(mode.stream), ""},
+			{"parley_generate", g.url + genPath(mode.stream), []byte(`{"systemInstruction":{"parts":[{"text":"Be brief."}]},"contents":[{"role":"user","parts":[{"text":"Say hello."}]}],"generationConfig":{"maxOutputTokens":1024}}`), ""},
 		} {
 			key := cmp.Or(path.key, clientKey)
 			b.Run(mode.name+"/"+path.name, func(b *testing.B) {

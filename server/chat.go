@@ -409,7 +409,7 @@ func (x *clientRequest) decode(in *translate.Incoming) (*principal, *parleyv1.Re
 		x.fail(err)
 		return nil, nil, false
 	}
-	req, err := x.c.decodeRequest(in)
+	req, err := x.c.DecodeRequest(in)
 	if err != nil {
 		x.fail(err)
 		return nil, nil, false

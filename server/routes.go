@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
-	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 )
 
@@ -21,28 +20,15 @@ type clientDialect struct {
 	models  translate.ModelClient
 	stored  translate.StoredClient
 	compact translate.CompactClient
-	// deep runs the dialect's request reading off the handler's stack
-	// (translate.Dialect.DeepClientWork).
-	deep bool
 }
 
 func newClientDialect(d *translate.Dialect) *clientDialect {
-	c := &clientDialect{Client: d.Client, d: d, label: d.Name(), deep: d.DeepClientWork}
+	c := &clientDialect{Client: d.Client, d: d, label: d.Name()}
 	c.count, _ = d.Client.(translate.CountClient)
 	c.models, _ = d.Client.(translate.ModelClient)
 	c.stored, _ = d.Client.(translate.StoredClient)
 	c.compact, _ = d.Client.(translate.CompactClient)
 	return c
-}
-
-// decodeRequest reads a client's request, off the handler's stack for a
-// dialect that reads it deep (translate.Dialect.DeepClientWork).
-func (c *clientDialect) decodeRequest(in *translate.Incoming) (req *parleyv1.Request, err error) {
-	if !c.deep {
-		return c.DecodeRequest(in)
-	}
-	offstack.Run(func() { req, err = c.DecodeRequest(in) })
-	return req, err
 }
 
 // framing is how a stream answering in is put on the wire.

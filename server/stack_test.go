@@ -84,14 +84,12 @@ func trimTrace(out []byte) []byte {
 	return out
 }
 
-// Requests of the content-generation dialect are read and written by
-// reflection through nested lists with methods of their own, 6.5 to 7 KB
-// deep: off the handler's stack (translate.Dialect's DeepClientWork and
-// DeepUpstreamWork). Requests of other dialects are read and written on
-// it, and what their quick readers and writers leave to reflection goes
-// off it by itself (jsonx.EncodeOffStack; a responses request's unmodelled
-// items and kept tools, and its stream encoder's echo of tools and
-// settings).
+// Requests are read and written on the handler's stack, and what the
+// quick readers and writers leave to reflection, which goes as deep as the
+// value nests, goes off it by itself (jsonx.EncodeOffStack; a responses
+// request's unmodelled items and kept tools, and its stream encoder's echo
+// of tools and settings; a content-generation request's tools, schemas and
+// parts kept whole, read or written).
 
 // growKept fills offstack's kept goroutines with grown stacks, as a
 // running gateway's are: the limit is for the handlers', and a kept

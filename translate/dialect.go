@@ -49,17 +49,6 @@ type Dialect struct {
 	// Socket is how the dialect's clients speak over a WebSocket; nil
 	// when they do not.
 	Socket *Socket
-	// DeepClientWork is set for a dialect whose client requests are read
-	// by reflection through nested lists (several kilobytes of stack): the
-	// gateway does that work on a goroutine kept for it rather than on the
-	// request's own, whose stack would otherwise double and stay doubled
-	// for as long as the request is open (a held stream, a long
-	// generation).
-	DeepClientWork bool
-	// DeepUpstreamWork is set for a dialect whose upstream requests are
-	// written by reflection through nested lists: a backend writes them
-	// on a goroutine kept for it, as DeepClientWork says.
-	DeepUpstreamWork bool
 }
 
 // Socket is a dialect's WebSocket transport: on one connection, each

@@ -28,9 +28,6 @@ func Dialect() *translate.Dialect {
 			{Pattern: "GET /v1beta/models/{model}", Op: translate.OpGetModel},
 		},
 		Framing: framing,
-		// Input items and their content, contents and their parts.
-		DeepClientWork:   true,
-		DeepUpstreamWork: true,
 	}
 }
 

@@ -136,8 +136,9 @@ func (d *decoder) part(w *Part, path string, index int) (*parleyv1.Part, error) 
 			return nil, translate.Invalid(path, "a part must hold text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult")
 		}
 		// A part of a kind Parley does not model: kept whole for this
-		// dialect.
-		raw, err := jsonx.Marshal(w)
+		// dialect, marshalled off the request's stack (what it keeps as
+		// it came is reformatted as deep as it nests).
+		raw, err := jsonx.MarshalOffStack(w)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,9 @@ func (Client) Dialect() parleyv1.Dialect { return thisDialect }
 func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	var w Request
 	if !readRequest(in.Body, &w) {
-		if err := jsonx.Unmarshal(in.Body, &w); err != nil {
+		// By reflection through nested lists with methods of their own,
+		// 6.5 to 7 KB deep: off the request's stack.
+		if err := unmarshalOffStack(in.Body, &w); err != nil {
 			return nil, decodeError(err)
 		}
 	}
@@ -45,6 +47,12 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	req.Model = strings.TrimPrefix(in.Model, "models/")
 	req.Stream = in.Stream
 	return req, nil
+}
+
+// unmarshalOffStack is jsonx.Unmarshal off the caller's stack (offstack).
+func unmarshalOffStack(body []byte, w *Request) (err error) {
+	offstack.Run(func() { err = jsonx.Unmarshal(body, w) })
+	return err
 }
 
 func decodeError(err error) error {
@@ -98,20 +106,14 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 			jsonx.KeepValue(&req.Extensions, thisDialect, "systemInstruction/role", jsonx.Quote(si.Role))
 		}
 	}
-	for i := range w.Tools {
-		tools, err := tool(&w.Tools[i], translate.Index("tools", i))
+	if len(w.Tools) > 0 || w.ToolConfig != nil || len(w.SafetySettings) > 0 {
+		// Schemas converted and built-in tools' settings kept by
+		// reflection, as deep as they nest: off the request's stack.
+		var err error
+		offstack.Run(func() { err = readTools(req, w) })
 		if err != nil {
 			return nil, err
 		}
-		req.Tools = append(req.Tools, tools...)
-	}
-	if tc := w.ToolConfig; tc != nil {
-		if err := readToolConfig(req, tc); err != nil {
-			return nil, err
-		}
-	}
-	if err := safetySettings(req, w.SafetySettings); err != nil {
-		return nil, err
 	}
 	if gc := w.GenerationConfig; gc != nil {
 		if err := readGenerationConfig(req, gc); err != nil {
@@ -121,6 +123,23 @@ func decodeRequest(w *Request) (*parleyv1.Request, error) {
 	req.CachedContent = w.CachedContent
 	jsonx.Keep(&req.Extensions, thisDialect, "", w.Unknown)
 	return req, nil
+}
+
+// readTools reads the request's tools, tool config and safety settings.
+func readTools(req *parleyv1.Request, w *Request) error {
+	for i := range w.Tools {
+		tools, err := tool(&w.Tools[i], translate.Index("tools", i))
+		if err != nil {
+			return err
+		}
+		req.Tools = append(req.Tools, tools...)
+	}
+	if tc := w.ToolConfig; tc != nil {
+		if err := readToolConfig(req, tc); err != nil {
+			return err
+		}
+	}
+	return safetySettings(req, w.SafetySettings)
 }
 
 type decoder struct {
@@ -199,11 +218,21 @@ func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 // goes in x-goog-api-key, never in the URL.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
 	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
-	w, err := e.request()
+	var w *Request
+	var err error
+	if e.same {
+		// A request of this dialect takes back by reflection what it
+		// kept as it came (parts, settings, schemas): written off the
+		// request's stack whole. Another dialect's request is written on
+		// it, its tools and schemas off it (request).
+		offstack.Run(func() { w, err = e.request() })
+	} else {
+		w, err = e.request()
+	}
 	if err != nil {
 		return nil, err
 	}
-	body, err := jsonx.Encode(w, appendRequest)
+	body, err := jsonx.EncodeOffStack(w, appendRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -252,10 +281,15 @@ func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translat
 		return nil, false, nil
 	}
 	// Deciding walks the whole body, the Schema form included, as deep
-	// as encoding it: off the request's stack, as the backend encodes
-	// (translate.Dialect.DeepUpstreamWork).
+	// as the tools' and the answer's schemas nest: a request with either
+	// is walked off its stack; one without, five levels deep to its
+	// parts, on it.
 	var ok bool
-	offstack.Run(func() { ok = written(src.Body) })
+	if len(req.GetTools()) == 0 && req.GetResponseFormat() == nil {
+		ok = written(src.Body)
+	} else {
+		offstack.Run(func() { ok = written(src.Body) })
+	}
 	if !ok {
 		return nil, false, nil
 	}
@@ -361,19 +395,38 @@ func (e *encoder) request() (*Request, error) {
 		contents = append(contents, c)
 	}
 	w.Contents = &contents
+	if !e.same && (len(e.req.GetTools()) > 0 || e.req.GetResponseFormat().GetSchema() != "") {
+		// Schemas converted to the Schema form, by reflection as deep as
+		// they nest: off the request's stack.
+		var err error
+		offstack.Run(func() { err = e.requestSettings(w) })
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	if err := e.requestSettings(w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// requestSettings writes the request's tools, tool config, safety settings and
+// generation config.
+func (e *encoder) requestSettings(w *Request) error {
 	tools, err := e.tools()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	w.Tools = tools
 	w.ToolConfig = e.toolConfig()
 	w.SafetySettings = e.safety()
 	gc, err := e.generationConfig()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	w.GenerationConfig = gc
-	return w, nil
+	return nil
 }
 
 func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/offstack"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 )
@@ -90,7 +91,7 @@ func readGenerationConfig(req *parleyv1.Request, gc *generationConfig) error {
 			}
 		}
 		if hasUnknownSpeech(sc) {
-			raw, err := jsonx.Marshal(sc)
+			raw, err := jsonx.MarshalOffStack(sc)
 			if err != nil {
 				return err
 			}
@@ -160,7 +161,9 @@ func responseFormat(req *parleyv1.Request, gc *generationConfig) error {
 		schema = string(gc.ResponseJSONSchema)
 		markJSONSchema.Keep(&req.Extensions, jsontext.Value("true"))
 	case len(gc.ResponseSchema) > 0:
-		s, err := schemaToJSONSchema(gc.ResponseSchema)
+		var s string
+		var err error
+		offstack.Run(func() { s, err = schemaToJSONSchema(gc.ResponseSchema) })
 		if err != nil {
 			return decodeErrorAt(err, p+"responseSchema")
 		}
@@ -239,7 +242,7 @@ func (e *encoder) generationConfig() (*generationConfig, error) {
 }
 
 func isZeroGeneration(w *generationConfig) bool {
-	b, err := jsonx.Marshal(w)
+	b, err := jsonx.EncodeOffStack(w, appendGenerationConfig)
 	return err == nil && string(b) == "{}"
 }
 
