@@ -41,7 +41,14 @@ var (
 	kept    atomic.Int32
 	maxKept = int32(2 * runtime.GOMAXPROCS(0))
 	calls   = sync.Pool{New: func() any { return &call{done: make(chan any, 1)} }}
+	// runs counts the calls of Run (Runs).
+	runs atomic.Uint64
 )
+
+// Runs is how many times Run has been called: each a hop to another
+// goroutine and back, which tests count on the paths that should take
+// none.
+func Runs() uint64 { return runs.Load() }
 
 // keep runs c, then every call handed to it.
 func keep(c *call) {
@@ -55,6 +62,7 @@ func keep(c *call) {
 // Run calls f on another goroutine and returns when f has returned. A
 // panic in f is raised again in the caller, as if f had run there.
 func Run(f func()) {
+	runs.Add(1)
 	c := calls.Get().(*call)
 	c.f = f
 	select {
