@@ -143,6 +143,18 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
+// echoShallow reports whether the request's echo is made and written
+// without reflection and without nesting: its members are strings,
+// numbers and booleans. Tools (their schemas, and a kept tool read back
+// by reflection), a response format, reasoning settings, metadata and a
+// tool choice go deep, on the handler's stack of a stream that waits
+// deep too, and so are taken off it (offstack).
+func echoShallow(req *parleyv1.Request) bool {
+	return len(req.GetTools()) == 0 && req.GetResponseFormat() == nil && req.GetReasoning() == nil &&
+		len(req.GetMetadata()) == 0 && req.GetToolChoice() == nil &&
+		req.GetGeneration().GetVerbosity() == parleyv1.Verbosity_VERBOSITY_UNSPECIFIED
+}
+
 // echoOf is the echo of req: what it sets, and the service's defaults for
 // the rest, written once (echoDefaults).
 func echoOf(req *parleyv1.Request) requestEcho {

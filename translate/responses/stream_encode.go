@@ -36,18 +36,6 @@ func (s *streamEncoder) begin() {
 	s.echoWritten = s.reqEcho.write()
 }
 
-// echoShallow reports whether the request's echo is made and written
-// without reflection and without nesting: its members are strings,
-// numbers and booleans. Tools (their schemas, and a kept tool read back
-// by reflection), a response format, reasoning settings, metadata and a
-// tool choice go deep, on the handler's stack of a stream that waits
-// deep too, and so are taken off it (offstack).
-func echoShallow(req *parleyv1.Request) bool {
-	return len(req.GetTools()) == 0 && req.GetResponseFormat() == nil && req.GetReasoning() == nil &&
-		len(req.GetMetadata()) == 0 && req.GetToolChoice() == nil &&
-		req.GetGeneration().GetVerbosity() == parleyv1.Verbosity_VERBOSITY_UNSPECIFIED
-}
-
 type streamEncoder struct {
 	req *parleyv1.Request
 	// names says how the request's calls are rendered (custom tools,
