@@ -12,8 +12,9 @@ import (
 )
 
 // TestPlainRequestsTakeNoHop counts the hops to another goroutine's stack
-// (offstack) that a request without tools or settings takes, from a client
-// of every dialect to an upstream of every dialect: none for a whole
+// (offstack) that a request without tools takes (the recorded text and
+// reasoning requests), from a client of every dialect to an upstream of
+// every dialect: none for a whole
 // request, and for a stream the one that starts its reply (net/http
 // writing the head goes deep, under a stream's frames). Reading, writing
 // and translating such a request is shallow; only what nests (tools,
@@ -22,36 +23,44 @@ import (
 func TestPlainRequestsTakeNoHop(t *testing.T) {
 	g := startGateway(t, gwExtra{})
 	client := &http.Client{}
-	for _, a := range dialectList {
-		body := fixture(t, "text", a.name, "request.json")
-		for _, b := range dialectList {
-			for _, stream := range []bool{false, true} {
-				path, payload := plainRequest(t, a.name, "via-"+b.name, body, stream)
-				name := a.name + ">" + b.name
-				if stream {
-					name += " stream"
+	for _, scenario := range []string{"text", "reasoning"} {
+		for _, a := range dialectList {
+			hopsOfRequests(t, g.url, client, scenario, a.name)
+		}
+	}
+}
+
+// hopsOfRequests checks the hops of a scenario's request from a client of
+// dialect a to an upstream of every dialect.
+func hopsOfRequests(t *testing.T, url string, client *http.Client, scenario, a string) {
+	body := fixture(t, scenario, a, "request.json")
+	for _, b := range dialectList {
+		for _, stream := range []bool{false, true} {
+			path, payload := plainRequest(t, a, "via-"+b.name, body, stream)
+			name := scenario + " " + a + ">" + b.name
+			if stream {
+				name += " stream"
+			}
+			do := func() {
+				resp, err := client.Do(clientPost(url+path, bytes.NewReader(payload)))
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
-				do := func() {
-					resp, err := client.Do(clientPost(g.url+path, bytes.NewReader(payload)))
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					out, err := io.ReadAll(resp.Body)
-					_ = resp.Body.Close()
-					if err != nil || resp.StatusCode != http.StatusOK || len(out) == 0 {
-						t.Fatalf("%s: status %d, %d bytes, %v: %.300s", name, resp.StatusCode, len(out), err, out)
-					}
+				out, err := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || len(out) == 0 {
+					t.Fatalf("%s: status %d, %d bytes, %v: %.300s", name, resp.StatusCode, len(out), err, out)
 				}
-				do() // first uses (encoders made by reflection once) aside
-				before := offstack.Runs()
-				do()
-				want := uint64(0)
-				if stream {
-					want = 1
-				}
-				if hops := offstack.Runs() - before; hops != want {
-					t.Errorf("%s: %d hops off the handler's stack, want %d", name, hops, want)
-				}
+			}
+			do() // first uses (encoders made by reflection once) aside
+			before := offstack.Runs()
+			do()
+			want := uint64(0)
+			if stream {
+				want = 1
+			}
+			if hops := offstack.Runs() - before; hops != want {
+				t.Errorf("%s: %d hops off the handler's stack, want %d", name, hops, want)
 			}
 		}
 	}

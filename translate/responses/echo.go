@@ -145,12 +145,12 @@ func sameBytes(a, b []byte) bool {
 
 // echoShallow reports whether the request's echo is made and written
 // without reflection and without nesting: its members are strings,
-// numbers and booleans. Tools (their schemas, and a kept tool read back
-// by reflection), a response format, reasoning settings, metadata and a
-// tool choice go deep, on the handler's stack of a stream that waits
+// numbers and booleans, and reasoning settings written by hand. Tools
+// (their schemas, and a kept tool read back by reflection), a response
+// format, metadata and a tool choice go deep, on the handler's stack of a stream that waits
 // deep too, and so are taken off it (offstack).
 func echoShallow(req *parleyv1.Request) bool {
-	return len(req.GetTools()) == 0 && req.GetResponseFormat() == nil && req.GetReasoning() == nil &&
+	return len(req.GetTools()) == 0 && req.GetResponseFormat() == nil &&
 		len(req.GetMetadata()) == 0 && req.GetToolChoice() == nil &&
 		req.GetGeneration().GetVerbosity() == parleyv1.Verbosity_VERBOSITY_UNSPECIFIED
 }
@@ -194,16 +194,7 @@ func echoOf(req *parleyv1.Request) requestEcho {
 		}
 	}
 	if rc := req.GetReasoning(); rc != nil {
-		r := map[string]any{"effort": nil, "summary": nil}
-		if s := openai.EffortWord(rc.GetEffort()); s != "" {
-			r["effort"] = s
-		}
-		for s, v := range summaries {
-			if v == rc.GetSummary() {
-				r["summary"] = s
-			}
-		}
-		set(echoedReasoning, r)
+		e[echoedReasoning] = reasoningEcho(rc)
 	}
 	if req.Store != nil {
 		set(echoedStore, req.GetStore())
@@ -247,6 +238,33 @@ func echoOf(req *parleyv1.Request) requestEcho {
 		set(echoedMetadata, req.GetMetadata())
 	}
 	return e
+}
+
+// reasoningEcho is the echo of reasoning settings, as Marshal writes
+// {"effort": word or null, "summary": word or null}, written by hand: a
+// map by reflection went deep enough to take a stream's start off its
+// handler's stack (echoShallow).
+func reasoningEcho(rc *parleyv1.ReasoningConfig) []byte {
+	summary := ""
+	for s, v := range summaries {
+		if v == rc.GetSummary() {
+			summary = s
+		}
+	}
+	b := append(make([]byte, 0, 48), `{"effort":`...)
+	b = appendWordOrNull(b, openai.EffortWord(rc.GetEffort()))
+	b = append(b, `,"summary":`...)
+	b = appendWordOrNull(b, summary)
+	return append(b, '}')
+}
+
+// appendWordOrNull appends a word as a JSON string, or null for none.
+func appendWordOrNull(b []byte, word string) []byte {
+	if word == "" {
+		return append(b, "null"...)
+	}
+	b, _ = jsonx.AppendQuote(b, word)
+	return b
 }
 
 // echoValue is v as Marshal writes it, ok false where Marshal refuses it.

@@ -31,6 +31,10 @@ func TestEchoOfARequest(t *testing.T) {
 			`{"instructions":"Be brief.\n\nBe kind.","max_output_tokens":100,"parallel_tool_calls":false,"reasoning":{"effort":"high","summary":"detailed"},"store":false,"temperature":0.5,"text":{"format":{"type":"json_schema","name":"w","strict":true,"schema":{"type":"object"},"description":"A weather."},"verbosity":"low"},"tool_choice":"required","tools":[{"type":"function","name":"get_weather","description":"Weather.","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":false}],"top_p":0.25,"truncation":"auto","user":"u-1","metadata":{"team":"a"}}`},
 		{"json object", `{"model":"m","responseFormat":{"kind":"RESPONSE_FORMAT_KIND_JSON_OBJECT"}}`,
 			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"json_object"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
+		{"effort alone", `{"model":"m","reasoning":{"effort":"REASONING_EFFORT_MINIMAL"}}`,
+			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":"minimal","summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
+		{"summary alone", `{"model":"m","reasoning":{"summary":"REASONING_SUMMARY_AUTO"}}`,
+			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":null,"summary":"auto"},"store":true,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
 		{"verbosity alone", `{"model":"m","generation":{"verbosity":"VERBOSITY_HIGH"}}`,
 			`{"instructions":null,"max_output_tokens":null,"parallel_tool_calls":true,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"},"verbosity":"high"},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","user":null,"metadata":{}}`},
 	} {
