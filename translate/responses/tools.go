@@ -88,8 +88,9 @@ func decodeTools(req *parleyv1.Request, w *Request) error {
 }
 
 // decodeToolList decodes a list of tools at field into req.Tools. deep
-// runs what goes by reflection: offstack.Run on the request's stack,
-// inPlace when the list is read off it already.
+// runs what goes by reflection (a kept tool, a file search's filters):
+// offstack.Run on the request's stack, inPlace when the list is read off
+// it already.
 func decodeToolList(req *parleyv1.Request, list []tool, field0 string, deep func(func())) error {
 	for i := range list {
 		wt := &list[i]
@@ -120,7 +121,10 @@ func decodeToolList(req *parleyv1.Request, list []tool, field0 string, deep func
 				jsonx.Keep(&t.Extensions, thisDialect, "ranking_options", ro.Unknown)
 			}
 			if len(wt.Filters) > 0 && wt.Filters.Kind() != 'n' {
-				f, err := decodeFilter(wt.Filters, field+".filters")
+				// Read by reflection, as deep as the filters nest.
+				var f *parleyv1.SearchFilter
+				var err error
+				deep(func() { f, err = decodeFilter(wt.Filters, field+".filters") })
 				if err != nil {
 					return err
 				}
