@@ -74,7 +74,10 @@ func (d *itemDecoder) contentPart(w *ContentPart, field string) (*parleyv1.Part,
 		}
 		p = &parleyv1.Part{Kind: &parleyv1.Part_Media{Media: media}}
 	default:
-		raw, err := jsonx.Marshal(w)
+		// A part of a type Parley does not model: kept whole, marshalled
+		// off the request's stack (what it keeps as it came is
+		// reformatted as deep as it nests).
+		raw, err := jsonx.MarshalOffStack(w)
 		if err != nil {
 			return nil, translate.Invalid(field, "%v", err)
 		}
