@@ -36,7 +36,7 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	if !readRequest(in.Body, &w) {
 		// By reflection through nested lists with methods of their own,
 		// 6.5 to 7 KB deep: off the request's stack.
-		if err := unmarshalOffStack(in.Body, &w); err != nil {
+		if err := jsonx.UnmarshalOffStack(in.Body, &w); err != nil {
 			return nil, decodeError(err)
 		}
 	}
@@ -47,12 +47,6 @@ func (Client) DecodeRequest(in *translate.Incoming) (*parleyv1.Request, error) {
 	req.Model = strings.TrimPrefix(in.Model, "models/")
 	req.Stream = in.Stream
 	return req, nil
-}
-
-// unmarshalOffStack is jsonx.Unmarshal off the caller's stack (offstack).
-func unmarshalOffStack(body []byte, w *Request) (err error) {
-	offstack.Run(func() { err = jsonx.Unmarshal(body, w) })
-	return err
 }
 
 func decodeError(err error) error {
@@ -217,18 +211,20 @@ func (Upstream) Dialect() parleyv1.Dialect { return thisDialect }
 // EncodeRequest implements translate.Upstream. Streams use ?alt=sse; the key
 // goes in x-goog-api-key, never in the URL.
 func (Upstream) EncodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
-	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
-	var w *Request
-	var err error
-	if e.same {
-		// A request of this dialect takes back by reflection what it
-		// kept as it came (parts, settings, schemas): written off the
-		// request's stack whole. Another dialect's request is written on
-		// it, its tools and schemas off it (request).
-		offstack.Run(func() { w, err = e.request() })
-	} else {
-		w, err = e.request()
+	if req.GetExtensions().GetDialect() == thisDialect || len(req.GetTools()) > 0 || req.GetResponseFormat().GetSchema() != "" {
+		// Tools and an answer's schema are converted to the Schema form,
+		// and a request of this dialect takes back what it kept as it
+		// came (parts, settings, schemas), by reflection as deep as they
+		// nest: such a request is written off the request's stack. One
+		// without is written on it.
+		return encodeRequestOffStack(req, t)
 	}
+	return encodeRequest(req, t)
+}
+
+func encodeRequest(req *parleyv1.Request, t translate.Target) (*translate.Outgoing, error) {
+	e := encoder{req: req, t: t, same: req.GetExtensions().GetDialect() == thisDialect}
+	w, err := e.request()
 	if err != nil {
 		return nil, err
 	}
@@ -284,16 +280,29 @@ func (Upstream) Forward(req *parleyv1.Request, src *translate.Source, t translat
 	// as the tools' and the answer's schemas nest: a request with either
 	// is walked off its stack; one without, five levels deep to its
 	// parts, on it.
-	var ok bool
+	ok := false
 	if len(req.GetTools()) == 0 && req.GetResponseFormat() == nil {
 		ok = written(src.Body)
 	} else {
-		offstack.Run(func() { ok = written(src.Body) })
+		ok = writtenOffStack(src.Body)
 	}
 	if !ok {
 		return nil, false, nil
 	}
 	return outgoing(req, t, src.Body), true, nil
+}
+
+// encodeRequestOffStack and writtenOffStack are encodeRequest and
+// written off the stack, functions of their own so that what their
+// closures take is allocated only when they run, not on every request.
+func encodeRequestOffStack(req *parleyv1.Request, t translate.Target) (out *translate.Outgoing, err error) {
+	offstack.Run(func() { out, err = encodeRequest(req, t) })
+	return out, err
+}
+
+func writtenOffStack(body []byte) (ok bool) {
+	offstack.Run(func() { ok = written(body) })
+	return ok
 }
 
 var _ translate.Forwarder = Upstream{}
@@ -395,38 +404,19 @@ func (e *encoder) request() (*Request, error) {
 		contents = append(contents, c)
 	}
 	w.Contents = &contents
-	if !e.same && (len(e.req.GetTools()) > 0 || e.req.GetResponseFormat().GetSchema() != "") {
-		// Schemas converted to the Schema form, by reflection as deep as
-		// they nest: off the request's stack.
-		var err error
-		offstack.Run(func() { err = e.requestSettings(w) })
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	}
-	if err := e.requestSettings(w); err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// requestSettings writes the request's tools, tool config, safety settings and
-// generation config.
-func (e *encoder) requestSettings(w *Request) error {
 	tools, err := e.tools()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w.Tools = tools
 	w.ToolConfig = e.toolConfig()
 	w.SafetySettings = e.safety()
 	gc, err := e.generationConfig()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w.GenerationConfig = gc
-	return nil
+	return w, nil
 }
 
 func (e *encoder) content(m *parleyv1.Message, i int, current bool) (Content, error) {

@@ -147,8 +147,8 @@ func sameBytes(a, b []byte) bool {
 // without reflection and without nesting: its members are strings,
 // numbers and booleans, and reasoning settings written by hand. Tools
 // (their schemas, and a kept tool read back by reflection), a response
-// format, metadata and a tool choice go deep, on the handler's stack of a stream that waits
-// deep too, and so are taken off it (offstack).
+// format, metadata and a tool choice go deep, on the handler's stack of
+// a stream that waits deep too, and so are taken off it (offstack).
 func echoShallow(req *parleyv1.Request) bool {
 	return len(req.GetTools()) == 0 && req.GetResponseFormat() == nil &&
 		len(req.GetMetadata()) == 0 && req.GetToolChoice() == nil &&

@@ -52,9 +52,7 @@ func unmarshalRequest(body []byte, w *Request) error {
 	if readRequest(body, w) {
 		return nil
 	}
-	var err error
-	offstack.Run(func() { err = jsonx.Unmarshal(body, w) })
-	if err != nil {
+	if err := jsonx.UnmarshalOffStack(body, w); err != nil {
 		return openai.InputError(err)
 	}
 	return nil

@@ -308,21 +308,25 @@ func EncodeOffStack[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte,
 	if out, ok := encodeQuick(v, quick); ok {
 		return out, nil
 	}
-	return marshalOffStack(v)
+	return MarshalOffStack(v)
 }
 
-// MarshalOffStack is Marshal off the stack: for a value of a type that
-// nests deep or keeps members as they came (Marshal reformats them), on
-// a path a request otherwise runs on its handler's stack.
-func MarshalOffStack[T any](v *T) ([]byte, error) {
-	return marshalOffStack(v)
-}
-
-// marshalOffStack is Marshal off the stack, a function of its own so that
-// what its closure takes is allocated only when it runs.
-func marshalOffStack[T any](v *T) (out []byte, err error) {
+// MarshalOffStack is Marshal off the stack (offstack): for a value of a
+// type that nests deep or keeps members as they came (Marshal reformats
+// them), on a path a request otherwise runs on its handler's stack. It
+// is a function of its own so that what its closure takes is allocated
+// only when it runs.
+func MarshalOffStack[T any](v *T) (out []byte, err error) {
 	offstack.Run(func() { out, err = Marshal(v) })
 	return out, err
+}
+
+// UnmarshalOffStack is Unmarshal off the stack, as MarshalOffStack is
+// Marshal: for the reflective reading of a body its quick reader
+// declined.
+func UnmarshalOffStack[T any](b []byte, v *T) (err error) {
+	offstack.Run(func() { err = Unmarshal(b, v) })
+	return err
 }
 
 func encodeQuick[T any](v *T, quick func([]byte, *T) ([]byte, bool)) ([]byte, bool) {
