@@ -56,8 +56,8 @@ func TestRunKeepsFewGoroutines(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if k := kept.Load(); k < 0 || k > maxKept {
-		t.Fatalf("%d goroutines counted as kept, want 0 to %d", k, maxKept)
+	if k := len(idle); k > maxKept {
+		t.Fatalf("%d workers kept, want 0 to %d", k, maxKept)
 	}
 }
 
@@ -84,15 +84,28 @@ func TestRunDoesNotWaitForBusyGoroutines(t *testing.T) {
 	blocked.Wait()
 }
 
+// TestRunAfterGoexit: a Goexit in f ends the caller, as it would have
+// had f run there, after the caller's deferred calls; the worker it ended
+// is not kept, and the next Run runs.
 func TestRunAfterGoexit(t *testing.T) {
-	Run(runtime.Goexit)
-	if k := kept.Load(); k < 0 || k > maxKept {
-		t.Fatalf("%d goroutines counted as kept after a Goexit", k)
+	deferred, after := false, false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { deferred = true }()
+		Run(runtime.Goexit)
+		after = true
+	}()
+	<-done
+	if !deferred || after {
+		t.Fatalf("after Run(runtime.Goexit): deferred call ran %v, code after Run ran %v; want true, false", deferred, after)
 	}
-	n := 0
-	Run(func() { n++ })
-	if n != 1 {
-		t.Fatal("Run did not run f after a Goexit")
+	for range maxKept + 1 {
+		n := 0
+		Run(func() { n++ })
+		if n != 1 {
+			t.Fatal("Run did not run f after a Goexit")
+		}
 	}
 }
 
@@ -109,7 +122,9 @@ func deep(n int) int {
 }
 
 // BenchmarkRun is what Run adds to work 4 KB deep. "fresh" is the same
-// call on a goroutine made for it, which grows its stack each time.
+// call on a goroutine made for it, which grows its stack each time, and
+// "channel" on a kept goroutine handed the call through a channel, as Run
+// once did.
 func BenchmarkRun(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
@@ -120,6 +135,20 @@ func BenchmarkRun(b *testing.B) {
 		for b.Loop() {
 			Run(func() { deep(4 << 10) })
 		}
+	})
+	b.Run("channel", func(b *testing.B) {
+		calls, done := make(chan func()), make(chan struct{})
+		go func() {
+			for f := range calls {
+				f()
+				done <- struct{}{}
+			}
+		}()
+		for b.Loop() {
+			calls <- func() { deep(4 << 10) }
+			<-done
+		}
+		close(calls)
 	})
 	b.Run("fresh", func(b *testing.B) {
 		for b.Loop() {
