@@ -17,15 +17,20 @@ func scanString(d []byte, start int) (end int, escaped, ok bool) {
 	i := start
 	for i < len(d) {
 		// Plain bytes (printable ASCII but for the quote and the
-		// backslash), eight at a time and then one at a time.
-		for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
-			i += 8
-		}
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			break
+		// backslash) are passed over eight at a time, up to the first
+		// that is not, and near the end of d one at a time.
+		if i+8 <= len(d) {
+			n := firstSpecial(binary.LittleEndian.Uint64(d[i:]))
+			if i += n; n == 8 {
+				continue
+			}
+		} else {
+			for i < len(d) && plain[d[i]] {
+				i++
+			}
+			if i >= len(d) {
+				break
+			}
 		}
 		switch c := d[i]; {
 		case c == '"':

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -66,12 +67,13 @@ func (w *Walker) Release() {
 // end.
 func (w *Walker) space() byte {
 	for w.pos < len(w.data) {
-		switch c := w.data[w.pos]; c {
-		case ' ', '\t', '\n', '\r':
-			w.pos++
-		default:
+		// Above the space, no byte is white space: one test for the
+		// compact JSON most values come in.
+		c := w.data[w.pos]
+		if c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c
 		}
+		w.pos++
 	}
 	return 0
 }
@@ -113,6 +115,9 @@ func (w *Walker) members(named bool, member func(name []byte) error) error {
 	}
 	w.pos++
 	mark := len(w.names)
+	// seen has a bit for each name read here (nameBit): a name whose
+	// bit is clear is not among them, and is not looked for.
+	var seen uint64
 	if w.space() == '}' {
 		w.pos++
 		w.depth--
@@ -127,11 +132,15 @@ func (w *Walker) members(named bool, member func(name []byte) error) error {
 			return ErrForm
 		}
 		if named {
-			for _, seen := range w.names[mark:] {
-				if bytes.Equal(seen, name) {
-					return ErrForm
+			bit := nameBit(name)
+			if seen&bit != 0 {
+				for _, other := range w.names[mark:] {
+					if bytes.Equal(other, name) {
+						return ErrForm
+					}
 				}
 			}
+			seen |= bit
 			w.names = append(w.names, name)
 		}
 		if w.space() != ':' {
@@ -153,6 +162,16 @@ func (w *Walker) members(named bool, member func(name []byte) error) error {
 			return ErrForm
 		}
 	}
+}
+
+// nameBit is one of 64 bits chosen by a name's length and its first and
+// last bytes, which tell apart the names of most objects.
+func nameBit(name []byte) uint64 {
+	h := uint(len(name))
+	if h > 0 {
+		h = h*5 + uint(name[0])*3 + uint(name[h-1])
+	}
+	return 1 << (h & 63)
 }
 
 // Array reads a JSON array, or null (isNull, calling nothing), calling
@@ -200,7 +219,15 @@ func (w *Walker) literal(lit string) bool {
 }
 
 // Null reads a null if one comes next.
-func (w *Walker) Null() bool { return w.literal("null") }
+func (w *Walker) Null() bool {
+	// Most often the next byte is another value's: no call to see it.
+	if w.pos < len(w.data) {
+		if c := w.data[w.pos]; c > ' ' && c != 'n' {
+			return false
+		}
+	}
+	return w.literal("null")
+}
 
 // str reads the string at w.pos (its opening quote), returning what is
 // between the quotes and whether it has escapes; ok is false for a string
@@ -238,16 +265,25 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// plain8 reports whether the eight bytes of x (read little-endian) are all
-// plain: none a control character, a quote, a backslash or above ASCII.
-// Each test is the classic has-a-zero-byte one; a byte it flags wrongly
-// only sends the scan to the byte-at-a-time loop.
-func plain8(x uint64) bool {
+// special8 flags the bytes of x (read little-endian) that are not plain
+// (a control character, a quote, a backslash or above ASCII) with their
+// high bit. Each test is the classic has-a-zero-byte one, whose borrow
+// may flag a plain byte above one truly flagged, never below it: the
+// lowest flag is exact (firstSpecial), and none means all eight are
+// plain.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
 	control := (x - 0x20*ones) & ^x & highs
-	return (control | zero(x^'"'*ones) | zero(x^'\\'*ones) | x&highs) == 0
+	return control | zero(x^'"'*ones) | zero(x^'\\'*ones) | x&highs
 }
+
+// plain8 reports whether the eight bytes of x are all plain.
+func plain8(x uint64) bool { return special8(x) == 0 }
+
+// firstSpecial is the index of the first byte special8 flags in x (8
+// when none is).
+func firstSpecial(x uint64) int { return bits.TrailingZeros64(special8(x)) >> 3 }
 
 // String reads a string, or null as "" (as Unmarshal leaves a string).
 func (w *Walker) String() (string, error) {

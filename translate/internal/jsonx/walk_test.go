@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -93,6 +94,34 @@ func TestWalkerRefusesARepeatedMember(t *testing.T) {
 	if err != nil || strings.Join(names, ",") != "a,x,b,x" {
 		t.Errorf("one name in two objects: %v, %v", names, err)
 	}
+	// Names are looked for only when their bit (nameBit) is set: 200
+	// names set every bit, and names that share one are still told
+	// apart, the empty name among them.
+	var many []string
+	for i := range 200 {
+		many = append(many, fmt.Sprintf(`"n%d":%d`, i, i))
+	}
+	if nameBit([]byte("ab")) != nameBit([]byte("ab")) || nameBit([]byte("n1")) == nameBit([]byte("n2")) {
+		t.Fatal("nameBit is not a function of the name's length and ends")
+	}
+	same := `"axb":0,"ayb":1`
+	for _, c := range []struct {
+		data string
+		ok   bool
+	}{
+		{"{" + strings.Join(many, ",") + "}", true},
+		{"{" + strings.Join(many, ",") + `,"n7":0}`, false},
+		{"{" + same + "}", true},
+		{"{" + same + `,"ayb":2}`, false},
+		{`{"":0,"a":1}`, true},
+		{`{"":0,"a":1,"":2}`, false},
+	} {
+		w.Reset([]byte(c.data))
+		err := w.Object(func([]byte) error { return w.Skip() })
+		if (err == nil) != c.ok {
+			t.Errorf("%.40s...: read %v, want %v", c.data, err == nil, c.ok)
+		}
+	}
 }
 
 // TestPlain8: plain8 holds eight bytes plain exactly when each of them is
@@ -116,6 +145,36 @@ func TestPlain8(t *testing.T) {
 			}
 			if got != want {
 				t.Errorf("%q: plain8 says %v", b, got)
+			}
+		}
+	}
+}
+
+// TestFirstSpecial: firstSpecial finds the first byte that is not plain
+// among eight, whatever two bytes at any two places among plain ones are
+// (a flag's borrow, wrong above a flagged byte, must never come first),
+// and 8 when all are plain.
+func TestFirstSpecial(t *testing.T) {
+	b := make([]byte, 8)
+	for p := range 8 {
+		for q := p + 1; q < 8; q++ {
+			for c := range 256 {
+				for d := range 256 {
+					for j := range b {
+						b[j] = " ~"[j%2]
+					}
+					b[p], b[q] = byte(c), byte(d)
+					want := 8
+					for j, x := range b {
+						if !plain[x] {
+							want = j
+							break
+						}
+					}
+					if got := firstSpecial(binary.LittleEndian.Uint64(b)); got != want {
+						t.Fatalf("%q: firstSpecial = %d, want %d", b, got, want)
+					}
+				}
 			}
 		}
 	}

@@ -201,10 +201,14 @@ func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	b = append(b, '"')
 	run, i := 0, 0 // v[run:i] is plain and not yet copied
 	for i < len(v) {
-		for i+8 <= len(v) && plain8(load8(v[i:i+8])) {
-			i += 8
+		for i+8 <= len(v) {
+			n := firstSpecial(load8(v[i : i+8]))
+			if i += n; n < 8 {
+				break
+			}
 		}
-		// A byte at a time up to the next that is not plain ASCII.
+		// Near the end, a byte at a time up to the next that is not
+		// plain ASCII.
 		for ; i < len(v); i++ {
 			if c := v[i]; c < utf8.RuneSelf && c >= ' ' && c != '"' && c != '\\' {
 				continue
