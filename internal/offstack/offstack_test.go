@@ -50,7 +50,7 @@ func TestRunKeepsFewGoroutines(t *testing.T) {
 	}
 	wg.Wait()
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before+int(maxKept) {
+	for runtime.NumGoroutine() > before+maxKept {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines after the calls, %d before; at most %d may be kept", runtime.NumGoroutine(), before, maxKept)
 		}
@@ -67,7 +67,7 @@ func TestRunKeepsFewGoroutines(t *testing.T) {
 func TestRunDoesNotWaitForBusyGoroutines(t *testing.T) {
 	release := make(chan struct{})
 	var blocked sync.WaitGroup
-	for range int(maxKept) + 2 {
+	for range maxKept + 2 {
 		blocked.Go(func() { Run(func() { <-release }) })
 	}
 	done := make(chan struct{})
