@@ -13,11 +13,12 @@
 // without the scheduler, so no other thread is woken for the work. Its
 // stack stays grown between calls, where a fresh goroutine would grow its
 // stack from the size goroutines start with, copying it, on every call
-// (BenchmarkRun: work 4 KB deep takes 0.17 µs in place, 0.23 µs on a kept
-// coroutine, 2.3 µs on a fresh goroutine). When every kept one is busy (a
-// write to a slow client blocks), another is made for the call. Run is
-// for work done once a stream, not once an event, and not for work that
-// trimming a frame or two keeps shallow.
+// (BenchmarkRun: work 4 KB deep takes 134 ns in place, 286 ns on a kept
+// coroutine, 654 ns handed to a kept goroutine through a channel, 4.2 µs
+// on a fresh goroutine). When every kept one is busy (a write to a slow
+// client blocks), another is made for the call. Run is for work done
+// once a stream, not once an event, and not for work that trimming a
+// frame or two keeps shallow.
 package offstack
 
 import (
