@@ -233,33 +233,42 @@ func MergeUsage(base, next *parleyv1.Usage) *parleyv1.Usage {
 	return out
 }
 
+// usageCounts is how many counts a Usage has (MergeUsageInto).
+const usageCounts = 12
+
 // MergeUsageInto sets every count of dst that next sets. It is MergeUsage
 // for a caller that owns dst, and allocates nothing once dst holds the
 // counts a stream reports, which matters on a stream that reports usage
 // with every chunk. The per-modality lists are shared with next, which
 // must not change afterwards.
 func MergeUsageInto(dst, next *parleyv1.Usage) {
-	set := func(d **int64, v *int64) {
+	// The counts dst lacks are made together, in one allocation rather
+	// than one each (a stream's first usage sets four to six of them).
+	var box *[usageCounts]int64
+	set := func(i int, d **int64, v *int64) {
 		if v == nil {
 			return
 		}
 		if *d == nil {
-			*d = new(int64)
+			if box == nil {
+				box = new([usageCounts]int64)
+			}
+			*d = &box[i]
 		}
 		**d = *v
 	}
-	set(&dst.InputTokens, next.InputTokens)
-	set(&dst.OutputTokens, next.OutputTokens)
-	set(&dst.TotalTokens, next.TotalTokens)
-	set(&dst.CacheReadTokens, next.CacheReadTokens)
-	set(&dst.CacheCreationTokens, next.CacheCreationTokens)
-	set(&dst.CacheCreation_5MTokens, next.CacheCreation_5MTokens)
-	set(&dst.CacheCreation_1HTokens, next.CacheCreation_1HTokens)
-	set(&dst.ReasoningTokens, next.ReasoningTokens)
-	set(&dst.ToolUseInputTokens, next.ToolUseInputTokens)
-	set(&dst.AcceptedPredictionTokens, next.AcceptedPredictionTokens)
-	set(&dst.RejectedPredictionTokens, next.RejectedPredictionTokens)
-	set(&dst.WebSearchRequests, next.WebSearchRequests)
+	set(0, &dst.InputTokens, next.InputTokens)
+	set(1, &dst.OutputTokens, next.OutputTokens)
+	set(2, &dst.TotalTokens, next.TotalTokens)
+	set(3, &dst.CacheReadTokens, next.CacheReadTokens)
+	set(4, &dst.CacheCreationTokens, next.CacheCreationTokens)
+	set(5, &dst.CacheCreation_5MTokens, next.CacheCreation_5MTokens)
+	set(6, &dst.CacheCreation_1HTokens, next.CacheCreation_1HTokens)
+	set(7, &dst.ReasoningTokens, next.ReasoningTokens)
+	set(8, &dst.ToolUseInputTokens, next.ToolUseInputTokens)
+	set(9, &dst.AcceptedPredictionTokens, next.AcceptedPredictionTokens)
+	set(10, &dst.RejectedPredictionTokens, next.RejectedPredictionTokens)
+	set(11, &dst.WebSearchRequests, next.WebSearchRequests)
 	if len(next.InputDetails) > 0 {
 		dst.InputDetails = next.InputDetails
 	}

@@ -204,6 +204,42 @@ func TestMergeUsageIntoCoversEveryField(t *testing.T) {
 	}
 }
 
+// TestMergeUsageIntoAllocatesOnce: the counts dst lacks are made in one
+// allocation, each its own: every count keeps its value through a merge
+// that changes the others.
+func TestMergeUsageIntoAllocatesOnce(t *testing.T) {
+	fields := (&parleyv1.Usage{}).ProtoReflect().Descriptor().Fields()
+	all := func(base int64) *parleyv1.Usage {
+		u := &parleyv1.Usage{}
+		for i := range fields.Len() {
+			if fd := fields.Get(i); !fd.IsList() {
+				u.ProtoReflect().Set(fd, protoreflect.ValueOfInt64(base+int64(i)))
+			}
+		}
+		return u
+	}
+	next := all(100)
+	if n := testing.AllocsPerRun(100, func() { translate.MergeUsageInto(&parleyv1.Usage{}, next) }); n != 1 {
+		t.Errorf("merging every count into an empty usage: %v allocations, want 1", n)
+	}
+	dst := &parleyv1.Usage{}
+	translate.MergeUsageInto(dst, next)
+	translate.MergeUsageInto(dst, &parleyv1.Usage{OutputTokens: proto.Int64(-1)})
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsList() {
+			continue
+		}
+		want := 100 + int64(i)
+		if fd.Name() == "output_tokens" {
+			want = -1
+		}
+		if got := dst.ProtoReflect().Get(fd).Int(); got != want {
+			t.Errorf("%s = %d after the merges, want %d", fd.Name(), got, want)
+		}
+	}
+}
+
 func BenchmarkMergeUsageInto(b *testing.B) {
 	next := &parleyv1.Usage{InputTokens: proto.Int64(9), OutputTokens: proto.Int64(29), TotalTokens: proto.Int64(294), ReasoningTokens: proto.Int64(256),
 		InputDetails: []*parleyv1.ModalityTokens{{Modality: parleyv1.Modality_MODALITY_TEXT, Tokens: 9}}}
