@@ -322,17 +322,25 @@ func (q *quickEvent) usage() (*usage, error) {
 		return nil, nil
 	}
 	u := &usage{}
+	// The counts are read into one allocation, made at the first.
+	var counts *[6]int64
+	count := func(i int) (*int64, error) {
+		if counts == nil {
+			counts = new([6]int64)
+		}
+		return r.IntAt(&counts[i])
+	}
 	return u, r.Object(func(name []byte) error {
 		var err error
 		switch string(name) {
 		case "input_tokens":
-			u.InputTokens, err = q.r.IntPtr()
+			u.InputTokens, err = count(0)
 		case "output_tokens":
-			u.OutputTokens, err = q.r.IntPtr()
+			u.OutputTokens, err = count(1)
 		case "cache_creation_input_tokens":
-			u.CacheCreationInputTokens, err = q.r.IntPtr()
+			u.CacheCreationInputTokens, err = count(2)
 		case "cache_read_input_tokens":
-			u.CacheReadInputTokens, err = q.r.IntPtr()
+			u.CacheReadInputTokens, err = count(3)
 		case "service_tier":
 			u.ServiceTier, err = q.r.Word("standard", "priority", "batch")
 		case "cache_creation":
@@ -346,9 +354,9 @@ func (q *quickEvent) usage() (*usage, error) {
 				var err error
 				switch string(name) {
 				case "ephemeral_5m_input_tokens":
-					c.Ephemeral5m, err = q.r.IntPtr()
+					c.Ephemeral5m, err = count(4)
 				case "ephemeral_1h_input_tokens":
-					c.Ephemeral1h, err = q.r.IntPtr()
+					c.Ephemeral1h, err = count(5)
 				default:
 					c.Unknown, err = q.r.Keep(c.Unknown, name)
 				}

@@ -488,6 +488,20 @@ func (w *Walker) IntPtr() (*int64, error) {
 	return &n, nil
 }
 
+// IntAt reads a number as Int does into *at and returns at, or null as
+// nil: for a reader that keeps several counts in one allocation.
+func (w *Walker) IntAt(at *int64) (*int64, error) {
+	if w.Null() {
+		return nil, nil
+	}
+	n, err := w.Int()
+	if err != nil {
+		return nil, err
+	}
+	*at = n
+	return at, nil
+}
+
 // FloatPtr reads a number as Float does, or null as nil.
 func (w *Walker) FloatPtr() (*float64, error) {
 	if w.Null() {
