@@ -203,6 +203,10 @@ func (b *HTTPBackend) target(out *translate.Outgoing) (*url.URL, error) {
 	return u, nil
 }
 
+// userAgent is the User-Agent of an upstream request that has none, one
+// slice for all of them: the transport only reads it.
+var userAgent = []string{"parley"}
+
 // errIdle is the cause of an upstream request cancelled for silence.
 var errIdle = errors.New("idle timeout")
 
@@ -251,7 +255,7 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 		hreq.Header[k] = vs
 	}
 	if hreq.Header.Get("User-Agent") == "" {
-		hreq.Header.Set("User-Agent", "parley")
+		hreq.Header["User-Agent"] = userAgent
 	}
 	// The attempt's span goes on in the upstream, when tracing is on.
 	if telemetry.On() {

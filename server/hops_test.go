@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/internal/offstack"
+	"github.com/parleyhq/parley/server"
 )
 
 // TestPlainRequestsTakeNoHop counts the hops to another goroutine's stack
@@ -26,6 +27,12 @@ func TestPlainRequestsTakeNoHop(t *testing.T) {
 	for _, scenario := range []string{"text", "reasoning"} {
 		for _, a := range dialectList {
 			hopsOfRequests(t, g.url, client, scenario, a.name)
+		}
+	}
+	// The replies' header values are shared: serving them changed none.
+	for want, v := range server.SharedHeaderValues() {
+		if len(v) != 1 || v[0] != want {
+			t.Errorf("the shared header value %q is now %q", want, v)
 		}
 	}
 }

@@ -183,7 +183,7 @@ func (x *clientRequest) listStoredInput(p *principal) ([]byte, error) {
 }
 
 func (x *clientRequest) ok(body []byte) {
-	x.w.Header().Set("Content-Type", "application/json")
+	x.w.Header()["Content-Type"] = jsonType
 	x.w.WriteHeader(http.StatusOK)
 	_, _ = x.w.Write(body)
 	x.status = http.StatusOK

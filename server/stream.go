@@ -36,9 +36,11 @@ func endedBy(ctx context.Context, err error) error {
 // long as the stream is open (see TestStreamsRunOnSmallStacks). What is
 // written before is held here, as net/http would hold it in its buffer.
 type streamWriter struct {
-	x     *clientRequest
-	rc    *http.ResponseController
-	ctype string
+	x  *clientRequest
+	rc *http.ResponseController
+	// ctype is the reply's Content-Type, one of the shared values
+	// below.
+	ctype []string
 	// started is set by the first byte: the reply is a 200 from then.
 	started bool
 	// headOut is set once the reply has started on the wire.
@@ -49,6 +51,17 @@ type streamWriter struct {
 	headBuf *[]byte
 	err     error
 }
+
+// Header values every reply of a kind carries, one slice for all of
+// them rather than one made for each by Header.Set:
+// net/http copies a reply's header when it writes it, and nothing
+// changes a header's values in place (Add appends to a copy).
+var (
+	jsonType        = []string{"application/json"}
+	eventStreamType = []string{"text/event-stream"}
+	noCache         = []string{"no-cache"}
+	noBuffering     = []string{"no"}
+)
 
 // headBuffer is what net/http buffers of a reply before it writes the
 // head and starts chunking the body; the writer holds no more.
@@ -113,9 +126,9 @@ func (sw *streamWriter) sendHead(flush bool) {
 	var err error
 	offstack.Run(func() {
 		h := sw.x.w.Header()
-		h.Set("Content-Type", sw.ctype)
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
+		h["Content-Type"] = sw.ctype
+		h["Cache-Control"] = noCache
+		h["X-Accel-Buffering"] = noBuffering
 		sw.x.setDropped()
 		sw.x.w.WriteHeader(http.StatusOK)
 		sw.x.status = http.StatusOK
@@ -135,10 +148,10 @@ func (sw *streamWriter) sendHead(flush bool) {
 // stream relays a stream event by event, framed as the dialect says,
 // flushing whenever nothing more is at hand (dispatch.Call.Pace).
 func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing) {
-	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: "text/event-stream"}
+	sw := &streamWriter{x: x, rc: http.NewResponseController(x.w), ctype: eventStreamType}
 	var out *sse.Writer
 	if framing == translate.FramingJSONArray {
-		sw.ctype = "application/json"
+		sw.ctype = jsonType
 		out = sse.NewJSONArrayWriter(sw)
 	} else {
 		out = sse.NewWriter(sw)
@@ -230,7 +243,7 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 	x.call.ReleaseFrames()
 	if !sw.started && failed == nil {
 		// A stream with no events at all: still a valid (empty) reply.
-		sw.ctype = "text/event-stream"
+		sw.ctype = eventStreamType
 	}
 	_ = out.Close()
 	sw.end()
