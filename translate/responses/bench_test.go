@@ -26,6 +26,10 @@ func BenchmarkStreamText(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Responses, dialecttest.Responses)
 }
 
+func BenchmarkDecodeStreamText(b *testing.B) {
+	dialecttest.BenchmarkDecodeStreamText(b, dialecttest.Responses)
+}
+
 // BenchmarkDecodeRequest reads a client's request into its canonical
 // form: the load benchmark's short one and Codex's agent turn.
 func BenchmarkDecodeRequest(b *testing.B) {

@@ -33,6 +33,11 @@ type eventReader struct {
 	summary      int64
 	// The objects of the event read, as they came; nil when absent.
 	response, item, contentPart, annotation jsontext.Value
+	// What read took of the response or the item where it came
+	// (readHere), for open; nil and false when it did not.
+	started, ended *Response
+	it             streamItem
+	itemRead       bool
 }
 
 var eventReaders = sync.Pool{New: func() any { return new(eventReader) }}
@@ -80,6 +85,7 @@ func (r *eventReader) read(data []byte) (w *event, ok bool) {
 	w = &r.w
 	*w = event{}
 	r.response, r.item, r.contentPart, r.annotation = nil, nil, nil, nil
+	r.started, r.ended, r.it, r.itemRead = nil, nil, streamItem{}, false
 	if err := r.Object(func(name []byte) error { return r.member(name, w) }); err == nil && w.Type != "" && r.End() {
 		return w, true
 	}
@@ -122,9 +128,13 @@ func (r *eventReader) member(name []byte, w *event) error {
 	case "code":
 		w.Code, err = r.Copy()
 	case "response":
-		r.response, err = r.object()
+		if r.response, err = r.readHere(w.Type, true); r.response == nil && err == nil {
+			r.response, err = r.object()
+		}
 	case "item":
-		r.item, err = r.object()
+		if r.item, err = r.readHere(w.Type, false); r.item == nil && err == nil {
+			r.item, err = r.object()
+		}
 	case "part":
 		r.contentPart, err = r.object()
 	case "annotation":
@@ -157,6 +167,36 @@ func (r *eventReader) object() (jsontext.Value, error) {
 	return r.Raw()
 }
 
+// readHere reads the response of an event that starts or ends a stream,
+// or the item of an item added or done, where it is in the event, when
+// the event's type came before it, as every service writes it: read from
+// its copy in open, it would be passed over twice, the longest values of
+// a stream (a start's echo of the request, an end's output). It returns
+// the value as it came, for what open reads whole; nil when it read
+// nothing, the Walker where it was, for object to take the value.
+func (r *eventReader) readHere(typ string, response bool) (jsontext.Value, error) {
+	p := r.Place()
+	switch {
+	case !response && (typ == "response.output_item.added" || typ == "response.output_item.done"):
+		r.it, r.itemRead = r.streamItemHere()
+		if r.itemRead {
+			return r.Since(p), nil
+		}
+	case response && typ == "response.created":
+		if r.started, _ = r.startHere(); r.started != nil {
+			return r.Since(p), nil
+		}
+	case response && (typ == "response.completed" || typ == "response.incomplete" || typ == "response.failed"):
+		if r.ended, _ = r.endHere(); r.ended != nil {
+			return r.Since(p), nil
+		}
+	default:
+		return nil, nil
+	}
+	r.Back(p)
+	return nil, nil
+}
+
 // open reads into w the objects its type needs: the response of a
 // snapshot that starts or ends the stream, the item of an item added or
 // done, the part of a part added, an annotation. Of an item of the kinds
@@ -172,6 +212,10 @@ func (r *eventReader) object() (jsontext.Value, error) {
 func (r *eventReader) open(w *event) error {
 	switch w.Type {
 	case "response.created":
+		if r.started != nil {
+			w.Response = r.started
+			return nil
+		}
 		if r.response != nil {
 			if start, ok := r.start(); ok {
 				w.Response = start
@@ -180,6 +224,10 @@ func (r *eventReader) open(w *event) error {
 			return r.deep(w, true, false)
 		}
 	case "response.completed", "response.incomplete", "response.failed":
+		if r.ended != nil {
+			w.Response = r.ended
+			return nil
+		}
 		if r.response != nil {
 			if end, ok := r.end(); ok {
 				w.Response = end
@@ -189,7 +237,10 @@ func (r *eventReader) open(w *event) error {
 		}
 	case "response.output_item.added", "response.output_item.done":
 		if r.item != nil {
-			it, ok := r.streamItem()
+			it, ok := r.it, r.itemRead
+			if !ok {
+				it, ok = r.streamItem()
+			}
 			if !ok {
 				it = streamItem{}
 				if err := jsonx.Unmarshal(r.item, &it); err != nil {
@@ -233,6 +284,12 @@ func (r *eventReader) open(w *event) error {
 // kind).
 func (r *eventReader) streamItem() (it streamItem, ok bool) {
 	r.Reset(r.item)
+	it, ok = r.streamItemHere()
+	return it, ok && r.End()
+}
+
+// streamItemHere reads an item, as streamItem does, where the Walker is.
+func (r *eventReader) streamItemHere() (it streamItem, ok bool) {
 	err := r.Object(func(name []byte) error {
 		var err error
 		switch string(name) {
@@ -259,7 +316,7 @@ func (r *eventReader) streamItem() (it streamItem, ok bool) {
 		}
 		return err
 	})
-	return it, err == nil && r.End()
+	return it, err == nil
 }
 
 // streamItem is what the stream decoder reads of an item a stream
@@ -291,6 +348,13 @@ type streamEnd struct {
 // or a member of a form Unmarshal may read otherwise.
 func (r *eventReader) start() (_ *Response, ok bool) {
 	r.Reset(r.response)
+	s, ok := r.startHere()
+	return s, ok && r.End()
+}
+
+// startHere reads a start's response, as start does, where the Walker
+// is; nil when it declines.
+func (r *eventReader) startHere() (_ *Response, ok bool) {
 	s := new(Response)
 	err := r.Object(func(name []byte) error {
 		var err error
@@ -330,7 +394,10 @@ func (r *eventReader) start() (_ *Response, ok bool) {
 		}
 		return err
 	})
-	return s, err == nil && r.End()
+	if err != nil {
+		return nil, false
+	}
+	return s, true
 }
 
 // text reads a string member; null leaves it empty, as Unmarshal does.
@@ -346,8 +413,14 @@ func (r *eventReader) text() (string, error) {
 // an error or incomplete details (read by deep), or a member of a form
 // Unmarshal may read otherwise.
 func (r *eventReader) end() (_ *Response, ok bool) {
-	raw := r.response
-	r.Reset(raw)
+	r.Reset(r.response)
+	end, ok := r.endHere()
+	return end, ok && r.End()
+}
+
+// endHere reads an end's response, as end does, where the Walker is; nil
+// when it declines.
+func (r *eventReader) endHere() (_ *Response, ok bool) {
 	end := new(Response)
 	err := r.Object(func(name []byte) error {
 		var err error
@@ -370,7 +443,10 @@ func (r *eventReader) end() (_ *Response, ok bool) {
 		}
 		return err
 	})
-	return end, err == nil && r.End()
+	if err != nil {
+		return nil, false
+	}
+	return end, true
 }
 
 // usage reads a response's usage: its counts, and their details.

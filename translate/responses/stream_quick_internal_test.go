@@ -45,6 +45,11 @@ var quickVariants = []string{
 	`{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1700000000,"status":"in_progress","error":null,"incomplete_details":null,"instructions":"Be \"brief\".","max_output_tokens":null,"model":"gpt-5","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":"low","summary":null},"service_tier":"auto","store":false,"temperature":1.0,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[ {"type":"function","name":"f","parameters":{"type":"object"}} ],"top_p":1,"truncation":"disabled","usage":null,"user":null,"metadata":{},"safety_identifier":null,"x":{"b":[1, 2]}}}`,
 	`{"type":"response.created","response":{"id":null,"output":null,"created_at":null}}`,
 	`{"type":"response.created","response":{"id":"resp_1","output":[{"type":"message","id":"m","content":[]}]}}`,
+	// The type after the object, white space around it: read from a copy.
+	`{"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]},"type":"response.created","sequence_number":0}`,
+	`{"type":"response.completed","response" : {"status":"completed","usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}} ,"sequence_number":9}`,
+	`{"item":{"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]},"output_index":0,"type":"response.output_item.added"}`,
+	`{"type":"response.output_item.done","output_index":0,"item": {"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}","status":"completed"} }`,
 	// Left to the reflective reader.
 	`{"type":"response.output_text.delta","output_index":0,"delta":"x","extra":1}`,
 	`{"type":"response.output_text.delta","type":"response.refusal.delta","delta":"x"}`,
@@ -62,7 +67,7 @@ var quickVariants = []string{
 }
 
 // quickRead is how many of quickVariants the quick reader reads.
-const quickRead = 31
+const quickRead = 35
 
 // checkQuick holds the quick reader, with the objects its event's type
 // needs opened, to the reflective decoder on data (recorded.Same), for
@@ -194,6 +199,46 @@ func FuzzQuickEvent(f *testing.F) {
 		f.Add([]byte(v))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkQuick(t, data) })
+}
+
+// TestObjectsReadWhereTheyCome: the response of a start or an end, and
+// the item of an item added or done, are read where they come in the
+// event when its type came first, as services write it, and kept as they
+// came for what opens them whole; after the type, they are read from
+// their copy, as they are when read in place declines.
+func TestObjectsReadWhereTheyCome(t *testing.T) {
+	for _, c := range []struct {
+		data, object string
+		here         bool
+	}{
+		{`{"type":"response.created","response": {"id":"resp_1","status":"in_progress","output":[]} ,"sequence_number":0}`, `{"id":"resp_1","status":"in_progress","output":[]}`, true},
+		{`{"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`, `{"status":"completed","usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}`, true},
+		{`{"type":"response.output_item.done","item":{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hi"}]}}`, `{"type":"message","id":"msg_1","content":[{"type":"output_text","text":"Hi"}]}`, true},
+		{`{"response":{"id":"resp_1","output":[]},"type":"response.created"}`, `{"id":"resp_1","output":[]}`, false},
+		{`{"type":"response.created","response":{"id":"resp_1","output":[{"type":"message","id":"m","content":[]}]}}`, `{"id":"resp_1","output":[{"type":"message","id":"m","content":[]}]}`, false},
+		{`{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"Boom."}}}`, `{"status":"failed","error":{"code":"server_error","message":"Boom."}}`, false},
+		{`{"type":"response.output_item.done","item":{"type":"web_search_call","id":"ws_1","status":"completed"}}`, `{"type":"web_search_call","id":"ws_1","status":"completed"}`, true},
+		{`{"type":"response.in_progress","response":{"id":"resp_1","output":[]}}`, `{"id":"resp_1","output":[]}`, false},
+	} {
+		var r eventReader
+		w, ok := r.read([]byte(c.data))
+		if !ok {
+			t.Fatalf("%s: not read", c.data)
+		}
+		kept := r.response
+		if w.Type == "response.output_item.done" {
+			kept = r.item
+		}
+		if string(kept) != c.object {
+			t.Errorf("%s: kept %s, want %s", c.data, kept, c.object)
+		}
+		if here := r.started != nil || r.ended != nil || r.itemRead; here != c.here {
+			t.Errorf("%s: read where it came %v, want %v", c.data, here, c.here)
+		}
+		if err := r.open(w); err != nil {
+			t.Errorf("%s: %v", c.data, err)
+		}
+	}
 }
 
 // BenchmarkDeltaEvent reads an output_text.delta as OpenAI writes it,

@@ -91,6 +91,34 @@ func BenchmarkStreamText(b *testing.B, from, to *Spec) {
 	benchmarkStream(b, from, to, stream, 1)
 }
 
+// BenchmarkDecodeStreamText decodes to's recorded text stream into
+// canonical events and encodes none: what reading an upstream's stream
+// costs on its own, as a same-dialect stream, relayed, pays it.
+func BenchmarkDecodeStreamText(b *testing.B, to *Spec) {
+	if to.StreamText == "" {
+		b.Skipf("%s has no recorded text stream", to.Name())
+	}
+	stream, err := os.ReadFile(filepath.Join(to.Cases, to.StreamText))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dec := to.Upstream.NewStreamDecoder(translate.Target{Model: to.Model})
+		n := 0
+		for _, err := range translate.DecodeStream(to.Upstream.Dialect(), bytes.NewReader(stream), dec, translate.StreamLimits{}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n == 0 {
+			b.Fatal("no events")
+		}
+	}
+}
+
 // benchmarkStream decodes stream from an upstream of to and encodes it
 // for a client of from; every pass must yield at least events events.
 func benchmarkStream(b *testing.B, from, to *Spec, stream []byte, events int) {

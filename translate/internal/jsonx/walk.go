@@ -78,6 +78,27 @@ func (w *Walker) space() byte {
 	return 0
 }
 
+// A Place is where a Walker is in its input, for Back to return to.
+type Place struct{ pos, depth, names int }
+
+// Place returns where the Walker is.
+func (w *Walker) Place() Place { return Place{w.pos, w.depth, len(w.names)} }
+
+// Back returns the Walker to p, a place of the input it reads now, to
+// read again what it read from there: a value a reader tried to read in
+// place and declined, say.
+func (w *Walker) Back(p Place) { w.pos, w.depth, w.names = p.pos, p.depth, w.names[:p.names] }
+
+// Since returns the value read since p, as it came (as Raw would have
+// returned it, read from p).
+func (w *Walker) Since(p Place) jsontext.Value {
+	start := p.pos
+	for start < w.pos && (w.data[start] == ' ' || w.data[start] == '\t' || w.data[start] == '\n' || w.data[start] == '\r') {
+		start++
+	}
+	return jsontext.Value(w.data[start:w.pos])
+}
+
 // End reports whether the value read was the whole input.
 func (w *Walker) End() bool {
 	w.space()

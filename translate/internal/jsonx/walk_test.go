@@ -3,6 +3,7 @@ package jsonx
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,5 +316,44 @@ func BenchmarkWalkerString(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestBackReadsAgain: a value read from a Place is read again from it
+// after Back, names and depth as they were there (a repeated member is
+// still one, a member read before Back is not), and Since returns the
+// value as Raw does, without the white space before it.
+func TestBackReadsAgain(t *testing.T) {
+	var w Walker
+	w.Reset([]byte(`{"a":1,"b": {"c":[true,"x"],"d":null} ,"b":2}`))
+	var got []string
+	err := w.Object(func(name []byte) error {
+		got = append(got, string(name))
+		if string(name) != "b" || len(got) > 2 {
+			return w.Skip()
+		}
+		p := w.Place()
+		if err := w.Object(func([]byte) error { return ErrForm }); err != ErrForm {
+			return fmt.Errorf("the inner object: %v, want ErrForm", err)
+		}
+		w.Back(p)
+		if err := w.Skip(); err != nil {
+			return err
+		}
+		if v := w.Since(p); string(v) != `{"c":[true,"x"],"d":null}` {
+			return fmt.Errorf("since the place: %s", v)
+		}
+		w.Back(p)
+		raw, err := w.Raw()
+		if string(raw) != `{"c":[true,"x"],"d":null}` {
+			return fmt.Errorf("raw after Back: %s", raw)
+		}
+		return err
+	})
+	if err != ErrForm {
+		t.Errorf("the repeated member: %v, want ErrForm", err)
+	}
+	if want := []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
 	}
 }
