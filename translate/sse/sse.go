@@ -51,7 +51,10 @@ type Reader struct {
 	start, end int
 	max        int
 	pendingCR  bool // the last line ended in '\r': skip one '\n' if it comes next
-	begun      bool // the byte-order mark check has been made
+	// cr is set once a '\r' has come from the source: until then a line
+	// ends at the next '\n', found in one pass (lineEnd looks for both).
+	cr    bool
+	begun bool // the byte-order mark check has been made
 
 	typ       []byte
 	data      []byte
@@ -146,6 +149,7 @@ func (r *Reader) idleRead() {
 	b := readerPool.Get().(*readerBuffers)
 	r.buf, r.data, r.typ, r.pooled = b.buf[:], b.data[:0], b.typ[:0], b
 	r.start, r.end = 0, copy(r.buf, r.small[:n])
+	r.sawCR(r.small[:n])
 	switch {
 	case err != nil:
 		r.err = err
@@ -280,7 +284,7 @@ func (r *Reader) Ready() bool {
 	}
 	data := r.hasData
 	for {
-		i := lineEnd(w)
+		i := r.lineEnd(w)
 		if i < 0 {
 			return false
 		}
@@ -320,7 +324,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		window := r.buf[r.start:r.end]
 		if r.begun || r.err != nil {
-			if i := lineEnd(window); i >= 0 {
+			if i := r.lineEnd(window); i >= 0 {
 				line := window[:i]
 				r.start += i + 1
 				if window[i] == '\r' {
@@ -348,6 +352,23 @@ func (r *Reader) readLine() ([]byte, error) {
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// sawCR notes whether read, bytes just read from the source, hold a '\r'.
+func (r *Reader) sawCR(read []byte) {
+	if !r.cr {
+		r.cr = bytes.IndexByte(read, '\r') >= 0
+	}
+}
+
+// lineEnd is lineEnd(b) for what the Reader has read: the first '\n'
+// while no '\r' has come, as in the streams of every service Parley
+// speaks to.
+func (r *Reader) lineEnd(b []byte) int {
+	if !r.cr {
+		return bytes.IndexByte(b, '\n')
+	}
+	return lineEnd(b)
+}
 
 // lineEnd returns the index of the first '\r' or '\n' in b, or -1.
 func lineEnd(b []byte) int {
@@ -388,6 +409,7 @@ func (r *Reader) fill() {
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := r.src.Read(r.buf[r.end:])
+		r.sawCR(r.buf[r.end : r.end+n])
 		r.end += n
 		if err != nil {
 			r.err = err

@@ -182,6 +182,33 @@ func TestReaderCRLFSplitBetweenReads(t *testing.T) {
 	}
 }
 
+// TestReaderCRAfterLFLines: a stream whose first reads end their lines
+// in "\n" alone and whose later ones use a lone "\r": the lines after
+// the first "\r" end there, wherever it comes, Ready included.
+func TestReaderCRAfterLFLines(t *testing.T) {
+	in := "data: a\n\ndata: b\rdata: c\r\rdata: d\r\n\r\n"
+	for _, sizes := range [][]int{{9, 100}, {12, 100}, {len(in)}, {1}} {
+		r := sse.NewReader(&chunkReader{data: []byte(in), sizes: sizes}, 0)
+		var events []got
+		for {
+			ev, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			events = append(events, got{Type: ev.Type, Data: string(ev.Data)})
+			if len(events) == 2 && sizes[0] > 1 && !r.Ready() {
+				t.Errorf("reads of %v: the third event is buffered whole, and Ready says it is not", sizes)
+			}
+		}
+		if want := []got{{Data: "a"}, {Data: "b\nc"}, {Data: "d"}}; !cmp.Equal(want, events) {
+			t.Errorf("reads of %v: events = %v, want %v", sizes, events, want)
+		}
+	}
+}
+
 func TestReaderBoundsFrames(t *testing.T) {
 	t.Run("one long line", func(t *testing.T) {
 		in := "data: " + strings.Repeat("x", 200) + "\n\n"
