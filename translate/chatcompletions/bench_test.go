@@ -24,3 +24,9 @@ func BenchmarkStream500(b *testing.B) {
 func BenchmarkStreamText(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.ChatCompletions, dialecttest.ChatCompletions)
 }
+
+// BenchmarkDecodeStreamText reads the recorded text stream and encodes
+// nothing, as a same-dialect stream, relayed, is read.
+func BenchmarkDecodeStreamText(b *testing.B) {
+	dialecttest.BenchmarkDecodeStreamText(b, dialecttest.ChatCompletions)
+}

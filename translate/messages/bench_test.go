@@ -33,6 +33,12 @@ func BenchmarkStreamText(b *testing.B) {
 	dialecttest.BenchmarkStreamText(b, dialecttest.Messages, dialecttest.Messages)
 }
 
+// BenchmarkDecodeStreamText reads the recorded text stream and encodes
+// nothing, as a same-dialect stream, relayed, is read.
+func BenchmarkDecodeStreamText(b *testing.B) {
+	dialecttest.BenchmarkDecodeStreamText(b, dialecttest.Messages)
+}
+
 // agentRequest is a coding agent's request of about 130 KB: a system
 // prompt, three tools and 40 turns of tool calls and results.
 func agentRequest() []byte {
