@@ -192,7 +192,7 @@ func TestReaderCRAfterLFLines(t *testing.T) {
 		var events []got
 		for {
 			ev, err := r.Next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {

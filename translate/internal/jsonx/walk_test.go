@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -333,8 +334,8 @@ func TestBackReadsAgain(t *testing.T) {
 			return w.Skip()
 		}
 		p := w.Place()
-		if err := w.Object(func([]byte) error { return ErrForm }); err != ErrForm {
-			return fmt.Errorf("the inner object: %v, want ErrForm", err)
+		if err := w.Object(func([]byte) error { return ErrForm }); !errors.Is(err, ErrForm) {
+			return fmt.Errorf("the inner object: %w, want ErrForm", err)
 		}
 		w.Back(p)
 		if err := w.Skip(); err != nil {
@@ -350,7 +351,7 @@ func TestBackReadsAgain(t *testing.T) {
 		}
 		return err
 	})
-	if err != ErrForm {
+	if !errors.Is(err, ErrForm) {
 		t.Errorf("the repeated member: %v, want ErrForm", err)
 	}
 	if want := []string{"a", "b"}; !slices.Equal(got, want) {
