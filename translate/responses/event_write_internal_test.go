@@ -2,6 +2,8 @@ package responses
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"regexp"
 	"testing"
 
@@ -131,4 +133,39 @@ func TestRepliesAreTheMarshalledReplies(t *testing.T) {
 		t.Errorf("%d of %d replies written without reflection (%d made from canonical responses)", quick, len(replies), made)
 	}
 	t.Logf("%d of %d replies written without reflection", quick, len(replies))
+}
+
+// TestTextStreamAllocations bounds what encoding the recorded text
+// stream allocates: the events of its common course (items and parts
+// added and done) are made in the encoder (streamEncoder.next), not one
+// by one with what they point to, which cost five allocations each.
+func TestTextStreamAllocations(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/responses/stream_text/stream.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []*parleyv1.StreamEvent
+	for ev, err := range translate.DecodeStream(thisDialect, bytes.NewReader(data), Upstream{}.NewStreamDecoder(translate.Target{Model: "m"}), translate.StreamLimits{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	req := &parleyv1.Request{Model: "m"}
+	w := sse.NewWriter(io.Discard)
+	defer w.Release()
+	allocs := testing.AllocsPerRun(20, func() {
+		enc := Client{}.NewStreamEncoder(req)
+		for _, ev := range evs {
+			if err := enc.Encode(w, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Logf("%d events, %v allocations", len(evs), allocs)
+	// 103 when each was made where it was emitted.
+	const most = 90
+	if allocs > most {
+		t.Errorf("%v allocations encoding %d events, want at most %d", allocs, len(evs), most)
+	}
 }

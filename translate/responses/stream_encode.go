@@ -47,6 +47,15 @@ type streamEncoder struct {
 	// (join).
 	pending []byte
 	seq     int64
+	// ev is the event emit writes next, and written its number;
+	// evIndex, evText, evPart and evItem hold what it points to that
+	// the encoder holds nowhere else (next).
+	ev      event
+	written int64
+	evIndex int64
+	evText  string
+	evPart  ContentPart
+	evItem  Item
 	resp    *parleyv1.Response // the start's response, for snapshots
 	items   []Item             // output items so far
 	msg     int                // index in items of the open message item, -1 when none
@@ -84,7 +93,8 @@ var quickEvents = true
 
 func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 	s.seq++
-	e.SequenceNumber = new(s.seq - 1)
+	s.written = s.seq - 1
+	e.SequenceNumber = &s.written
 	if quickEvents {
 		b, ok := appendEvent(s.deltaBuf[:0], e)
 		s.keep(b)
@@ -97,6 +107,35 @@ func (s *streamEncoder) emit(w *sse.Writer, e *event) error {
 		return err
 	}
 	return w.Event(e.Type, b)
+}
+
+// next returns the encoder's event, emptied and of type typ, for the
+// caller to fill and emit. The events of a stream's common course (items
+// and parts added and done, deltas that cannot go the quick way) are
+// made there, pointing to the encoder's own values (its indexes, items,
+// evIndex and the others), rather than each made where it is emitted:
+// an event given to emit goes to the heap, with what it points to, five
+// allocations an event; and an event made on the stack takes hundreds of
+// bytes of the frames of a stream's loop (TestStreamsRunOnSmallStacks).
+func (s *streamEncoder) next(typ string) *event {
+	s.ev = event{Type: typ}
+	return &s.ev
+}
+
+// itemEvent returns the encoder's event of type typ for item i.
+func (s *streamEncoder) itemEvent(typ string, i int, it *Item) *event {
+	e := s.next(typ)
+	s.evIndex = int64(i)
+	e.OutputIndex, e.Item = &s.evIndex, it
+	return e
+}
+
+// partEvent returns the encoder's event of type typ for the open part of
+// item id, the output item s.out, its content s.content.
+func (s *streamEncoder) partEvent(typ, id string) *event {
+	e := s.next(typ)
+	e.ItemID, e.OutputIndex, e.ContentIndex = id, &s.out, &s.content
+	return e
 }
 
 // keep keeps b's buffer for the next event written without reflection,
@@ -311,7 +350,7 @@ func (s *streamEncoder) closeMessage(w *sse.Writer) error {
 	if incompleteWord(s.reason) != "" {
 		s.items[i].Status = "incomplete"
 	}
-	return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
+	return s.emit(w, s.itemEvent("response.output_item.done", i, &s.items[i]))
 }
 
 // addItem appends an item and announces it.
@@ -331,7 +370,10 @@ func (s *streamEncoder) addItem(w *sse.Writer, it Item) error {
 	case "reasoning":
 		added.Summary, added.EncryptedContent, added.Content = []summaryPart{}, nil, nil
 	}
-	return s.emit(w, &event{Type: "response.output_item.added", OutputIndex: new(int64(i)), Item: &added})
+	s.evItem = added
+	err := s.emit(w, s.itemEvent("response.output_item.added", i, &s.evItem))
+	s.evItem = Item{}
+	return err
 }
 
 // whole announces an item that is complete at once.
@@ -340,7 +382,7 @@ func (s *streamEncoder) whole(w *sse.Writer, it Item) error {
 		return err
 	}
 	i := len(s.items) - 1
-	return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(int64(i)), Item: &s.items[i]})
+	return s.emit(w, s.itemEvent("response.output_item.done", i, &s.items[i]))
 }
 
 func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
@@ -432,7 +474,9 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 			s.seq++
 			return w.Event("response.output_text.delta", b)
 		}
-		return s.emit(w, &event{Type: "response.output_text.delta", ItemID: id, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(d.Text), Logprobs: emptyList})
+		e := s.partEvent("response.output_text.delta", id)
+		e.Delta, e.Logprobs = &d.Text, emptyList
+		return s.emit(w, e)
 	case *parleyv1.PartDelta_Refusal:
 		if p.GetRefusal() == nil {
 			return fmt.Errorf("responses: refusal delta for a part that is not a refusal")
@@ -456,7 +500,9 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 		if _, _, custom := s.names.of(c); d.Arguments == "" || custom {
 			return nil
 		}
-		return s.emit(w, &event{Type: "response.function_call_arguments.delta", ItemID: id, OutputIndex: new(s.out), Delta: new(d.Arguments)})
+		e := s.next("response.function_call_arguments.delta")
+		e.ItemID, e.OutputIndex, e.Delta = id, &s.out, &d.Arguments
+		return s.emit(w, e)
 	case *parleyv1.PartDelta_ReasoningText:
 		r := p.GetReasoning()
 		if r == nil {
@@ -514,7 +560,7 @@ func (s *streamEncoder) partStop(w *sse.Writer, st *parleyv1.PartStop) error {
 			}
 		}
 		s.items[s.out] = reasoningOut(p)
-		return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: &s.items[s.out]})
+		return s.emit(w, s.itemEvent("response.output_item.done", int(s.out), &s.items[s.out]))
 	case *parleyv1.Part_HostedToolCall:
 		if it, ok := hostedOut(p); ok {
 			return s.whole(w, it)

@@ -27,15 +27,22 @@ func (s *streamEncoder) messagePartStart(w *sse.Writer, p *parleyv1.Part) error 
 		part = ContentPart{Type: "output_text", Text: new(""), Annotations: []annotation{}}
 	}
 	m.Content.Parts = append(m.Content.Parts, part)
-	if err := s.emit(w, &event{Type: "response.content_part.added", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part}); err != nil {
+	e := s.partEvent("response.content_part.added", m.ID)
+	s.evPart = part
+	e.Part = &s.evPart
+	if err := s.emit(w, e); err != nil {
 		return err
 	}
 	// Content that came with the start goes out as a first delta.
 	switch {
 	case p.GetText().GetText() != "":
-		return s.emit(w, &event{Type: "response.output_text.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetText().GetText()), Logprobs: emptyList})
+		e := s.partEvent("response.output_text.delta", m.ID)
+		e.Delta, e.Logprobs = &p.GetText().Text, emptyList
+		return s.emit(w, e)
 	case p.GetRefusal().GetText() != "":
-		return s.emit(w, &event{Type: "response.refusal.delta", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Delta: new(p.GetRefusal().GetText())})
+		e := s.partEvent("response.refusal.delta", m.ID)
+		e.Delta = &p.GetRefusal().Text
+		return s.emit(w, e)
 	}
 	return nil
 }
@@ -71,7 +78,10 @@ func (s *streamEncoder) callStart(w *sse.Writer, p *parleyv1.Part, c *parleyv1.T
 		return err
 	}
 	if args := c.GetArguments(); args != "" && it.Type == "function_call" {
-		return s.emit(w, &event{Type: "response.function_call_arguments.delta", ItemID: it.ID, OutputIndex: new(s.out), Delta: new(args)})
+		e := s.next("response.function_call_arguments.delta")
+		s.evText = args
+		e.ItemID, e.OutputIndex, e.Delta = it.ID, &s.out, &s.evText
+		return s.emit(w, e)
 	}
 	return nil
 }
@@ -105,11 +115,16 @@ func (s *streamEncoder) messagePartStop(w *sse.Writer, p *parleyv1.Part) error {
 			return err
 		}
 	} else {
-		if err := s.emit(w, &event{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Text: part.Text, Logprobs: emptyList}); err != nil {
+		e := s.partEvent("response.output_text.done", m.ID)
+		e.Text, e.Logprobs = part.Text, emptyList
+		if err := s.emit(w, e); err != nil {
 			return err
 		}
 	}
-	return s.emit(w, &event{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: new(s.out), ContentIndex: new(s.content), Part: &part})
+	e := s.partEvent("response.content_part.done", m.ID)
+	s.evPart = part
+	e.Part = &s.evPart
+	return s.emit(w, e)
 }
 
 // callStop closes a call item, its arguments whole.
@@ -118,7 +133,9 @@ func (s *streamEncoder) callStop(w *sse.Writer, p *parleyv1.Part) error {
 	*it = callOut(p, s.names)
 	switch it.Type {
 	case "function_call":
-		if err := s.emit(w, &event{Type: "response.function_call_arguments.done", ItemID: it.ID, OutputIndex: new(s.out), Arguments: it.Arguments}); err != nil {
+		e := s.next("response.function_call_arguments.done")
+		e.ItemID, e.OutputIndex, e.Arguments = it.ID, &s.out, it.Arguments
+		if err := s.emit(w, e); err != nil {
 			return err
 		}
 	case "custom_tool_call":
@@ -130,5 +147,5 @@ func (s *streamEncoder) callStop(w *sse.Writer, p *parleyv1.Part) error {
 			return err
 		}
 	}
-	return s.emit(w, &event{Type: "response.output_item.done", OutputIndex: new(s.out), Item: it})
+	return s.emit(w, s.itemEvent("response.output_item.done", int(s.out), it))
 }
