@@ -22,6 +22,13 @@ func BenchmarkStream500(b *testing.B) {
 	dialecttest.BenchmarkStream500(b, dialecttest.GenerateContent, dialecttest.GenerateContent)
 }
 
+// BenchmarkDecodeStream500 reads Stream500 and encodes nothing, as a
+// same-dialect stream, relayed, is read: 500 chunks of text, each with
+// its usage.
+func BenchmarkDecodeStream500(b *testing.B) {
+	dialecttest.BenchmarkDecodeStream500(b, dialecttest.GenerateContent)
+}
+
 // BenchmarkDecodeRequest reads a client's request into its canonical
 // form: the load benchmark's short one and Gemini CLI's agent turn.
 func BenchmarkDecodeRequest(b *testing.B) {

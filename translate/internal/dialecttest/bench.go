@@ -102,6 +102,17 @@ func BenchmarkDecodeStreamText(b *testing.B, to *Spec) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchmarkDecode(b, to, stream, 1)
+}
+
+// BenchmarkDecodeStream500 decodes to's Stream500 and encodes nothing.
+func BenchmarkDecodeStream500(b *testing.B, to *Spec) {
+	benchmarkDecode(b, to, to.Stream500(), to.Stream500Events)
+}
+
+// benchmarkDecode decodes stream from an upstream of to; every pass must
+// yield at least events events.
+func benchmarkDecode(b *testing.B, to *Spec, stream []byte, events int) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -113,8 +124,8 @@ func BenchmarkDecodeStreamText(b *testing.B, to *Spec) {
 			}
 			n++
 		}
-		if n == 0 {
-			b.Fatal("no events")
+		if n < events {
+			b.Fatalf("%d events, want at least %d", n, events)
 		}
 	}
 }
