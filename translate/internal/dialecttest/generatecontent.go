@@ -84,12 +84,13 @@ func generateContentSchemas(t *testing.T) (request, response *golden.Validator) 
 }
 
 // generateContentStream500 is a stream of 500 chunks of text, each with
-// usage as the service sends them, the last with the finish reason.
+// usage as the service sends them (the prompt's tokens by modality
+// among it), the last with the finish reason.
 func generateContentStream500() []byte {
 	var s strings.Builder
 	for i := 0; i < 499; i++ {
-		fmt.Fprintf(&s, "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"word %d \"}],\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":%d,\"totalTokenCount\":%d},\"modelVersion\":\"gemini-2.5-flash\",\"responseId\":\"abc\"}\r\n\r\n", i, i, i+9)
+		fmt.Fprintf(&s, "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"word %d \"}],\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":%d,\"totalTokenCount\":%d,\"promptTokensDetails\":[{\"modality\":\"TEXT\",\"tokenCount\":9}]},\"modelVersion\":\"gemini-2.5-flash\",\"responseId\":\"abc\"}\r\n\r\n", i, i, i+9)
 	}
-	s.WriteString("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"end\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":500,\"totalTokenCount\":509},\"modelVersion\":\"gemini-2.5-flash\",\"responseId\":\"abc\"}\r\n\r\n")
+	s.WriteString("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"end\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":500,\"totalTokenCount\":509,\"promptTokensDetails\":[{\"modality\":\"TEXT\",\"tokenCount\":9}]},\"modelVersion\":\"gemini-2.5-flash\",\"responseId\":\"abc\"}\r\n\r\n")
 	return []byte(s.String())
 }
