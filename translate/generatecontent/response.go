@@ -49,7 +49,7 @@ func (Upstream) DecodeResponse(t translate.Target, body []byte) (*parleyv1.Respo
 		resp.PromptFeedback = readPromptFeedback(pf, &resp.Extensions)
 	}
 	if u := w.UsageMetadata; u != nil {
-		resp.Usage = canonicalUsage(u)
+		resp.Usage = canonicalUsage(u, nil)
 		jsonx.Keep(&resp.Extensions, thisDialect, "usageMetadata", u.Unknown)
 		for name, list := range u.detailLists() {
 			for i, m := range *list {

@@ -28,6 +28,9 @@ type streamDecoder struct {
 	failed  bool
 	blocked bool // the prompt was blocked: no candidate will come
 	cands   []*candStream
+	// details are the last usage's per-modality lists, which the next
+	// usage shares when they are the same.
+	details lastDetails
 }
 
 type candStream struct {
@@ -74,7 +77,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		d.id = w.ResponseID
 		resp := &parleyv1.Response{Id: w.ResponseID, Model: w.ModelVersion, Status: parleyv1.ResponseStatus_RESPONSE_STATUS_IN_PROGRESS, Extensions: upstreamMark()}
 		if w.UsageMetadata != nil {
-			resp.Usage = canonicalUsage(w.UsageMetadata)
+			resp.Usage = canonicalUsage(w.UsageMetadata, &d.details)
 		}
 		jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: resp}}})
@@ -95,7 +98,7 @@ func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*pa
 		dst = append(dst, &parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Metadata{Metadata: &parleyv1.MetadataUpdate{PromptFeedback: feedback}}})
 	}
 	if w.UsageMetadata != nil {
-		dst = append(dst, translate.UsageEvent(canonicalUsage(w.UsageMetadata)))
+		dst = append(dst, translate.UsageEvent(canonicalUsage(w.UsageMetadata, &d.details)))
 	}
 	return dst, nil
 }

@@ -2,6 +2,7 @@ package generatecontent
 
 import (
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,42 @@ func modalityTokens(list []modalityTokenCount) []*parleyv1.ModalityTokens {
 		out = append(out, &parleyv1.ModalityTokens{Modality: modalityNames[m.Modality], Tokens: deref(m.TokenCount)})
 	}
 	return out
+}
+
+// lastDetails are the per-modality lists of the last usage a stream's
+// chunk carried, in the order canonicalUsage fills them: a stream repeats
+// them on every chunk (the prompt's tokens by modality do not change as
+// the answer grows), and a chunk whose lists are the same shares them
+// rather than making them again, two allocations for each entry. A list
+// is never changed once made, only replaced: every reader of a usage's
+// details (MergeUsageInto among them) takes or replaces the list whole.
+type lastDetails [4][]*parleyv1.ModalityTokens
+
+// list returns the canonical list of wire, list i of the last usage when
+// it is the same; a nil last makes a new one.
+func (last *lastDetails) list(i int, wire []modalityTokenCount) []*parleyv1.ModalityTokens {
+	if last == nil {
+		return modalityTokens(wire)
+	}
+	if !sameModalities(last[i], wire) {
+		// Clipped: a list shared by several usages must not be appended
+		// to in place.
+		last[i] = slices.Clip(modalityTokens(wire))
+	}
+	return last[i]
+}
+
+// sameModalities reports whether have is the canonical form of wire.
+func sameModalities(have []*parleyv1.ModalityTokens, wire []modalityTokenCount) bool {
+	if len(have) != len(wire) {
+		return false
+	}
+	for i, m := range wire {
+		if have[i].GetModality() != modalityNames[m.Modality] || have[i].GetTokens() != deref(m.TokenCount) {
+			return false
+		}
+	}
+	return true
 }
 
 func wireModalityTokens(list []*parleyv1.ModalityTokens) []modalityTokenCount {
@@ -48,8 +85,10 @@ type usageBox struct {
 }
 
 // canonicalUsage converts u, taking its box if it has one: a box is
-// used once, and converting u again makes a usage of its own.
-func canonicalUsage(u *usageMetadata) *parleyv1.Usage {
+// used once, and converting u again makes a usage of its own. Its
+// details are last's when they are the same (a stream's); last may be
+// nil (a whole reply's).
+func canonicalUsage(u *usageMetadata, last *lastDetails) *parleyv1.Usage {
 	b := u.box
 	u.box = nil
 	if b == nil {
@@ -61,10 +100,10 @@ func canonicalUsage(u *usageMetadata) *parleyv1.Usage {
 	out.ReasoningTokens = u.ThoughtsTokenCount
 	out.ToolUseInputTokens = u.ToolUsePromptTokenCount
 	out.TotalTokens = u.TotalTokenCount
-	out.InputDetails = modalityTokens(u.PromptTokensDetails)
-	out.CacheDetails = modalityTokens(u.CacheTokensDetails)
-	out.OutputDetails = modalityTokens(u.CandidatesTokensDetails)
-	out.ToolUseInputDetails = modalityTokens(u.ToolUsePromptTokensDetails)
+	out.InputDetails = last.list(0, u.PromptTokensDetails)
+	out.CacheDetails = last.list(1, u.CacheTokensDetails)
+	out.OutputDetails = last.list(2, u.CandidatesTokensDetails)
+	out.ToolUseInputDetails = last.list(3, u.ToolUsePromptTokensDetails)
 	if u.CandidatesTokenCount != nil || u.ThoughtsTokenCount != nil {
 		b.n[6] = deref(u.CandidatesTokenCount) + deref(u.ThoughtsTokenCount)
 		out.OutputTokens = &b.n[6]
