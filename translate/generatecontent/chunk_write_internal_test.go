@@ -2,9 +2,11 @@ package generatecontent
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
 	"github.com/parleyhq/parley/translate/sse"
@@ -106,4 +108,35 @@ func FuzzReplyWrite(f *testing.F) {
 		}
 		recorded.Encoded(t, []*Response{&r}, appendReply)
 	})
+}
+
+// TestTextDeltaAllocatesNothing: a text or thought delta is written as a
+// chunk without allocating, once the encoder's buffers have grown: the
+// part points to the delta's own text.
+func TestTextDeltaAllocatesNothing(t *testing.T) {
+	for _, p := range []*parleyv1.Part{translate.TextParts("")[0], {Kind: &parleyv1.Part_Reasoning{Reasoning: &parleyv1.Reasoning{}}}} {
+		enc := Client{}.NewStreamEncoder(&parleyv1.Request{Model: "m"})
+		w := sse.NewWriter(io.Discard)
+		for _, ev := range []*parleyv1.StreamEvent{
+			{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "r", Model: "m"}}}},
+			translate.PartStartEvent(0, 0, p),
+		} {
+			if err := enc.Encode(w, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		delta := translate.TextDelta(0, 0, "Hello, world.")
+		if p.GetReasoning() != nil {
+			delta = translate.ReasoningTextDelta(0, 0, "Thinking.")
+		}
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := enc.Encode(w, delta); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%v allocations a delta of %v", allocs, p)
+		}
+		w.Release()
+	}
 }

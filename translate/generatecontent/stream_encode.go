@@ -391,6 +391,10 @@ func (s *streamEncoder) partStart(w *sse.Writer, ps *parleyv1.PartStart) error {
 	return nil
 }
 
+// thoughtPart is what a thought's part points to as its thought flag;
+// nothing writes through it.
+var thoughtPart = true
+
 func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 	c := s.cand(pd.GetCandidateIndex())
 	if c.open == nil || c.openIdx != pd.GetIndex() {
@@ -398,13 +402,17 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 	}
 	ci := pd.GetCandidateIndex()
 	thought := c.open.GetReasoning() != nil
+	// A delta's part points to the delta's own text, which nothing
+	// changes, rather than to a copy: a copy made for each delta is an
+	// allocation each (the part reaches the reflective writer, so what
+	// it points to is on the heap).
 	switch d := pd.GetDelta().(type) {
 	case *parleyv1.PartDelta_Text:
-		return s.chunk(w, ci, Part{Text: ptr(d.Text)})
+		return s.chunk(w, ci, Part{Text: &d.Text})
 	case *parleyv1.PartDelta_Refusal:
-		return s.chunk(w, ci, Part{Text: ptr(d.Refusal)})
+		return s.chunk(w, ci, Part{Text: &d.Refusal})
 	case *parleyv1.PartDelta_ReasoningText:
-		return s.chunk(w, ci, Part{Text: ptr(d.ReasoningText), Thought: ptr(true)})
+		return s.chunk(w, ci, Part{Text: &d.ReasoningText, Thought: &thoughtPart})
 	case *parleyv1.PartDelta_ReasoningSummary:
 		return s.chunk(w, ci, Part{Text: ptr(d.ReasoningSummary.GetText()), Thought: ptr(true)})
 	case *parleyv1.PartDelta_Arguments:
