@@ -128,11 +128,11 @@ func (r *eventReader) member(name []byte, w *event) error {
 	case "code":
 		w.Code, err = r.Copy()
 	case "response":
-		if r.response, err = r.readHere(w.Type, true); r.response == nil && err == nil {
+		if r.response = r.readHere(w.Type, true); r.response == nil {
 			r.response, err = r.object()
 		}
 	case "item":
-		if r.item, err = r.readHere(w.Type, false); r.item == nil && err == nil {
+		if r.item = r.readHere(w.Type, false); r.item == nil {
 			r.item, err = r.object()
 		}
 	case "part":
@@ -174,27 +174,26 @@ func (r *eventReader) object() (jsontext.Value, error) {
 // a stream (a start's echo of the request, an end's output). It returns
 // the value as it came, for what open reads whole; nil when it read
 // nothing, the Walker where it was, for object to take the value.
-func (r *eventReader) readHere(typ string, response bool) (jsontext.Value, error) {
+func (r *eventReader) readHere(typ string, response bool) jsontext.Value {
 	p := r.Place()
 	switch {
 	case !response && (typ == "response.output_item.added" || typ == "response.output_item.done"):
-		r.it, r.itemRead = r.streamItemHere()
-		if r.itemRead {
-			return r.Since(p), nil
+		if r.it, r.itemRead = r.streamItemHere(); r.itemRead {
+			return r.Since(p)
 		}
 	case response && typ == "response.created":
 		if r.started, _ = r.startHere(); r.started != nil {
-			return r.Since(p), nil
+			return r.Since(p)
 		}
 	case response && (typ == "response.completed" || typ == "response.incomplete" || typ == "response.failed"):
 		if r.ended, _ = r.endHere(); r.ended != nil {
-			return r.Since(p), nil
+			return r.Since(p)
 		}
 	default:
-		return nil, nil
+		return nil
 	}
 	r.Back(p)
-	return nil, nil
+	return nil
 }
 
 // open reads into w the objects its type needs: the response of a
