@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -520,7 +521,7 @@ func NewWriter(w io.Writer) *Writer {
 // breaks inside data become separate data lines, so any data survives the
 // trip; a line break in typ is an error.
 func (w *Writer) Event(typ string, data []byte) error {
-	if len(typ) > 0 && lineEnd([]byte(typ)) >= 0 {
+	if strings.ContainsAny(typ, "\r\n") {
 		return fmt.Errorf("sse: event type %q contains a line break", typ)
 	}
 	if w.array {

@@ -510,3 +510,23 @@ func TestEventTypesAreShared(t *testing.T) {
 		t.Errorf("reading a stream allocated %.1f times, want the Reader alone", n)
 	}
 }
+
+// TestWriterEventAllocatesNothing: writing an event allocates nothing
+// once the Writer's buffer has grown, whatever its type's length (the
+// responses dialect's run past 32 bytes, where a conversion of the type
+// to bytes would allocate), and a type with a line break is refused.
+func TestWriterEventAllocatesNothing(t *testing.T) {
+	w := sse.NewWriter(io.Discard)
+	defer w.Release()
+	data := []byte(`{"type":"response.function_call_arguments.delta","delta":"{\"a\":"}`)
+	for _, typ := range []string{"", "message_start", "response.function_call_arguments.delta"} {
+		if allocs := testing.AllocsPerRun(100, func() { _ = w.Event(typ, data) }); allocs != 0 {
+			t.Errorf("type %q: %v allocations an event", typ, allocs)
+		}
+	}
+	for _, typ := range []string{"a\nb", "a\r", "\r\nmessage"} {
+		if err := w.Event(typ, data); err == nil {
+			t.Errorf("type %q: written", typ)
+		}
+	}
+}
