@@ -286,7 +286,7 @@ func (s *streamEncoder) summaryDelta(w *sse.Writer, i int, text string) error {
 				return err
 			}
 		}
-		if err := s.emit(w, &event{Type: "response.reasoning_summary_part.added", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(s.sums)), Part: &ContentPart{Type: "summary_text", Text: new("")}}); err != nil {
+		if err := s.emit(w, s.summaryPartEvent("response.reasoning_summary_part.added", id, s.sums, "")); err != nil {
 			return err
 		}
 		s.sums++
@@ -294,7 +294,29 @@ func (s *streamEncoder) summaryDelta(w *sse.Writer, i int, text string) error {
 	if text == "" {
 		return nil
 	}
-	return s.emit(w, &event{Type: "response.reasoning_summary_text.delta", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Delta: new(text)})
+	e := s.summaryEvent("response.reasoning_summary_text.delta", id, i)
+	s.evText = text
+	e.Delta = &s.evText
+	return s.emit(w, e)
+}
+
+// summaryEvent returns the encoder's event of type typ for summary part i
+// of reasoning item id, the output item s.out.
+func (s *streamEncoder) summaryEvent(typ, id string, i int) *event {
+	e := s.next(typ)
+	s.evIndex = int64(i)
+	e.ItemID, e.OutputIndex, e.SummaryIndex = id, &s.out, &s.evIndex
+	return e
+}
+
+// summaryPartEvent returns summaryEvent's event carrying summary part i,
+// of the given text.
+func (s *streamEncoder) summaryPartEvent(typ, id string, i int, text string) *event {
+	e := s.summaryEvent(typ, id, i)
+	s.evText = text
+	s.evPart = ContentPart{Type: "summary_text", Text: &s.evText}
+	e.Part = &s.evPart
+	return e
 }
 
 func summaryText(p *parleyv1.Part, i int) string {
@@ -312,10 +334,13 @@ func (s *streamEncoder) closeSummary(w *sse.Writer, i int, p *parleyv1.Part) err
 	s.join()
 	id := s.items[s.out].ID
 	text := summaryText(p, i)
-	if err := s.emit(w, &event{Type: "response.reasoning_summary_text.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Text: new(text)}); err != nil {
+	e := s.summaryEvent("response.reasoning_summary_text.done", id, i)
+	s.evText = text
+	e.Text = &s.evText
+	if err := s.emit(w, e); err != nil {
 		return err
 	}
-	return s.emit(w, &event{Type: "response.reasoning_summary_part.done", ItemID: id, OutputIndex: new(s.out), SummaryIndex: new(int64(i)), Part: &ContentPart{Type: "summary_text", Text: new(text)}})
+	return s.emit(w, s.summaryPartEvent("response.reasoning_summary_part.done", id, i, text))
 }
 
 func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
