@@ -231,8 +231,11 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 			} else {
 				// The upstream's burst has been written whole: send it. A
 				// burst goes out as one write rather than one per event.
+				// Until the next, the stream holds neither the burst's
+				// frames nor a buffer to write events in.
 				sw.flush()
 				x.call.ReleaseFrames()
+				out.Idle()
 			}
 		}
 	}

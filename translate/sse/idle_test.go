@@ -137,3 +137,52 @@ func TestWriterLetsGoOfALargeEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleWriterHoldsNoBuffer: between bursts (Idle) a Writer holds no
+// buffer, its own back in the pool for other streams, and what it writes
+// after is as if it had kept it: another Writer using the pooled buffer
+// meanwhile does not show through, and a JSON array stays one array.
+func TestIdleWriterHoldsNoBuffer(t *testing.T) {
+	for _, array := range []bool{false, true} {
+		var out strings.Builder
+		w := newWriter(&out, array)
+		if w.pooled != nil {
+			t.Fatalf("array %v: a Writer that wrote nothing holds a buffer", array)
+		}
+		if err := w.Event("a", []byte(`{"n":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		if w.pooled == nil {
+			t.Fatalf("array %v: a Writer writing a burst holds no buffer", array)
+		}
+		w.Idle()
+		if w.pooled != nil || w.scratch != nil {
+			t.Errorf("array %v: an idle Writer holds a buffer", array)
+		}
+		var otherOut strings.Builder
+		other := newWriter(&otherOut, array)
+		if err := other.Event("z", []byte(strings.Repeat("z", 500))); err != nil {
+			t.Fatal(err)
+		}
+		other.Release()
+		if err := w.Event("b", []byte(`{"n":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Comment("keep-alive"); err != nil {
+			t.Fatal(err)
+		}
+		w.Idle()
+		w.Idle() // twice is harmless
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		w.Release()
+		want := "event: a\ndata: {\"n\":1}\n\nevent: b\ndata: {\"n\":2}\n\n: keep-alive\n\n"
+		if array {
+			want = "[{\"n\":1},\r\n{\"n\":2}]"
+		}
+		if out.String() != want {
+			t.Errorf("array %v: wrote %q, want %q", array, out.String(), want)
+		}
+	}
+}

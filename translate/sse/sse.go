@@ -443,14 +443,26 @@ type writerBuffer struct{ b []byte }
 
 var writerPool = sync.Pool{New: func() any { return &writerBuffer{b: make([]byte, 0, 1024)} }}
 
+// newWriter returns a Writer that takes its buffer when it first writes.
 func newWriter(w io.Writer, array bool) *Writer {
-	b := writerPool.Get().(*writerBuffer)
-	return &Writer{w: w, scratch: b.b[:0], array: array, pooled: b}
+	return &Writer{w: w, array: array}
 }
 
-// Release gives the Writer's buffer back for another Writer to use, once
-// its stream is written; the Writer must not be used again.
-func (w *Writer) Release() {
+// buffer returns the Writer's buffer, empty, taken from the pool when the
+// Writer holds none (at its first event, and after Idle).
+func (w *Writer) buffer() []byte {
+	if w.pooled == nil {
+		w.pooled = writerPool.Get().(*writerBuffer)
+		w.scratch = w.pooled.b
+	}
+	return w.scratch[:0]
+}
+
+// Idle gives the Writer's buffer back for other Writers to use while its
+// stream waits for more to write, as a stream does for as long as its
+// model thinks; the next event takes one again. What was written is the
+// caller's writer's: nothing of it is held here.
+func (w *Writer) Idle() {
 	b := w.pooled
 	if b == nil {
 		return
@@ -462,6 +474,10 @@ func (w *Writer) Release() {
 	w.scratch, w.pooled = nil, nil
 	writerPool.Put(b)
 }
+
+// Release gives the Writer's buffer back for another Writer to use, once
+// its stream is written; the Writer must not be used again.
+func (w *Writer) Release() { w.Idle() }
 
 // NewJSONArrayWriter returns a Writer that writes the data of each event
 // as one element of a JSON array, as the content-generation service
@@ -485,7 +501,7 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) arrayElement(data []byte) error {
-	b := w.scratch[:0]
+	b := w.buffer()
 	if w.events == 0 {
 		b = append(b, '[')
 	} else {
@@ -527,7 +543,7 @@ func (w *Writer) Event(typ string, data []byte) error {
 	if w.array {
 		return w.arrayElement(data)
 	}
-	b := w.scratch[:0]
+	b := w.buffer()
 	if typ != "" {
 		b = append(b, "event: "...)
 		b = append(b, typ...)
@@ -560,7 +576,7 @@ func (w *Writer) Comment(text string) error {
 	if w.array {
 		return nil
 	}
-	b := append(w.scratch[:0], ':')
+	b := append(w.buffer(), ':')
 	if text != "" {
 		b = append(b, ' ')
 		for _, c := range []byte(text) {
