@@ -262,12 +262,14 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 // tools, tens of kilobytes or more, that nothing reads again. The
 // dispatcher retries nothing after a stream's first event, and the
 // encoder took what it needed with the start (a responses encoder, whose
-// snapshots echo the instructions and tools, its echo of them). A stored
-// turn keeps the request, to save with the reply. A governed request whose
-// input the upstream has not counted yet gets Parley's estimate of it now,
-// for a stream cut before the upstream says (meter.settle).
+// snapshots echo the instructions and tools, its echo of them). A turn
+// that stores its response keeps the request, to save with the reply; one
+// that does not (store: false, as agents send) lets go of it too. A
+// governed request whose input the upstream has not counted yet gets
+// Parley's estimate of it now, for a stream cut before the upstream says
+// (meter.settle).
 func (x *clientRequest) letGoOfRequest(req *parleyv1.Request) {
-	if x.turn != nil {
+	if x.turn != nil && !x.turn.LetGoOfRequest() {
 		return
 	}
 	if x.ticket != nil && x.estimate == 0 && (x.usage == nil || x.usage.InputTokens == nil) {

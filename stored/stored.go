@@ -248,6 +248,19 @@ type Turn struct {
 	acc   *translate.Accumulator
 }
 
+// LetGoOfRequest drops what the turn holds of its request once the reply
+// has begun, when it saves nothing with the reply (a response not
+// stored): after the start it only labels what the client is shown. It
+// reports whether it did; a turn that saves its reply keeps the request to
+// save with it.
+func (t *Turn) LetGoOfRequest() bool {
+	if t.id != "" {
+		return false
+	}
+	t.req, t.input = nil, nil
+	return true
+}
+
 // label sets on a response what the client is shown: the stored id, the
 // response it continued, and its creation time.
 func (t *Turn) label(r *parleyv1.Response) {
