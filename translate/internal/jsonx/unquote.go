@@ -17,8 +17,13 @@ func scanString(d []byte, start int) (end int, escaped, ok bool) {
 	i := start
 	for i < len(d) {
 		// Plain bytes (printable ASCII but for the quote and the
-		// backslash) are passed over eight at a time, up to the first
-		// that is not, and near the end of d one at a time.
+		// backslash) are passed over sixteen at a time while they last
+		// (a long text's runs between line breaks), then eight at a time
+		// up to the first that is not, and near the end of d one at a
+		// time.
+		for i+16 <= len(d) && special8(binary.LittleEndian.Uint64(d[i:]))|special8(binary.LittleEndian.Uint64(d[i+8:])) == 0 {
+			i += 16
+		}
 		if i+8 <= len(d) {
 			n := firstSpecial(binary.LittleEndian.Uint64(d[i:]))
 			if i += n; n == 8 {

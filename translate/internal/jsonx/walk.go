@@ -288,15 +288,17 @@ var plain = func() (t [256]bool) {
 
 // special8 flags the bytes of x (read little-endian) that are not plain
 // (a control character, a quote, a backslash or above ASCII) with their
-// high bit. Each test is the classic has-a-zero-byte one, whose borrow
-// may flag a plain byte above one truly flagged, never below it: the
-// lowest flag is exact (firstSpecial), and none means all eight are
-// plain.
+// high bit. A byte below 0x20 borrows in x-0x20, a quote or a backslash
+// is zero and borrows once xored with itself, and a byte above ASCII has
+// its high bit already; a plain byte does none of these. A borrow may
+// flag a plain byte above one truly flagged, never below it: the lowest
+// flag is exact (firstSpecial), and none means all eight are plain.
 func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	control := (x - 0x20*ones) & ^x & highs
-	return control | zero(x^'"'*ones) | zero(x^'\\'*ones) | x&highs
+	control := x - 0x20*ones
+	quote := (x ^ '"'*ones) - ones
+	backslash := (x ^ '\\'*ones) - ones
+	return (control | x | quote | backslash) & highs
 }
 
 // plain8 reports whether the eight bytes of x are all plain.

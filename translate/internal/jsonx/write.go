@@ -201,6 +201,9 @@ func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	b = append(b, '"')
 	run, i := 0, 0 // v[run:i] is plain and not yet copied
 	for i < len(v) {
+		for i+16 <= len(v) && special8(load8(v[i:i+8]))|special8(load8(v[i+8:i+16])) == 0 {
+			i += 16
+		}
 		for i+8 <= len(v) {
 			n := firstSpecial(load8(v[i : i+8]))
 			if i += n; n < 8 {

@@ -71,3 +71,38 @@ func BenchmarkAppendQuote(b *testing.B) {
 		})
 	}
 }
+
+// TestSpecialAtEveryPlace: a byte that is not plain ASCII (a quote, a
+// backslash, a control character, a multi-byte character, an invalid
+// byte), at every place of a text as long as two of the sixteen-byte runs
+// the quick readers and writers pass over at once, is found there:
+// AppendQuote writes what jsontext writes, and Unquote reads the quoted
+// token (or refuses it) as jsontext does.
+func TestSpecialAtEveryPlace(t *testing.T) {
+	for _, special := range []string{`"`, `\`, "\x00", "\n", "\x1f", "\x7f", "é", "\u2028", "\xff", "\xc3"} {
+		for n := 1; n <= 40; n++ {
+			for p := range n {
+				s := strings.Repeat("a", p) + special + strings.Repeat("b", n-p-1)
+				checkQuote(t, s)
+				// A JSON token whose text holds the byte as it is, and
+				// one with the byte escaped as jsontext writes it.
+				for _, tok := range []string{`"` + s + `"`, string(mustQuote(t, s))} {
+					got, ok := jsonx.Unquote([]byte(tok))
+					want, err := jsontext.AppendUnquote(nil, tok)
+					if ok != (err == nil) || ok && got != string(want) {
+						t.Fatalf("Unquote(%q) = %q, %v; jsontext reads %q, %v", tok, got, ok, want, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func mustQuote(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := jsontext.AppendQuote(nil, s)
+	if err != nil {
+		return []byte(`"` + s + `"`)
+	}
+	return b
+}
