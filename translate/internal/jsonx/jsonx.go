@@ -12,6 +12,7 @@ package jsonx
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +21,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"google.golang.org/protobuf/proto"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 )
@@ -224,8 +224,13 @@ func Keep(ext **parleyv1.Extensions, d parleyv1.Dialect, prefix string, u Unknow
 // bag returns the fields of *ext to write to, made (with room for n) when
 // there are none, and copied first when they are a flag's shared bag.
 func bag(ext **parleyv1.Extensions, d parleyv1.Dialect, n int) map[string]string {
-	if isShared(*ext) {
-		*ext = proto.CloneOf(*ext) // a flag's shared bag is never written
+	if src := *ext; isShared(src) {
+		// A flag's shared bag is never written: a copy of its one or two
+		// fields, made directly (a reflective clone cost a few times
+		// more, for every message of a conversation marked so).
+		fields := make(map[string]string, len(src.Fields)+n)
+		maps.Copy(fields, src.Fields)
+		*ext = &parleyv1.Extensions{Dialect: src.Dialect, Fields: fields}
 	}
 	if *ext == nil {
 		*ext = &parleyv1.Extensions{Dialect: d, Fields: make(map[string]string, n)}
