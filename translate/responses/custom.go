@@ -43,8 +43,23 @@ func customFunction(wt *tool) *parleyv1.FunctionTool {
 	return &parleyv1.FunctionTool{
 		Name:        wt.Name,
 		Description: deref(wt.Description),
-		Parameters:  strings.Replace(customInputSchema, "%s", strconv.Quote(what), 1),
+		Parameters:  customParameters(what),
 	}
+}
+
+// customParameters writes customInputSchema with what as its input's
+// description, quoted as JSON: a grammar may hold any character.
+func customParameters(what string) string {
+	before, after, _ := strings.Cut(customInputSchema, "%s")
+	b := make([]byte, 0, len(customInputSchema)+len(what)+16)
+	b = append(b, before...)
+	b, ok := jsonx.AppendQuote(b, what)
+	if !ok {
+		// Text read from JSON is valid UTF-8; anything else is written
+		// as jsontext writes it, invalid bytes replaced.
+		b = append(b[:len(before)], jsonx.Quote(what)...)
+	}
+	return string(append(b, after...))
 }
 
 // callNames is what rendering a call for a client needs of the request's
