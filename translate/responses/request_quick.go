@@ -337,7 +337,10 @@ func (q requestReader) tool(t *tool) error {
 		case "description":
 			t.Description, err = r.WordPtr()
 		case "parameters":
-			t.Parameters, err = r.Copy()
+			// The body's own bytes: decoding reads them once more, into
+			// the canonical tool's string (decodeToolList) or a kept
+			// tool's marshalling, and nothing keeps the wire tool.
+			t.Parameters, err = r.Raw()
 		case "strict":
 			t.Strict, err = r.BoolPtr(new(bool))
 		case "vector_store_ids":
