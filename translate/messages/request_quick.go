@@ -440,7 +440,10 @@ func (q *quickEvent) tool(t *tool) error {
 		case "description":
 			t.Description, err = q.r.WordPtr()
 		case "input_schema":
-			t.InputSchema, err = q.r.Copy()
+			// The body's own bytes: decoding reads them once more, into
+			// the canonical tool's string or its kept member (readTool),
+			// and nothing keeps the wire tool.
+			t.InputSchema, err = q.r.Raw()
 		case "strict":
 			t.Strict, err = r.BoolPtr(new(bool))
 		case "cache_control":
