@@ -268,7 +268,11 @@ func (r requestReader) tool(t *tool) error {
 				case "description":
 					f.Description, err = r.WordPtr()
 				case "parameters":
-					f.Parameters, err = r.Copy()
+					// The body's own bytes: decoding reads them once
+					// more, into the canonical tool's string (or a kept
+					// tool's marshalling), and nothing keeps the wire
+					// tool.
+					f.Parameters, err = r.Raw()
 				case "strict":
 					f.Strict, err = r.BoolPtr(new(bool))
 				default:
