@@ -332,10 +332,14 @@ func (q requestReader) tool(t *Tool) error {
 					d.Name, err = r.String()
 				case "description":
 					d.Description, err = r.String()
+				// A schema is the body's own bytes: decoding reads it once
+				// more, into the canonical tool's string (converted from
+				// the Schema form, or copied), and nothing keeps the wire
+				// declaration.
 				case "parameters":
-					d.Parameters, err = q.value()
+					d.Parameters, err = r.Raw()
 				case "parametersJsonSchema":
-					d.ParametersJSONSchema, err = q.value()
+					d.ParametersJSONSchema, err = r.Raw()
 				default:
 					d.Unknown, err = q.keep(d.Unknown, name, declNames)
 				}
