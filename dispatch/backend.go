@@ -90,10 +90,16 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 // through.
 const writeBufferSize = 1 << 10
 
-// NewTransport is the transport of an upstream: the default one's proxy
-// and TLS settings, the connect timeout for dialling and the TLS
-// handshake, and the header timeout for the reply's status line.
-func NewTransport(connect, header time.Duration) *http.Transport {
+// NewTransport is the transport of an upstream (upstreamTransport): the
+// connect timeout for dialling and the TLS handshake, the header timeout
+// for the reply's status line, and net/http's proxy and TLS settings.
+func NewTransport(connect, header time.Duration) http.RoundTripper {
+	return newUpstreamTransport(netTransport(connect, header))
+}
+
+// netTransport is net/http's transport with an upstream's settings: the
+// default one's proxy and TLS settings, and the timeouts.
+func netTransport(connect, header time.Duration) *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
 	tr.TLSHandshakeTimeout = connect
@@ -318,6 +324,19 @@ func (r *onceReader) Read(p []byte) (int, error) {
 		r.b = nil
 	}
 	return n, nil
+}
+
+// WriteTo writes what is left of b in one write.
+func (r *onceReader) WriteTo(w io.Writer) (int64, error) {
+	if len(r.b) == 0 {
+		r.b = nil
+		return 0, nil
+	}
+	n, err := w.Write(r.b)
+	if r.b = r.b[n:]; len(r.b) == 0 {
+		r.b = nil
+	}
+	return int64(n), err
 }
 
 // Close does nothing: the transport may close a body while another of

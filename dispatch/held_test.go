@@ -118,7 +118,7 @@ func TestRequestWrites(t *testing.T) {
 	}))
 	defer srv.Close()
 	var writes atomic.Int32
-	tr := NewTransport(time.Second, time.Second)
+	tr := netTransport(time.Second, time.Second)
 	dial := tr.DialContext
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
@@ -127,7 +127,7 @@ func TestRequestWrites(t *testing.T) {
 		}
 		return writeCounter{Conn: c, writes: &writes}, nil
 	}
-	b, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{Transport: tr})
+	b, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{Transport: newUpstreamTransport(tr)})
 	if err != nil {
 		t.Fatal(err)
 	}

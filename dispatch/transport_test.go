@@ -1,0 +1,687 @@
+package dispatch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// connCounter counts the connections a test server accepts and closes.
+type connCounter struct {
+	opened, closed atomic.Int32
+}
+
+func (c *connCounter) track(_ net.Conn, s http.ConnState) {
+	switch s {
+	case http.StateNew:
+		c.opened.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		c.closed.Add(1)
+	}
+}
+
+// countedServer starts a test server that counts its connections, its
+// settings adjusted by the options.
+func countedServer(t *testing.T, h http.HandlerFunc, opts ...func(*http.Server)) (*httptest.Server, *connCounter) {
+	t.Helper()
+	cc := &connCounter{}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = cc.track
+	for _, o := range opts {
+		o(srv.Config)
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, cc
+}
+
+// post sends body to url through rt and returns the reply's status and
+// body.
+func post(t *testing.T, rt http.RoundTripper, ctx context.Context, url, body string) (int, string, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: rt}).Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data), err
+}
+
+// waitFor polls cond for up to two seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestTransportReusesConnections: requests one after another go on one
+// connection, whatever the body's framing (a length, chunks), and every
+// byte of every body arrives both ways.
+func TestTransportReusesConnections(t *testing.T) {
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		in, _ := io.ReadAll(r.Body)
+		if r.URL.Query().Get("chunked") != "" {
+			for _, part := range bytes.SplitAfter(in, []byte(" ")) {
+				_, _ = w.Write(part)
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(in)))
+		_, _ = w.Write(in)
+	})
+	rt := NewTransport(time.Second, time.Second)
+	for i, q := range []string{"", "?chunked=1", "", "?chunked=1", ""} {
+		body := strings.Repeat("word ", 1000*i+1)
+		status, got, err := post(t, rt, context.Background(), srv.URL+q, body)
+		if err != nil || status != 200 || got != body {
+			t.Fatalf("request %d: status %d, %d bytes back of %d, %v", i, status, len(got), len(body), err)
+		}
+	}
+	if n := cc.opened.Load(); n != 1 {
+		t.Errorf("5 requests one after another opened %d connections, want 1", n)
+	}
+}
+
+// TestTransportHoldsNoGoroutines: while a reply is awaited, and while its
+// body is read, the transport runs nothing of its own: net/http's keeps a
+// reader and a writer goroutine per connection, which a held stream pays
+// for in stacks.
+func TestTransportHoldsNoGoroutines(t *testing.T) {
+	release := make(chan struct{})
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "first ")
+		w.(http.Flusher).Flush()
+		<-release
+		_, _ = io.WriteString(w, "last")
+	})
+	rt := NewTransport(time.Second, time.Second)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	stacks := make([]byte, 1<<20)
+	stacks = stacks[:runtime.Stack(stacks, true)]
+	if bytes.Contains(stacks, []byte("net/http.(*persistConn)")) {
+		t.Errorf("a held reply runs net/http's connection goroutines:\n%s", stacks)
+	}
+	close(release)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil || string(rest) != "last" {
+		t.Fatalf("rest %q, %v", rest, err)
+	}
+	_ = resp.Body.Close()
+}
+
+// TestTransportIdleClosedByUpstream: an upstream that closed a connection
+// while it sat idle (its keep-alive timeout) costs nothing: the next
+// request sees it closed and opens another, and the POST succeeds.
+func TestTransportIdleClosedByUpstream(t *testing.T) {
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}, func(s *http.Server) { s.IdleTimeout = 20 * time.Millisecond })
+	rt := NewTransport(time.Second, time.Second)
+	for i := range 3 {
+		status, got, err := post(t, rt, context.Background(), srv.URL, "{}")
+		if err != nil || status != 200 || got != "ok" {
+			t.Fatalf("request %d: %d %q %v", i, status, got, err)
+		}
+		waitFor(t, "the upstream closing the idle connection", func() bool { return cc.closed.Load() == int32(i+1) })
+	}
+	if n := cc.opened.Load(); n != 3 {
+		t.Errorf("opened %d connections, want 3", n)
+	}
+}
+
+// TestTransportUnsolicitedBytes: an idle connection with bytes waiting
+// (a reply to nothing) is not used.
+func TestTransportUnsolicitedBytes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n := conns.Add(1)
+			go func() {
+				defer func() { _ = c.Close() }()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					reply := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+					if n == 1 {
+						// A second reply nobody asked for.
+						reply += "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nbad"
+					}
+					if _, err := io.WriteString(c, reply); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	rt := NewTransport(time.Second, time.Second)
+	u := "http://" + ln.Addr().String()
+	for i := range 2 {
+		if i == 1 {
+			time.Sleep(20 * time.Millisecond) // the extra bytes arrive
+		}
+		status, got, err := post(t, rt, context.Background(), u, "{}")
+		if err != nil || status != 200 || got != "ok" {
+			t.Fatalf("request %d: %d %q %v", i, status, got, err)
+		}
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("opened %d connections, want 2 (the first one had bytes waiting)", n)
+	}
+}
+
+// TestTransportConnectionClose: a reply that says Connection: close, and
+// a body closed before its end, leave no connection in the pool.
+func TestTransportConnectionClose(t *testing.T) {
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("close") != "" {
+			w.Header().Set("Connection", "close")
+		}
+		_, _ = io.WriteString(w, strings.Repeat("x", 64<<10))
+	})
+	rt := NewTransport(time.Second, time.Second)
+	if _, _, err := post(t, rt, context.Background(), srv.URL+"?close=1", "{}"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the closed connection", func() bool { return cc.closed.Load() == 1 })
+	// A body closed after its first bytes.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resp.Body.Read(make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if _, err := resp.Body.Read(make([]byte, 10)); err == nil {
+		t.Error("a closed body could still be read")
+	}
+	waitFor(t, "the connection of the body closed early", func() bool { return cc.closed.Load() == 2 })
+	if _, _, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	if n := cc.opened.Load(); n != 3 {
+		t.Errorf("opened %d connections, want 3", n)
+	}
+}
+
+// TestTransportCancel: a request cancelled while it waits for its reply's
+// head, or for its body, ends at once with the context's error, and its
+// connection is not used again.
+func TestTransportCancel(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		// Read to its end, the body lets the server notice the client
+		// leaving.
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Query().Get("body") != "" {
+			_, _ = io.WriteString(w, "start")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	rt := NewTransport(time.Second, time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	_, _, err := post(t, rt, ctx, srv.URL, "{}")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiting for the head: %v, want the context's error", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"?body=1", strings.NewReader("{}"))
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resp.Body.Read(make([]byte, 5)); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err = io.ReadAll(resp.Body)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("reading the body: %v, want the context's error", err)
+	}
+	_ = resp.Body.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancelling took %s", d)
+	}
+	waitFor(t, "both connections closed", func() bool { return cc.closed.Load() == 2 })
+	// A request whose context is already done sends nothing.
+	_, _, err = post(t, rt, ctx, srv.URL, "{}")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled request: %v", err)
+	}
+}
+
+// TestTransportHeaderTimeout: an upstream that sends no head within the
+// header timeout fails the request with a timeout.
+func TestTransportHeaderTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	rt := NewTransport(time.Second, 50*time.Millisecond)
+	_, _, err := post(t, rt, context.Background(), srv.URL, "{}")
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("%v, want a timeout", err)
+	}
+}
+
+// TestTransportHeaderTimeoutIsForTheHead: a stream whose head came in
+// time may take longer than the header timeout for its body.
+func TestTransportHeaderTimeoutIsForTheHead(t *testing.T) {
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "head ")
+		w.(http.Flusher).Flush()
+		time.Sleep(150 * time.Millisecond)
+		_, _ = io.WriteString(w, "tail")
+	})
+	rt := NewTransport(time.Second, 50*time.Millisecond)
+	status, got, err := post(t, rt, context.Background(), srv.URL, "{}")
+	if err != nil || status != 200 || got != "head tail" {
+		t.Fatalf("%d %q %v", status, got, err)
+	}
+}
+
+// TestTransportInformational: a 103 before the reply is passed over.
+func TestTransportInformational(t *testing.T) {
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</a>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("Link")
+		_, _ = io.WriteString(w, "ok")
+	})
+	status, got, err := post(t, NewTransport(time.Second, time.Second), context.Background(), srv.URL, "{}")
+	if err != nil || status != 200 || got != "ok" {
+		t.Fatalf("%d %q %v", status, got, err)
+	}
+}
+
+// TestTransportEarlyReply: an upstream that refuses a large body without
+// reading it, and closes, is heard: the client gets its reply, not a
+// broken write.
+func TestTransportEarlyReply(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			_ = c.Close()
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
+		// Close with the body unread: the kernel answers the rest with a
+		// reset.
+		_ = c.(*net.TCPConn).SetLinger(0)
+		time.Sleep(50 * time.Millisecond)
+		_ = c.Close()
+	}()
+	status, got, err := post(t, NewTransport(time.Second, time.Second), context.Background(), "http://"+ln.Addr().String(), strings.Repeat("x", 64<<20))
+	if err != nil {
+		// Some kernels deliver the reset before the reply can be read:
+		// then the broken write is all there is to report.
+		t.Skipf("the reply was lost to the reset: %v", err)
+	}
+	if status != http.StatusRequestEntityTooLarge || got != "too large" {
+		t.Fatalf("%d %q", status, got)
+	}
+}
+
+// TestTransportRetriesNothingWritten: a request on a reused connection
+// that breaks before any byte of it is written goes again on another,
+// body and all; one that broke after some was written does not (a POST
+// is not sent twice).
+func TestTransportRetriesNothingWritten(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		_, _ = io.WriteString(w, "ok")
+	})
+	var breakNext atomic.Int32 // 1: fail before writing; 2: after a byte
+	nt := netTransport(time.Second, time.Second)
+	dial := nt.DialContext
+	nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		return &breakingConn{Conn: c, mode: &breakNext}, err
+	}
+	rt := newUpstreamTransport(nt)
+	if _, _, err := post(t, rt, context.Background(), srv.URL, "one"); err != nil {
+		t.Fatal(err)
+	}
+	breakNext.Store(1)
+	if _, got, err := post(t, rt, context.Background(), srv.URL, "two"); err != nil || got != "ok" {
+		t.Fatalf("a request whose reused connection broke before writing: %q %v", got, err)
+	}
+	breakNext.Store(2)
+	if _, _, err := post(t, rt, context.Background(), srv.URL, "three"); err == nil {
+		t.Fatal("a request broken after its first byte succeeded")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(bodies, ",") != "one,two" {
+		t.Errorf("the upstream read %q", bodies)
+	}
+}
+
+// breakingConn fails its next write as mode says, once.
+type breakingConn struct {
+	net.Conn
+	mode *atomic.Int32
+}
+
+func (c *breakingConn) Write(p []byte) (int, error) {
+	switch c.mode.Swap(0) {
+	case 1:
+		return 0, errors.New("broken pipe")
+	case 2:
+		n, _ := c.Conn.Write(p[:1])
+		_ = c.Close()
+		return n, errors.New("broken pipe")
+	}
+	return c.Conn.Write(p)
+}
+
+// TestTransportIdleConnectionsExpire: a connection idle for longer than
+// the idle timeout is closed, with nothing asking for it.
+func TestTransportIdleConnectionsExpire(t *testing.T) {
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	})
+	nt := netTransport(time.Second, time.Second)
+	nt.IdleConnTimeout = 30 * time.Millisecond
+	rt := newUpstreamTransport(nt)
+	if _, _, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the idle connection closed", func() bool { return cc.closed.Load() == 1 })
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if len(rt.idle) != 0 || rt.sweeper != nil {
+		t.Errorf("the pool still holds %d hosts, sweeper %v", len(rt.idle), rt.sweeper != nil)
+	}
+}
+
+// TestTransportKeepsAtMostMaxIdle: connections beyond the pool's bound
+// are closed when their requests end.
+func TestTransportKeepsAtMostMaxIdle(t *testing.T) {
+	release := make(chan struct{})
+	var arrived sync.WaitGroup
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived.Done()
+		<-release
+		_, _ = io.WriteString(w, "ok")
+	})
+	nt := netTransport(time.Second, time.Second)
+	nt.MaxIdleConnsPerHost = 2
+	rt := newUpstreamTransport(nt)
+	var done sync.WaitGroup
+	arrived.Add(5)
+	for range 5 {
+		done.Go(func() {
+			if _, _, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	arrived.Wait()
+	close(release)
+	done.Wait()
+	waitFor(t, "three connections closed", func() bool { return cc.closed.Load() == 3 })
+	rt.CloseIdleConnections()
+	waitFor(t, "all closed", func() bool { return cc.closed.Load() == 5 })
+}
+
+// TestTransportFallback: what is not plain HTTP straight to the upstream
+// (TLS, a proxy) goes through net/http's transport.
+func TestTransportFallback(t *testing.T) {
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "tls")
+	}))
+	defer tlsSrv.Close()
+	nt := netTransport(time.Second, time.Second)
+	nt.TLSClientConfig = tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig
+	var proxied atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		_, _ = io.WriteString(w, "proxied "+r.URL.Host)
+	}))
+	defer proxy.Close()
+	pu, _ := url.Parse(proxy.URL)
+	nt.Proxy = func(r *http.Request) (*url.URL, error) {
+		if r.URL.Hostname() == "upstream.invalid" {
+			return pu, nil
+		}
+		return nil, nil
+	}
+	rt := newUpstreamTransport(nt)
+	if _, got, err := post(t, rt, context.Background(), tlsSrv.URL, "{}"); err != nil || got != "tls" {
+		t.Fatalf("TLS: %q %v", got, err)
+	}
+	for range 2 {
+		if _, got, err := post(t, rt, context.Background(), "http://upstream.invalid/v1", "{}"); err != nil || got != "proxied upstream.invalid" {
+			t.Fatalf("proxy: %q %v", got, err)
+		}
+	}
+	if proxied.Load() != 2 {
+		t.Errorf("the proxy saw %d requests, want 2", proxied.Load())
+	}
+}
+
+// TestTransportRefusesBadHeaders: a header net/http would refuse is
+// refused, naming the field and not its value.
+func TestTransportRefusesBadHeaders(t *testing.T) {
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {})
+	rt := NewTransport(time.Second, time.Second)
+	for _, h := range []http.Header{{"X-Key": {"secret\r\nX-Evil: 1"}}, {"Bad Name": {"v"}}, {"X-Nul": {"a\x00b"}}, {"X-Del": {"a\x7fb"}}} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+		maps.Copy(req.Header, h)
+		resp, err := rt.RoundTrip(req)
+		if err == nil {
+			_ = resp.Body.Close()
+			t.Fatalf("%q was sent", h)
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Errorf("the error shows the value: %v", err)
+		}
+	}
+	if cc.opened.Load() != 0 {
+		t.Error("a connection was opened for a request refused")
+	}
+}
+
+// BenchmarkTransport sends a request of a chat's size to a loopback
+// upstream and reads its reply to the end, through net/http's transport
+// ("net") and through the upstream transport ("upstream"), for a reply
+// with a length ("whole") and one in chunks ("stream").
+func BenchmarkTransport(b *testing.B) {
+	whole := []byte(strings.Repeat(`{"text":"hello"}`, 40))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/stream" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range 3 {
+				_, _ = w.Write(whole[:200])
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(whole)
+	}))
+	defer srv.Close()
+	body := bytes.Repeat([]byte("x"), 900)
+	for _, tr := range []struct {
+		name string
+		rt   http.RoundTripper
+	}{{"net", netTransport(time.Second, time.Minute)}, {"upstream", NewTransport(time.Second, time.Minute)}} {
+		for _, path := range []string{"whole", "stream"} {
+			b.Run(tr.name+"/"+path, func(b *testing.B) {
+				client := &http.Client{Transport: tr.rt}
+				b.ReportAllocs()
+				for b.Loop() {
+					req, _ := http.NewRequest(http.MethodPost, srv.URL+"/"+path, bytes.NewReader(body))
+					req.Header["Content-Type"] = []string{"application/json"}
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			})
+		}
+	}
+}
+
+// TestTransportWritesRequestsAsNetHTTP: what the upstream reads of a
+// request (method, target, host, headers, framing, body) is what it reads
+// of the same request sent by net/http's transport, for every kind of
+// body the upstream transport writes its own way or hands to net/http.
+func TestTransportWritesRequestsAsNetHTTP(t *testing.T) {
+	type seen struct {
+		Method, URI, Host string
+		Header            http.Header
+		Length            int64
+		Chunked           bool
+		Body              string
+	}
+	got := make(chan seen, 1)
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.RequestURI, r.Host, r.Header, r.ContentLength, slices.Contains(r.TransferEncoding, "chunked"), string(body)}
+	})
+	large := strings.Repeat("conversation ", 10_000)
+	cases := []struct {
+		name string
+		make func() *http.Request
+	}{
+		{"no body", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/models?page=2&q=a%20b", nil)
+			return r
+		}},
+		{"empty POST", func() *http.Request { r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/x", nil); return r }},
+		{"small in memory", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", bytes.NewReader([]byte(`{"a":1}`)))
+			r.Header["Authorization"] = []string{"Bearer k"}
+			r.Header["X-Multi"] = []string{"one", "two"}
+			r.Header["X-Tab"] = []string{"a\tb"}
+			r.Close = true
+			return r
+		}},
+		{"large in memory", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", nil)
+			r.Body, r.ContentLength = &onceReader{b: []byte(large)}, int64(len(large))
+			return r
+		}},
+		{"reader of known length", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", io.NopCloser(strings.NewReader(large[:5000])))
+			r.ContentLength = 5000
+			return r
+		}},
+		{"long reader of known length", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", io.NopCloser(strings.NewReader(large)))
+			r.ContentLength = int64(len(large))
+			return r
+		}},
+		{"unknown length", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", io.NopCloser(strings.NewReader("chunks")))
+			return r
+		}},
+		{"host set", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader("{}"))
+			r.Host = "api.example.com"
+			r.Header["User-Agent"] = []string{"parley"}
+			return r
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var want, have seen
+			for i, rt := range []http.RoundTripper{netTransport(time.Second, time.Second), NewTransport(time.Second, time.Second)} {
+				resp, err := rt.RoundTrip(c.make())
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				s := <-got
+				if i == 0 {
+					want = s
+				} else {
+					have = s
+				}
+			}
+			if !reflect.DeepEqual(have, want) {
+				t.Errorf("the upstream read\n%+v\nwant what net/http sends\n%+v", have, want)
+			}
+		})
+	}
+}
