@@ -86,6 +86,10 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt}, opts: o}, nil
 }
 
+// CloseIdleConnections closes the upstream's connections no request is
+// using.
+func (b *HTTPBackend) CloseIdleConnections() { b.client.CloseIdleConnections() }
+
 // writeBufferSize is the buffer an upstream connection writes requests
 // through.
 const writeBufferSize = 1 << 10

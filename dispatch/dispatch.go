@@ -157,6 +157,23 @@ func New(router *Router) *Dispatcher {
 // Router returns the dispatcher's router.
 func (d *Dispatcher) Router() *Router { return d.router }
 
+// CloseIdleConnections closes the upstream connections no request is
+// using, as a reload does with the dispatcher it replaces: its upstreams'
+// pools would otherwise keep them open until they expire. Requests in
+// flight are not touched; their connections close as they end, or
+// expire.
+func (d *Dispatcher) CloseIdleConnections() {
+	seen := map[Backend]bool{}
+	for _, e := range d.router.models {
+		for _, r := range e.routes {
+			if c, ok := r.backend.(interface{ CloseIdleConnections() }); ok && !seen[r.backend] {
+				seen[r.backend] = true
+				c.CloseIdleConnections()
+			}
+		}
+	}
+}
+
 // ExponentialBackoff doubles from base up to limit, with jitter of up to a
 // quarter either way so that clients that failed together do not retry
 // together.

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/parleyhq/parley/internal/offstack"
 )
 
 // upstreamTransport carries the requests of one upstream. A request to a
@@ -198,7 +200,12 @@ func (t *upstreamTransport) conn(ctx context.Context, key string) (*upstreamConn
 		}
 		_ = c.conn.Close()
 	}
-	nc, err := t.dial(ctx, key)
+	// Dialling goes deeper than a stream waits (the resolver, the
+	// socket's setup): on the request's goroutine it would leave it a
+	// stack twice the size for as long as its stream is open.
+	var nc net.Conn
+	var err error
+	offstack.Run(func() { nc, err = t.dial(ctx, key) })
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/config"
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/messages"
 )
 
 // connCounter counts the connections a test server accepts and closes.
@@ -684,4 +689,34 @@ func TestTransportWritesRequestsAsNetHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDispatcherClosesIdleConnections: a dispatcher a reload replaces
+// closes its upstreams' idle connections rather than leave them open until
+// they expire.
+func TestDispatcherClosesIdleConnections(t *testing.T) {
+	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "{}")
+	})
+	hb, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRouter([]config.Model{{Name: "m", Upstream: "up"}, {Name: "n", Upstream: "up"}},
+		map[string]UpstreamSpec{"up": {Name: "up", Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Backend: hb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _, cancel, err := hb.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte("{}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	cancel(nil)
+	if cc.closed.Load() != 0 {
+		t.Fatal("the connection closed after one request")
+	}
+	New(r).CloseIdleConnections()
+	waitFor(t, "the idle connection closed", func() bool { return cc.closed.Load() == 1 })
 }

@@ -33,7 +33,9 @@ func (s *Server) Reload(cfg *config.Config, d *dispatch.Dispatcher) {
 	for _, k := range cfg.Admin.Keys {
 		st.admins = append(st.admins, sha256.Sum256([]byte(k)))
 	}
-	s.cur.Store(st)
+	if old := s.cur.Swap(st); old != nil && old.d != nil && old.d != d {
+		old.d.CloseIdleConnections()
+	}
 	for _, k := range cfg.Keys {
 		if s.managed.Taken(k.Name) {
 			s.log.Warn("a key of the configuration has the name of a managed key: they share limits, budgets, ledger lines and what they own; rename one", "key", k.Name)
