@@ -74,10 +74,11 @@ type upstreamConn struct {
 	t      *upstreamTransport
 	key    string
 	conn   net.Conn
-	br     *bufio.Reader
+	in     connReader
 	idleAt time.Time
 	reused bool
-	// raw, peek and open are alive's, made at its first look.
+	// raw, peek and open are alive's (socket_unix.go), made at its
+	// first look.
 	raw  syscall.RawConn
 	peek func(fd uintptr) bool
 	open bool
@@ -209,12 +210,10 @@ func (t *upstreamTransport) conn(ctx context.Context, key string) (*upstreamConn
 	if err != nil {
 		return nil, err
 	}
-	return &upstreamConn{t: t, key: key, conn: nc, br: bufio.NewReaderSize(nc, readBufferSize)}, nil
+	c := &upstreamConn{t: t, key: key, conn: nc}
+	c.in.conn = nc
+	return c, nil
 }
-
-// readBufferSize is the buffer a connection reads replies through, as
-// net/http's transport has.
-const readBufferSize = 4 << 10
 
 func (t *upstreamTransport) dial(ctx context.Context, addr string) (net.Conn, error) {
 	if t.fallback.DialContext != nil {
@@ -388,22 +387,37 @@ func rewind(req *http.Request) bool {
 }
 
 // readHead reads a reply's head, skipping informational replies, within
-// the header timeout.
+// the header timeout. It waits for the head's first bytes holding no
+// buffer (a model may think for a while before its first byte), then
+// reads the head with a shared reader, and puts back what that read of
+// the body.
 func (c *upstreamConn) readHead(req *http.Request, b *upstreamBody) (*http.Response, error) {
 	if c.t.header > 0 {
 		b.readDeadline(time.Now().Add(c.t.header))
 	}
+	if c.in.Buffered() == 0 {
+		if err := c.in.fill(); err != nil {
+			return nil, c.headError(err)
+		}
+	}
+	br := headReaders.Get().(*bufio.Reader)
+	br.Reset(&c.in)
+	defer func() {
+		br.Reset(nil)
+		headReaders.Put(br)
+	}()
 	for {
-		resp, err := http.ReadResponse(c.br, req)
+		resp, err := http.ReadResponse(br, req)
 		if err != nil {
-			if errors.Is(err, io.EOF) && c.reused {
-				err = errServerClosed
-			}
-			return nil, err
+			return nil, c.headError(err)
 		}
 		if resp.StatusCode >= 200 || resp.StatusCode < 100 {
 			if c.t.header > 0 {
 				b.readDeadline(time.Time{})
+			}
+			if n := br.Buffered(); n > 0 {
+				rest, _ := br.Peek(n)
+				c.in.unread(rest)
 			}
 			return resp, nil
 		}
@@ -411,6 +425,15 @@ func (c *upstreamConn) readHead(req *http.Request, b *upstreamBody) (*http.Respo
 			return nil, errors.New("the upstream switched protocols")
 		}
 	}
+}
+
+// headError names an end of a reused connection before any reply as the
+// upstream closing it.
+func (c *upstreamConn) headError(err error) error {
+	if errors.Is(err, io.EOF) && c.reused {
+		return errServerClosed
+	}
+	return err
 }
 
 // errServerClosed is the error of a reused connection the upstream closed
@@ -422,7 +445,7 @@ var errServerClosed = fmt.Errorf("the upstream closed the connection before answ
 type upstreamBody struct {
 	c    *upstreamConn
 	ctx  context.Context
-	body io.ReadCloser
+	body io.Reader
 	// out counts what was written of the request.
 	out countingWriter
 	// stop stops the cancellation's watch (cancel); close is the
@@ -471,11 +494,22 @@ func (b *upstreamBody) fail(err error) error {
 
 // own takes resp's body so that the connection goes back to the pool
 // once it has been read to its end, and is closed when it is not.
+//
+// The body is read by Parley's readers of its framing, over the
+// connection's reader (upstream_read.go), not by the body ReadResponse
+// made over the head's reader, which goes back to its pool.
 func (b *upstreamBody) own(resp *http.Response) *http.Response {
-	b.body, b.close = resp.Body, resp.Close || resp.Request.Close
-	if resp.Body == http.NoBody {
+	b.close = resp.Close || resp.Request.Close
+	switch {
+	case resp.Body == http.NoBody:
 		b.finish(true)
 		return resp
+	case len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked":
+		b.body = &chunkedBody{in: &b.c.in}
+	case resp.ContentLength >= 0:
+		b.body = &lengthBody{in: &b.c.in, n: resp.ContentLength}
+	default:
+		b.body, b.close = untilCloseBody{in: &b.c.in}, true
 	}
 	resp.Body = b
 	return resp
@@ -523,7 +557,7 @@ func (b *upstreamBody) finish(ended bool) {
 	}
 	stopped := b.stop()
 	// Bytes already read past the reply's end answer nothing asked.
-	if ended && stopped && !b.close && b.c.br.Buffered() == 0 {
+	if ended && stopped && !b.close && b.c.in.Buffered() == 0 {
 		b.c.t.put(b.c)
 		return
 	}
