@@ -113,11 +113,11 @@ func TestTransportReusesConnections(t *testing.T) {
 	}
 }
 
-// TestTransportHoldsNoGoroutines: while a reply is awaited, and while its
-// body is read, the transport runs nothing of its own: net/http's keeps a
-// reader and a writer goroutine per connection, which a held stream pays
-// for in stacks.
-func TestTransportHoldsNoGoroutines(t *testing.T) {
+// TestTransportHoldsNothingWhileWaiting: while a reply's body waits for
+// its next bytes, the transport runs nothing of its own (net/http's keeps
+// a reader and a writer goroutine per connection, which a held stream
+// pays for in stacks), and its connection holds no read buffer.
+func TestTransportHoldsNothingWhileWaiting(t *testing.T) {
 	release := make(chan struct{})
 	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "first ")
@@ -139,6 +139,9 @@ func TestTransportHoldsNoGoroutines(t *testing.T) {
 	stacks = stacks[:runtime.Stack(stacks, true)]
 	if bytes.Contains(stacks, []byte("net/http.(*persistConn)")) {
 		t.Errorf("a held reply runs net/http's connection goroutines:\n%s", stacks)
+	}
+	if resp.Body.(*upstreamBody).c.in.buf != nil {
+		t.Error("a waiting reply's connection holds a read buffer")
 	}
 	close(release)
 	rest, err := io.ReadAll(resp.Body)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/http/httputil"
 	"strings"
 	"testing"
@@ -182,38 +181,5 @@ func TestChunkedBodyReadsWhatIsAtHand(t *testing.T) {
 	<-done
 	if string(p[:n]) != "last" || !errors.Is(err, io.EOF) {
 		t.Fatalf("%q, %v; want the last chunk with the end", p[:n], err)
-	}
-}
-
-// TestTransportWaitsWithNoBuffer: a stream waiting on its upstream holds
-// no read buffer: its connection's reader has none, and no head's reader
-// is held.
-func TestTransportWaitsWithNoBuffer(t *testing.T) {
-	release := make(chan struct{})
-	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, "first ")
-		w.(http.Flusher).Flush()
-		<-release
-		_, _ = io.WriteString(w, "last")
-	})
-	rt := NewTransport(time.Second, time.Second)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
-	resp, err := rt.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	buf := make([]byte, 6)
-	if _, err := io.ReadFull(resp.Body, buf); err != nil {
-		t.Fatal(err)
-	}
-	b := resp.Body.(*upstreamBody)
-	if b.c.in.buf != nil {
-		t.Error("a waiting stream's connection holds a read buffer")
-	}
-	close(release)
-	rest, err := io.ReadAll(resp.Body)
-	if err != nil || string(rest) != "last" {
-		t.Fatalf("%q, %v", rest, err)
 	}
 }
