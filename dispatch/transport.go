@@ -505,7 +505,9 @@ func (b *upstreamBody) own(resp *http.Response) *http.Response {
 		b.finish(true)
 		return resp
 	case len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked":
-		b.body = &chunkedBody{in: &b.c.in}
+		cb := &chunkedBody{in: &b.c.in}
+		cb.line = cb.lineBuf[:0]
+		b.body = cb
 	case resp.ContentLength >= 0:
 		b.body = &lengthBody{in: &b.c.in, n: resp.ContentLength}
 	default:

@@ -165,8 +165,10 @@ type chunkedBody struct {
 	in    *connReader
 	n     uint64 // what is left of the chunk's data
 	state int
-	// line gathers a size line or a trailer line read in pieces.
+	// line holds a size line or a trailer line as it is read, in
+	// lineBuf while it fits.
 	line    []byte
+	lineBuf [24]byte
 	trailer int
 	// excess is the overhead read beyond what the data allows.
 	excess int64
@@ -274,22 +276,21 @@ func (c *chunkedBody) endChunk() {
 
 // readLine reads a line ending in LF, returned without it. With atHand
 // set it reads only a line whole at hand, and reports false otherwise, as
-// it does when the line cannot be read (c.err says why). The line is a
-// view of a buffer, good until the next read.
+// it does when the line cannot be read (c.err says why). The line is held
+// in c.line, good until the next line is read.
 func (c *chunkedBody) readLine(atHand bool, limit int) ([]byte, bool) {
 	for {
 		at := c.in.pending()
 		if i := bytes.IndexByte(at, '\n'); i >= 0 {
-			line := at[:i]
-			if len(c.line) > 0 {
-				c.line = append(c.line, line...)
-				line = c.line
-			}
+			// Copied out: taking the line's bytes may give the
+			// connection's buffer back to the pool, for another
+			// connection to read into.
+			line := append(c.line, at[:i]...)
 			if len(line) > limit {
 				c.err = errLineTooLong
 				return nil, false
 			}
-			c.line = c.line[:0]
+			c.line = line[:0]
 			c.in.take(i + 1)
 			return line, true
 		}
