@@ -330,19 +330,6 @@ func (r *onceReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// WriteTo writes what is left of b in one write.
-func (r *onceReader) WriteTo(w io.Writer) (int64, error) {
-	if len(r.b) == 0 {
-		r.b = nil
-		return 0, nil
-	}
-	n, err := w.Write(r.b)
-	if r.b = r.b[n:]; len(r.b) == 0 {
-		r.b = nil
-	}
-	return int64(n), err
-}
-
 // Close does nothing: the transport may close a body while another of
 // its goroutines still reads it.
 func (r *onceReader) Close() error { return nil }

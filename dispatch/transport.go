@@ -320,10 +320,8 @@ func (c *upstreamConn) write(req *http.Request, out *countingWriter) error {
 		_, err = out.Write(h)
 	default:
 		if _, err = out.Write(h); err == nil {
-			buf := copyBuffers.Get().(*[]byte)
 			var w int64
-			w, err = io.CopyBuffer(writerOnly{out}, io.LimitReader(req.Body, n), *buf)
-			copyBuffers.Put(buf)
+			w, err = out.ReadFrom(io.LimitReader(req.Body, n))
 			if err == nil && w < n {
 				err = fmt.Errorf("reading the request body: %w", io.ErrUnexpectedEOF)
 			}
@@ -642,17 +640,10 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadFrom writes a request's body, which net/http hands over bounded by
-// its length: a body in memory (onceReader) goes in one write, whatever
-// its size, and any other through a pooled buffer.
+// ReadFrom writes a body not in memory through a pooled buffer, for
+// write and for net/http's request writer (through its bufio.Writer),
+// rather than through a 1 KiB buffer.
 func (w *countingWriter) ReadFrom(r io.Reader) (int64, error) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		if o, ok := lr.R.(*onceReader); ok && int64(len(o.b)) <= lr.N {
-			n, err := o.WriteTo(w)
-			lr.N -= n
-			return n, err
-		}
-	}
 	buf := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(buf)
 	return io.CopyBuffer(writerOnly{w}, r, *buf)
