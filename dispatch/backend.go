@@ -524,11 +524,15 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 	}
 }
 
-// openStream is a stream's reply, its status found good.
+// openStream is a stream's reply, its status found good: its body and
+// how it is framed. The reply itself is not kept: with it went the
+// request it answers (its body and headers) and the reply's headers,
+// which a stream waiting on its upstream would otherwise hold.
 type openStream struct {
-	resp   *http.Response
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	body    io.ReadCloser
+	framing translate.OpenFrames
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
 	// whole is set when the upstream answered with one body rather than
 	// a stream.
 	whole bool
@@ -551,21 +555,21 @@ func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t transla
 		defer resp.Body.Close()
 		return nil, b.failure(actx, cancel, resp)
 	}
-	return &openStream{resp: resp, ctx: actx, cancel: cancel, whole: wholeReply(resp.Header)}, nil
+	return &openStream{body: resp.Body, framing: b.framing(resp.Header), ctx: actx, cancel: cancel, whole: wholeReply(resp.Header)}, nil
 }
 
 // replayWhole yields a whole reply as events, and closes it.
 func (b *HTTPBackend) replayWhole(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
 	defer s.cancel(nil)
-	defer s.resp.Body.Close()
-	b.replay(s.ctx, s.cancel, s.resp.Body, t, call, yield)
+	defer s.body.Close()
+	b.replay(s.ctx, s.cancel, s.body, t, call, yield)
 }
 
 // relay yields the events of an open stream, and closes it.
 func (b *HTTPBackend) relay(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
 	defer s.cancel(nil)
-	defer s.resp.Body.Close()
-	body := newIdleReader(s.resp.Body, b.opts.IdleTimeout, s.cancel)
+	defer s.body.Close()
+	body := newIdleReader(s.body, b.opts.IdleTimeout, s.cancel)
 	defer body.stop()
 	for ev, err := range b.events(s, body, t, call) {
 		if err != nil {
@@ -590,7 +594,7 @@ func (b *HTTPBackend) events(s *openStream, body io.Reader, t translate.Target, 
 	if call.Forwarded {
 		frame = call.keepFrame
 	}
-	return translate.DecodeFramed(b.up.Dialect(), body, b.framing(s.resp.Header), b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace)
+	return translate.DecodeFramed(b.up.Dialect(), body, s.framing, b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace)
 }
 
 // framing opens a stream reply by its media type: AWS event-stream

@@ -23,7 +23,9 @@ import (
 // TestHeldStreamLetsGoOfTheRequestBodies: once a stream has begun, neither
 // the client's body nor the body sent upstream (each as large as the
 // conversation) is held while the stream waits for its upstream, whether
-// the request was forwarded as it came or translated.
+// the request was forwarded as it came or translated, and whether the body
+// went in one write with its head (a short one) or by a reader that
+// forgets it (a long one).
 func TestHeldStreamLetsGoOfTheRequestBodies(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -43,10 +45,18 @@ func TestHeldStreamLetsGoOfTheRequestBodies(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	d := jsonDispatcher(t, "messages", srv.URL)
-	text := strings.Repeat("a long conversation ", 50_000)
-
-	for _, forwarded := range []bool{true, false} {
-		t.Run(fmt.Sprintf("forwarded=%v", forwarded), func(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		text      string
+		forwarded bool
+	}{
+		{"long/forwarded", strings.Repeat("a long conversation ", 50_000), true},
+		{"long/translated", strings.Repeat("a long conversation ", 50_000), false},
+		{"short/forwarded", "a short question", true},
+		{"short/translated", "a short question", false},
+	} {
+		text, forwarded := c.text, c.forwarded
+		t.Run(c.name, func(t *testing.T) {
 			src := fmt.Appendf(nil, `{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":%q}]}`, text)
 			req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: src})
 			if err != nil {
