@@ -386,11 +386,11 @@ func (e *encoder) toolResult(b *Block, p *parleyv1.Part, tr *parleyv1.ToolResult
 		if inside == "" {
 			inside = at.name()
 		}
-		bs, err := e.part(c, partAt{path: translate.PartPath{Index: j}, inside: inside}, false)
+		var err error
+		inner, err = e.part(inner, c, partAt{path: translate.PartPath{Index: j}, inside: inside}, false)
 		if err != nil {
 			return err
 		}
-		inner = append(inner, bs...)
 	}
 	stringForm := len(inner) == 1 && inner[0].Type == "text" && inner[0].CacheControl == nil && len(inner[0].Citations) == 0 && len(inner[0].Unknown) == 0 &&
 		(!e.same || markStringContent.In(p.GetExtensions()))

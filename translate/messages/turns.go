@@ -277,11 +277,11 @@ func (e *encoder) blocks(m *parleyv1.Message, mi int) ([]Block, error) {
 	parts := m.GetParts()
 	out := make([]Block, 0, len(parts))
 	for j, p := range parts {
-		bs, err := e.part(p, partAt{path: translate.PartPath{Turn: mi, Index: j}}, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
+		var err error
+		out, err = e.part(out, p, partAt{path: translate.PartPath{Turn: mi, Index: j}}, m.GetRole() == parleyv1.Role_ROLE_ASSISTANT)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, bs...)
 	}
 	return out, nil
 }
@@ -302,17 +302,17 @@ func (a partAt) name() string {
 	return a.path.String()
 }
 
-// part returns the blocks for one part: none when the part cannot go to
-// this upstream (reasoning another service signed), one usually. The
+// part appends the blocks for one part to dst: none when the part cannot
+// go to this upstream (reasoning another service signed), one usually. The
 // block is built in one variable whatever the part's kind: a Block
 // literal in each case made this frame over 3 KB, deep enough in a
 // request's encoding to double every streaming handler's stack.
-func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, error) {
+func (e *encoder) part(dst []Block, p *parleyv1.Part, at partAt, assistant bool) ([]Block, error) {
 	var b Block
 	switch k := p.GetKind().(type) {
 	case *parleyv1.Part_Text:
 		if k.Text.GetText() == "" && !e.same {
-			return nil, nil
+			return dst, nil
 		}
 		b.Type, b.Text, b.Citations = "text", ptr(k.Text.GetText()), e.wireCitations(p)
 	case *parleyv1.Part_Media:
@@ -338,7 +338,7 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 			return nil, err
 		}
 	case *parleyv1.Part_Reasoning:
-		return e.reasoningPart(p, k.Reasoning, e.partUnknown(p)), nil
+		return append(dst, e.reasoningPart(p, k.Reasoning, e.partUnknown(p))...), nil
 	case *parleyv1.Part_Refusal:
 		b.Type, b.Text = "text", ptr(k.Refusal.GetText())
 	case *parleyv1.Part_ExecutableCode:
@@ -350,7 +350,7 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 		b.Type, b.Text = "text", ptr("Code execution output:\n"+k.CodeExecutionResult.GetOutput())
 	case *parleyv1.Part_HostedToolCall:
 		if !e.same {
-			return nil, nil // another service's server tool: nothing to send
+			return dst, nil // another service's server tool: nothing to send
 		}
 		input := k.HostedToolCall.GetInput()
 		if input == "" {
@@ -359,7 +359,7 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 		b.Type, b.ID, b.Name, b.Input = "server_tool_use", k.HostedToolCall.GetId(), k.HostedToolCall.GetName(), jsontext.Value(input)
 	case *parleyv1.Part_HostedToolResult:
 		if !e.same {
-			return nil, nil
+			return dst, nil
 		}
 		b.Type = defaultResultType(k.HostedToolResult.GetKind())
 		if s, ok := markType.String(p.GetExtensions()); ok {
@@ -373,15 +373,15 @@ func (e *encoder) part(p *parleyv1.Part, at partAt, assistant bool) ([]Block, er
 			if err := jsonx.Unmarshal(v, &b); err != nil {
 				return nil, err
 			}
-			return []Block{b}, nil
+			return append(dst, b), nil
 		}
 		// Another dialect's item kept whole for that dialect alone.
 		e.dropped = append(e.dropped, at.name())
-		return nil, nil
+		return dst, nil
 	default:
-		return nil, nil
+		return dst, nil
 	}
 	b.CacheControl = wireCacheControl(p.GetCacheControl())
 	b.Unknown = e.partUnknown(p)
-	return []Block{b}, nil
+	return append(dst, b), nil
 }
