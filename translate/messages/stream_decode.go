@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
@@ -39,20 +40,29 @@ type streamDecoder struct {
 	toolUse  bool
 	usage    usage // the latest counts, merged
 	finished bool
-	quick    quickEvent
-	// w is the event being decoded, kept so that an event makes no
-	// allocation of its own.
-	w event
 }
 
+// decodeScratch is what an event is decoded in. It is taken for the event
+// and given back after it, so that decoding makes no allocation of its own
+// and a stream waiting for its next event (thousands wait at once) holds
+// none: it was most of a decoder's size.
+type decodeScratch struct {
+	quick quickEvent
+	w     event
+}
+
+var scratches = sync.Pool{New: func() any { return new(decodeScratch) }}
+
 func (d *streamDecoder) Decode(dst []*parleyv1.StreamEvent, ev sse.Event) ([]*parleyv1.StreamEvent, error) {
-	dst, err := d.decode(dst, ev, &d.w)
-	d.w = event{} // nothing of the event kept while the stream waits
+	s := scratches.Get().(*decodeScratch)
+	dst, err := d.decode(dst, ev, &s.quick, &s.w)
+	*s = decodeScratch{} // nothing of the event kept
+	scratches.Put(s)
 	return dst, err
 }
 
-func (d *streamDecoder) decode(dst []*parleyv1.StreamEvent, ev sse.Event, w *event) ([]*parleyv1.StreamEvent, error) {
-	if !d.quick.read(ev.Data, w) {
+func (d *streamDecoder) decode(dst []*parleyv1.StreamEvent, ev sse.Event, q *quickEvent, w *event) ([]*parleyv1.StreamEvent, error) {
+	if !q.read(ev.Data, w) {
 		*w = event{}
 		if err := jsonx.Unmarshal(ev.Data, w); err != nil {
 			return dst, translate.UpstreamProtocol(thisDialect, fmt.Errorf("event %q: %w", ev.Type, err))
