@@ -139,19 +139,21 @@ func (e *encoder) request() (*Request, error) {
 	if w.Model == "" {
 		w.Model = req.GetModel()
 	}
-	if len(req.GetInstructions()) > 0 {
-		w.Messages = append(w.Messages, message{Role: "system", Content: &Content{String: true, Text: translate.JoinText(req.GetInstructions(), "\n\n")}})
-	}
 	msgs := req.GetMessages()
 	if !e.same {
 		msgs = joinAssistantRuns(dropEmptyText(msgs))
 	}
+	// A turn is one message, usually: the list is made once at its size.
+	w.Messages = make([]message, 0, len(msgs)+1)
+	if len(req.GetInstructions()) > 0 {
+		w.Messages = append(w.Messages, message{Role: "system", Content: &Content{String: true, Text: translate.JoinText(req.GetInstructions(), "\n\n")}})
+	}
 	for i, m := range msgs {
-		out, err := e.message(m, i)
+		var err error
+		w.Messages, err = e.message(w.Messages, m, i)
 		if err != nil {
 			return nil, err
 		}
-		w.Messages = append(w.Messages, out...)
 	}
 	if err := e.tools(w); err != nil {
 		return nil, err

@@ -211,14 +211,14 @@ func partField(i, j int) string {
 	return "messages[" + strconv.Itoa(i) + "].parts[" + strconv.Itoa(j) + "]"
 }
 
-func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
+func (e *encoder) message(dst []message, m *parleyv1.Message, i int) ([]message, error) {
 	// The name of a part (partField) is made only where it is used: text
 	// parts and tool calls, most of a conversation, need none.
 	role, ok := roleWords[m.GetRole()]
 	if !ok {
 		role = "user"
 	}
-	var out []message
+	out, start := dst, len(dst)
 	main := message{Role: role, Name: m.GetName(), Unknown: e.take(m.GetExtensions(), "")}
 	var parts, moved []ContentPart
 	var reasoning, replay, refusal strings.Builder
@@ -311,7 +311,7 @@ func (e *encoder) message(m *parleyv1.Message, i int) ([]message, error) {
 	}
 	main.Content = e.content(m, parts, role)
 	if main.Content == nil && len(main.ToolCalls) == 0 && main.Refusal == nil && main.ReasoningContent == nil {
-		if len(out) > 0 {
+		if len(out) > start {
 			return out, nil
 		}
 		main.Content = &Content{String: true}
