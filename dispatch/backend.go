@@ -261,8 +261,10 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 		hreq.Body = &onceReader{b: out.Body}
 		hreq.GetBody = sent.open
 	}
-	for k, vs := range out.Header {
-		hreq.Header[k] = vs
+	// The encoder made the header for this request alone: it is the
+	// request's, not copied into another map.
+	if out.Header != nil {
+		hreq.Header = out.Header
 	}
 	if hreq.Header.Get("User-Agent") == "" {
 		hreq.Header["User-Agent"] = userAgent
