@@ -60,13 +60,17 @@ func (s *Server) socket(c *clientDialect) http.Handler {
 				}
 				continue
 			}
-			one := r.Clone(ctx)
+			// Each request ends its context when it is answered, as
+			// net/http ends a request's.
+			rctx, cancel := context.WithCancel(ctx)
+			one := r.Clone(rctx)
 			one.Method = http.MethodPost
 			one.Body, one.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			one.Header.Set("Content-Type", "application/json")
 			x := s.newClientRequest(out, one, c)
 			x.serve(&translate.Incoming{})
 			x.release()
+			cancel()
 			if out.end() != nil {
 				return
 			}

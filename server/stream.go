@@ -170,8 +170,12 @@ func (x *clientRequest) stream(req *parleyv1.Request, framing translate.Framing)
 		}
 		return enc
 	}
-	ctx, cancel := context.WithCancel(x.r.Context())
-	defer cancel()
+	// The request's context ends when the handler returns (net/http's
+	// does; a WebSocket's request gets one of its own): leaving the loop
+	// below closes the upstream's stream, and nothing of it outlives
+	// the request, so the stream needs no context of its own, which
+	// every waiting stream would hold.
+	ctx := x.r.Context()
 	var failed *parleyv1.Error
 	// ended is true once the stream's last event has been written: a
 	// client that leaves after reading it (an SDK stops at the end it
