@@ -557,7 +557,10 @@ func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t transla
 		defer resp.Body.Close()
 		return nil, b.failure(actx, cancel, resp)
 	}
-	return &openStream{body: resp.Body, framing: b.framing(resp.Header), ctx: actx, cancel: cancel, whole: wholeReply(resp.Header)}, nil
+	// The reply's media type, read once, says both how it is framed and
+	// whether it is a stream at all.
+	mt := mediaType(resp.Header)
+	return &openStream{body: resp.Body, framing: b.framing(mt), ctx: actx, cancel: cancel, whole: wholeReply(mt)}, nil
 }
 
 // replayWhole yields a whole reply as events, and closes it.
@@ -599,23 +602,33 @@ func (b *HTTPBackend) events(s *openStream, body io.Reader, t translate.Target, 
 	return translate.DecodeFramed(b.up.Dialect(), body, s.framing, b.up.NewStreamDecoder(t), b.opts.Stream, frame, &call.Pace)
 }
 
-// framing opens a stream reply by its media type: AWS event-stream
+// framing opens a stream reply by its media type, mt: AWS event-stream
 // messages (Amazon Bedrock), else server-sent events (nil).
-func (b *HTTPBackend) framing(h http.Header) translate.OpenFrames {
-	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt != eventstream.ContentType {
+func (b *HTTPBackend) framing(mt string) translate.OpenFrames {
+	if mt != eventstream.ContentType {
 		return nil
 	}
 	d := b.up.Dialect()
 	return func(body io.Reader, maxFrame int) translate.Frames { return eventstream.NewReader(d, body, maxFrame) }
 }
 
-// wholeReply reports whether a 2xx reply to a stream request is one
+// mediaType is a reply's media type, lower case and without parameters,
+// or "" when its Content-Type does not parse.
+func mediaType(h http.Header) string {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// wholeReply reports whether a 2xx reply to a stream request, of media
+// type mt ("" when its Content-Type does not parse), is one
 // whole JSON document (application/json, or a +json type) rather than an
 // event stream: some upstreams (OpenAI-compatible servers, proxies)
 // ignore the request's stream flag.
-func wholeReply(h http.Header) bool {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+func wholeReply(mt string) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
 // replay answers a stream request whose upstream sent its whole reply:

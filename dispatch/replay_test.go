@@ -296,7 +296,7 @@ func TestWholeReply(t *testing.T) {
 		"":                                 false,
 		"text/plain; charset=utf-8":        false,
 	} {
-		if got := wholeReply(http.Header{"Content-Type": {ctype}}); got != want {
+		if got := wholeReply(mediaType(http.Header{"Content-Type": {ctype}})); got != want {
 			t.Errorf("wholeReply(%q) = %v, want %v", ctype, got, want)
 		}
 	}
