@@ -291,7 +291,7 @@ var roleWords = map[parleyv1.Role]string{
 // turn renders one canonical turn as items: message parts of the same item
 // join one message item; every call, result and reasoning part is an item
 // of its own.
-func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
+func (e *encoder) turn(out []Item, m *parleyv1.Message, field string) ([]Item, error) {
 	role := roleWords[m.GetRole()]
 	if m.GetRole() == parleyv1.Role_ROLE_TOOL {
 		role = "user"
@@ -299,8 +299,9 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 	// A message is added to out when its first content part comes, and
 	// filled in place while open: an item is large, and a copy of it on
 	// the stack would take room on the handler's
-	// (TestStreamsRunOnSmallStacks).
-	var out []Item
+	// (TestStreamsRunOnSmallStacks). The turn's items are appended to
+	// the conversation's own: out[base:] are this turn's.
+	base := len(out)
 	open := false
 	newMessage := func(p *parleyv1.Part) {
 		out = append(out, Item{})
@@ -332,7 +333,7 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 			continue
 		}
 		open = false
-		if r := p.GetHostedToolResult(); r != nil && e.same && len(out) > 0 && out[len(out)-1].Type == "file_search_call" && out[len(out)-1].ID == r.GetCallId() {
+		if r := p.GetHostedToolResult(); r != nil && e.same && len(out) > base && out[len(out)-1].Type == "file_search_call" && out[len(out)-1].ID == r.GetCallId() {
 			out[len(out)-1].Results = jsontext.Value(r.GetOutput())
 			continue
 		}
@@ -346,15 +347,15 @@ func (e *encoder) turn(m *parleyv1.Message, field string) ([]Item, error) {
 		newMessage(nil)
 	}
 	// A turn of one text part that came as a string goes back as one.
-	if e.has(m.GetExtensions(), markString) && len(out) == 1 && out[0].Content != nil && len(out[0].Content.Parts) == 1 && out[0].Content.Parts[0].Type != "refusal" {
-		c := out[0].Content.Parts[0]
+	if e.has(m.GetExtensions(), markString) && len(out)-base == 1 && out[base].Content != nil && len(out[base].Content.Parts) == 1 && out[base].Content.Parts[0].Type != "refusal" {
+		c := out[base].Content.Parts[0]
 		if c.Text != nil && len(c.Unknown) == 0 {
-			out[0].Content = &Content{String: true, Text: *c.Text}
+			out[base].Content = &Content{String: true, Text: *c.Text}
 		}
 	}
 	if !e.same {
-		for i := range out {
-			simplify(&out[i])
+		for i := range out[base:] {
+			simplify(&out[base+i])
 		}
 	}
 	return out, nil

@@ -227,14 +227,15 @@ func (e *encoder) request() (*Request, error) {
 
 // items renders the conversation as input items.
 func (e *encoder) items() ([]Item, error) {
-	var out []Item
-	for i, m := range e.req.GetMessages() {
-		field := "messages[" + strconv.Itoa(i) + "]"
-		its, err := e.turn(m, field)
-		if err != nil {
+	// Most turns are one item: the conversation's are made in one array,
+	// each turn appending its own.
+	msgs := e.req.GetMessages()
+	out := make([]Item, 0, len(msgs))
+	for i, m := range msgs {
+		var err error
+		if out, err = e.turn(out, m, "messages["+strconv.Itoa(i)+"]"); err != nil {
 			return nil, err
 		}
-		out = append(out, its...)
 	}
 	return out, nil
 }

@@ -57,13 +57,12 @@ var itemPrefixes = map[string]string{
 // the same on every read — and message items completed.
 func InputItems(msgs []*parleyv1.Message, seed string) ([]Item, error) {
 	e := &encoder{req: &parleyv1.Request{Messages: msgs}, same: true}
-	var out []Item
+	out := make([]Item, 0, len(msgs))
 	for i, m := range msgs {
-		its, err := e.turn(m, "input["+strconv.Itoa(i)+"]")
-		if err != nil {
+		var err error
+		if out, err = e.turn(out, m, "input["+strconv.Itoa(i)+"]"); err != nil {
 			return nil, err
 		}
-		out = append(out, its...)
 	}
 	for i := range out {
 		it := &out[i]
