@@ -146,6 +146,10 @@ func DecodeFramed(d parleyv1.Dialect, body io.Reader, open OpenFrames, dec Strea
 					return
 				}
 			}
+			// The burst's events are the client's now: the buffer keeps
+			// none of them (a start's response, the first part) while
+			// the stream waits for the next.
+			clear(buf)
 			buf = buf[:0]
 		}
 		if end != nil {

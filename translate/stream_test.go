@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+	"weak"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -565,5 +568,53 @@ func TestEventConstructors(t *testing.T) {
 			t.Errorf("%s: %v allocations, want 1", c.name, n)
 		}
 		_ = sink
+	}
+}
+
+// TestWaitingStreamHoldsNoEvents: once a burst's events have been handed
+// over, a stream waiting for its upstream's next bytes keeps none of
+// them: the start (with the upstream's whole response object) and the
+// first deltas are the client's to keep or let go of.
+func TestWaitingStreamHoldsNoEvents(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer func() { _ = pr.Close() }()
+	seq := translate.DecodeStreamFrames(parleyv1.Dialect_DIALECT_MESSAGES, pr, &lineDecoder{}, translate.StreamLimits{}, nil, &translate.Pace{})
+	handed := make(chan weak.Pointer[parleyv1.StreamEvent])
+	texts := make(chan string, 4)
+	go func() {
+		defer close(handed)
+		for ev, err := range seq {
+			if err != nil {
+				texts <- err.Error()
+				return
+			}
+			if d := ev.GetPartDelta(); d != nil {
+				texts <- d.GetText()
+			}
+			handed <- weak.Make(ev)
+		}
+	}()
+	_, _ = io.WriteString(pw, "data: a\n\ndata: b\n\n")
+	var burst []weak.Pointer[parleyv1.StreamEvent]
+	for range 3 { // the start, a and b
+		burst = append(burst, <-handed)
+	}
+	// The stream reads on, and waits: nothing more has come.
+	for i, ev := range burst {
+		for try := 0; ev.Value() != nil && try < 200; try++ {
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+		if ev.Value() != nil {
+			t.Errorf("event %d of the first burst is held by the waiting stream", i)
+		}
+	}
+	_, _ = io.WriteString(pw, "data: c\n\n")
+	<-handed
+	_ = pw.Close()
+	for range handed {
+	}
+	if got := []string{<-texts, <-texts, <-texts}; strings.Join(got, " ") != "a b c" {
+		t.Errorf("texts %q, want a b c", got)
 	}
 }
