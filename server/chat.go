@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/internal/textlog"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/stored"
 	"github.com/parleyhq/parley/telemetry"
@@ -336,29 +337,24 @@ func (m *meter) finish(s *Server, dialect string, status int, e *parleyv1.Error,
 	s.accessLine(attrs)
 }
 
-// accessLine writes the request's line. A handler with a Line method
-// (the gateway's own, internal/textlog) is given the attributes as they
-// are; any other gets a record made here, not through Logger.LogAttrs,
-// which walks the stack for the caller's program counter on every line,
-// whether the handler reports the source or not.
+// accessLine writes the request's line. The gateway's own handler
+// (internal/textlog) is given the attributes as they are, by a call the
+// compiler can follow, so that the caller's array of them stays on its
+// stack; any other gets them in a record made here, not through
+// Logger.LogAttrs, which walks the stack for the caller's program counter
+// on every line, whether the handler reports the source or not.
 func (s *Server) accessLine(attrs []slog.Attr) {
 	ctx, h := context.Background(), s.log.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	if lh, ok := h.(lineHandler); ok {
-		_ = lh.Line(time.Now(), slog.LevelInfo, "request", attrs)
+	if th, ok := h.(*textlog.Handler); ok {
+		_ = th.Line(time.Now(), slog.LevelInfo, "request", attrs)
 		return
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 	r.AddAttrs(attrs...)
 	_ = h.Handle(ctx, r)
-}
-
-// lineHandler is a slog.Handler that writes a line without a slog.Record
-// made of it.
-type lineHandler interface {
-	Line(t time.Time, level slog.Level, msg string, attrs []slog.Attr) error
 }
 
 // serve answers a generation request, whole or streamed.
