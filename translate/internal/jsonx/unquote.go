@@ -17,18 +17,28 @@ func scanString(d []byte, start int) (end int, escaped, ok bool) {
 	i := start
 	for i < len(d) {
 		// Plain bytes (printable ASCII but for the quote and the
-		// backslash) are passed over sixteen at a time while they last
-		// (a long text's runs between line breaks), then eight at a time
-		// up to the first that is not, and near the end of d one at a
-		// time.
-		for i+16 <= len(d) && special8(binary.LittleEndian.Uint64(d[i:]))|special8(binary.LittleEndian.Uint64(d[i+8:])) == 0 {
+		// backslash) are passed over eight at a time, two words a turn,
+		// while they last (a long text's runs between line breaks); the
+		// word that holds a byte that is not plain says where it is.
+		// Near the end of d, a byte at a time.
+		for i+16 <= len(d) {
+			if m := special8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += flagged(m)
+				goto special
+			}
+			if m := special8(binary.LittleEndian.Uint64(d[i+8:])); m != 0 {
+				i += 8 + flagged(m)
+				goto special
+			}
 			i += 16
 		}
 		if i+8 <= len(d) {
-			n := firstSpecial(binary.LittleEndian.Uint64(d[i:]))
-			if i += n; n == 8 {
+			m := special8(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
 				continue
 			}
+			i += flagged(m)
 		} else {
 			for i < len(d) && plain[d[i]] {
 				i++
@@ -37,12 +47,15 @@ func scanString(d []byte, start int) (end int, escaped, ok bool) {
 				break
 			}
 		}
+	special:
 		switch c := d[i]; {
-		case c == '"':
-			return i, escaped, true
 		case c == '\\':
+			// The commonest, mid-text (a line break, a quote): its
+			// letter is checked when the text is read.
 			escaped = true
 			i += 2
+		case c == '"':
+			return i, escaped, true
 		case c < 0x20:
 			return 0, false, false
 		default:

@@ -306,7 +306,11 @@ func plain8(x uint64) bool { return special8(x) == 0 }
 
 // firstSpecial is the index of the first byte special8 flags in x (8
 // when none is).
-func firstSpecial(x uint64) int { return bits.TrailingZeros64(special8(x)) >> 3 }
+func firstSpecial(x uint64) int { return flagged(special8(x)) }
+
+// flagged is the index of the first byte a mask of special8's flags (8
+// when it has none).
+func flagged(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 
 // String reads a string, or null as "" (as Unmarshal leaves a string).
 func (w *Walker) String() (string, error) {

@@ -201,26 +201,36 @@ func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	b = append(b, '"')
 	run, i := 0, 0 // v[run:i] is plain and not yet copied
 	for i < len(v) {
-		for i+16 <= len(v) && special8(load8(v[i:i+8]))|special8(load8(v[i+8:i+16])) == 0 {
+		// As scanString passes over a string's plain bytes: eight at a
+		// time, two words a turn, the word that holds a byte that is not
+		// plain saying where it is; near the end, a byte at a time.
+		for i+16 <= len(v) {
+			if m := special8(load8(v[i : i+8])); m != 0 {
+				i += flagged(m)
+				goto special
+			}
+			if m := special8(load8(v[i+8 : i+16])); m != 0 {
+				i += 8 + flagged(m)
+				goto special
+			}
 			i += 16
 		}
-		for i+8 <= len(v) {
-			n := firstSpecial(load8(v[i : i+8]))
-			if i += n; n < 8 {
+		if i+8 <= len(v) {
+			m := special8(load8(v[i : i+8]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += flagged(m)
+		} else {
+			for i < len(v) && plain[v[i]] {
+				i++
+			}
+			if i == len(v) {
 				break
 			}
 		}
-		// Near the end, a byte at a time up to the next that is not
-		// plain ASCII.
-		for ; i < len(v); i++ {
-			if c := v[i]; c < utf8.RuneSelf && c >= ' ' && c != '"' && c != '\\' {
-				continue
-			}
-			break
-		}
-		if i == len(v) {
-			break
-		}
+	special:
 		if c := v[i]; c < utf8.RuneSelf {
 			b = append(b, v[run:i]...)
 			b = appendEscaped(b, c)
