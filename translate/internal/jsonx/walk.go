@@ -3,9 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"errors"
-	"math/bits"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -276,41 +274,6 @@ func (w *Walker) str() (inner []byte, escaped, ok bool) {
 	}
 	return inner, escaped, true
 }
-
-// plain holds the bytes a string may hold as they are without a closer
-// look: printable ASCII but for the quote and the backslash.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// special8 flags the bytes of x (read little-endian) that are not plain
-// (a control character, a quote, a backslash or above ASCII) with their
-// high bit. A byte below 0x20 borrows in x-0x20, a quote or a backslash
-// is zero and borrows once xored with itself, and a byte above ASCII has
-// its high bit already; a plain byte does none of these. A borrow may
-// flag a plain byte above one truly flagged, never below it: the lowest
-// flag is exact (firstSpecial), and none means all eight are plain.
-func special8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := x - 0x20*ones
-	quote := (x ^ '"'*ones) - ones
-	backslash := (x ^ '\\'*ones) - ones
-	return (control | x | quote | backslash) & highs
-}
-
-// plain8 reports whether the eight bytes of x are all plain.
-func plain8(x uint64) bool { return special8(x) == 0 }
-
-// firstSpecial is the index of the first byte special8 flags in x (8
-// when none is).
-func firstSpecial(x uint64) int { return flagged(special8(x)) }
-
-// flagged is the index of the first byte a mask of special8's flags (8
-// when it has none).
-func flagged(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 
 // String reads a string, or null as "" (as Unmarshal leaves a string).
 func (w *Walker) String() (string, error) {

@@ -126,9 +126,9 @@ func TestWalkerRefusesARepeatedMember(t *testing.T) {
 	}
 }
 
-// TestPlain8: plain8 holds eight bytes plain exactly when each of them is
-// plain, for every byte value at every position among plain ones.
-func TestPlain8(t *testing.T) {
+// TestSpecial8Plain: special8 flags nothing in eight bytes exactly when
+// each of them is plain, for every byte value at every position among plain ones.
+func TestSpecial8Plain(t *testing.T) {
 	fill := []byte("abcdefgh")
 	for pos := range 8 {
 		for c := range 256 {
@@ -140,23 +140,23 @@ func TestPlain8(t *testing.T) {
 					b[j] = " ~"[j%2]
 				}
 			}
-			got := plain8(binary.LittleEndian.Uint64(b))
+			got := special8(binary.LittleEndian.Uint64(b)) == 0
 			want := true
 			for _, x := range b {
 				want = want && plain[x]
 			}
 			if got != want {
-				t.Errorf("%q: plain8 says %v", b, got)
+				t.Errorf("%q: special8 says all plain: %v", b, got)
 			}
 		}
 	}
 }
 
-// TestFirstSpecial: firstSpecial finds the first byte that is not plain
-// among eight, whatever two bytes at any two places among plain ones are
+// TestSpecial8First: special8's lowest flag (flagged) is the first byte
+// that is not plain among eight, whatever two bytes at any two places among plain ones are
 // (a flag's borrow, wrong above a flagged byte, must never come first),
 // and 8 when all are plain.
-func TestFirstSpecial(t *testing.T) {
+func TestSpecial8First(t *testing.T) {
 	b := make([]byte, 8)
 	for p := range 8 {
 		for q := p + 1; q < 8; q++ {
@@ -173,8 +173,8 @@ func TestFirstSpecial(t *testing.T) {
 							break
 						}
 					}
-					if got := firstSpecial(binary.LittleEndian.Uint64(b)); got != want {
-						t.Fatalf("%q: firstSpecial = %d, want %d", b, got, want)
+					if got := flagged(special8(binary.LittleEndian.Uint64(b))); got != want {
+						t.Fatalf("%q: flagged = %d, want %d", b, got, want)
 					}
 				}
 			}

@@ -201,36 +201,9 @@ func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	b = append(b, '"')
 	run, i := 0, 0 // v[run:i] is plain and not yet copied
 	for i < len(v) {
-		// As scanString passes over a string's plain bytes: eight at a
-		// time, two words a turn, the word that holds a byte that is not
-		// plain saying where it is; near the end, a byte at a time.
-		for i+16 <= len(v) {
-			if m := special8(load8(v[i : i+8])); m != 0 {
-				i += flagged(m)
-				goto special
-			}
-			if m := special8(load8(v[i+8 : i+16])); m != 0 {
-				i += 8 + flagged(m)
-				goto special
-			}
-			i += 16
+		if i = nextSpecial(v, i); i == len(v) {
+			break
 		}
-		if i+8 <= len(v) {
-			m := special8(load8(v[i : i+8]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += flagged(m)
-		} else {
-			for i < len(v) && plain[v[i]] {
-				i++
-			}
-			if i == len(v) {
-				break
-			}
-		}
-	special:
 		if c := v[i]; c < utf8.RuneSelf {
 			b = append(b, v[run:i]...)
 			b = appendEscaped(b, c)
@@ -248,13 +221,6 @@ func AppendQuote(b []byte, v string) (_ []byte, ok bool) {
 	}
 	b = append(b, v[run:]...)
 	return append(b, '"'), true
-}
-
-// load8 reads eight bytes of s little-endian, in one load.
-func load8(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // appendEscaped appends the escape jsontext writes for a control
