@@ -44,11 +44,11 @@ func decodeResponse(w *Response, t translate.Target) (*parleyv1.Response, error)
 			jsonx.KeepValue(&resp.Extensions, thisDialect, "service_tier", jsonx.Quote(*w.ServiceTier))
 		}
 	}
-	for _, name := range echoMembers {
-		if v := *echoField(w, name); len(v) > 0 {
-			jsonx.KeepValue(&resp.Extensions, thisDialect, name, v)
-		}
+	var echoed requestEcho
+	for i, name := range echoMembers {
+		echoed[i] = *echoField(w, name)
 	}
+	jsonx.KeepValues(&resp.Extensions, thisDialect, echoMembers[:], echoed[:])
 	jsonx.Keep(&resp.Extensions, thisDialect, "", w.Unknown)
 	if e := w.Error; e != nil {
 		resp.Error = failure(e)

@@ -3,7 +3,8 @@ package responses
 // readResponse reads a whole reply into w as jsonx.Unmarshal would,
 // without reflection: its identity and status, an error or incomplete
 // details, the output items (read as a request's items are), usage with
-// its details, and the members that echo the request, kept as they came.
+// its details, and the members that echo the request, kept as they came
+// (pointing into data, which must outlive w).
 // Anything it does not expect (a repeated member, a value of an
 // unexpected kind) makes it return false with w zero, and
 // jsonx.Unmarshal reads the reply (TestQuickReadIsTheUnmarshalledResponse,
@@ -80,7 +81,9 @@ func (q requestReader) responseMember(name []byte, w *Response) error {
 		err = q.usage(w.Usage)
 	case "instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "store", "temperature",
 		"text", "tool_choice", "tools", "top_p", "truncation", "user", "metadata":
-		*echoField(w, string(name)), err = r.Copy()
+		// Left pointing into data: decodeResponse keeps them, copied
+		// into one string, while data is the reply being decoded.
+		*echoField(w, string(name)), err = r.Raw()
 	default:
 		w.Unknown, err = r.Keep(w.Unknown, name)
 	}

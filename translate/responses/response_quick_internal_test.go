@@ -1,9 +1,13 @@
 package responses
 
 import (
+	"fmt"
 	"testing"
 
+	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/recorded"
+	"github.com/parleyhq/parley/translate/sse"
 )
 
 // readResponseVariants are replies in awkward forms, for readResponse to
@@ -47,4 +51,40 @@ func FuzzQuickResponse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { recorded.Decoded(t, b, readResponse) })
+}
+
+// TestKeptEchoOutlivesTheReply: the members that echo the request are
+// read pointing into the reply (and into a stream's start event) and kept
+// as copies: writing over the bytes after decoding changes nothing kept.
+func TestKeptEchoOutlivesTheReply(t *testing.T) {
+	const response = `{"id":"resp_1","object":"response","created_at":1,"status":"%s","model":"m","output":[],` +
+		`"instructions":"Be brief.","reasoning":{"effort":"low","summary":null},"tools":[],"metadata":{"k":"v"}}`
+	want := map[string]string{"instructions": `"Be brief."`, "reasoning": `{"effort":"low","summary":null}`, "tools": "[]", "metadata": `{"k":"v"}`}
+	check := func(t *testing.T, ext *parleyv1.Extensions, data []byte) {
+		t.Helper()
+		for i := range data {
+			data[i] = '#'
+		}
+		for k, v := range want {
+			if got := ext.GetFields()[k]; got != v {
+				t.Errorf("%s = %q after the data was written over, want %q", k, got, v)
+			}
+		}
+	}
+	t.Run("whole", func(t *testing.T) {
+		body := fmt.Appendf(nil, response, "completed")
+		resp, err := Upstream{}.DecodeResponse(translate.Target{Model: "m"}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, resp.GetExtensions(), body)
+	})
+	t.Run("stream", func(t *testing.T) {
+		data := fmt.Appendf(nil, `{"type":"response.created","sequence_number":0,"response":`+response+`}`, "in_progress")
+		evs, err := Upstream{}.NewStreamDecoder(translate.Target{Model: "m"}).Decode(nil, sse.Event{Type: "response.created", Data: data})
+		if err != nil || len(evs) != 1 || evs[0].GetStart() == nil {
+			t.Fatalf("decoded %v, %v; want a start", evs, err)
+		}
+		check(t, evs[0].GetStart().GetResponse().GetExtensions(), data)
+	})
 }

@@ -387,7 +387,9 @@ func (r *eventReader) startHere() (_ *Response, ok bool) {
 			}
 		case "instructions", "max_output_tokens", "parallel_tool_calls", "reasoning", "store", "temperature",
 			"text", "tool_choice", "tools", "top_p", "truncation", "user", "metadata":
-			*echoField(s, string(name)), err = r.Copy()
+			// Left pointing into the event: decodeResponse keeps them,
+			// copied into one string, while the event is decoded.
+			*echoField(s, string(name)), err = r.Raw()
 		default:
 			s.Unknown, err = r.Keep(s.Unknown, name)
 		}

@@ -286,6 +286,34 @@ func KeepValue(ext **parleyv1.Extensions, d parleyv1.Dialect, name string, v jso
 	bag(ext, d, 1)[name] = string(v)
 }
 
+// KeepValues stores each of values that is not empty under the name of
+// the same index, all of them in one string: a response's echo of its
+// request is a dozen small values, a string each when kept one by one.
+func KeepValues(ext **parleyv1.Extensions, d parleyv1.Dialect, names []string, values []jsontext.Value) {
+	n, size := 0, 0
+	for _, v := range values {
+		if len(v) > 0 {
+			n++
+			size += len(v)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, v := range values {
+		b.Write(v)
+	}
+	all := b.String()
+	fields := bag(ext, d, n)
+	for i, v := range values {
+		if len(v) > 0 {
+			fields[names[i]], all = all[:len(v)], all[len(v):]
+		}
+	}
+}
+
 func key(prefix, name string) string {
 	if prefix == "" {
 		return name

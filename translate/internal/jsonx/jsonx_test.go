@@ -37,6 +37,41 @@ func TestKeepFlagSharesUntilWritten(t *testing.T) {
 	}
 }
 
+// TestKeepValuesKeepsEachUnderItsName: every value that is not empty is
+// kept under the name of its index, a shared flag's bag is copied before
+// they go in, and values written over afterwards do not change what was
+// kept.
+func TestKeepValuesKeepsEachUnderItsName(t *testing.T) {
+	const d = parleyv1.Dialect_DIALECT_RESPONSES
+	var ext, flagged *parleyv1.Extensions
+	jsonx.KeepFlag(&ext, d, "@flag")
+	jsonx.KeepFlag(&flagged, d, "@flag")
+	values := []jsontext.Value{jsontext.Value(`"Be brief."`), nil, jsontext.Value(`{"effort":"low"}`), {}, jsontext.Value(`null`)}
+	jsonx.KeepValues(&ext, d, []string{"instructions", "max_output_tokens", "reasoning", "store", "user"}, values)
+	for i := range values {
+		for j := range values[i] {
+			values[i][j] = 'x'
+		}
+	}
+	want := map[string]string{"@flag": "true", "instructions": `"Be brief."`, "reasoning": `{"effort":"low"}`, "user": "null"}
+	if got := ext.GetFields(); len(got) != len(want) || ext.GetDialect() != d {
+		t.Fatalf("kept %v, want %v", ext, want)
+	}
+	for k, v := range want {
+		if got := ext.GetFields()[k]; got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	if len(flagged.GetFields()) != 1 {
+		t.Errorf("the shared flag's bag was written: %v", flagged)
+	}
+	var none *parleyv1.Extensions
+	jsonx.KeepValues(&none, d, []string{"a", "b"}, []jsontext.Value{nil, {}})
+	if none != nil {
+		t.Errorf("no values made a bag: %v", none)
+	}
+}
+
 // TestMembersAreMarshalled: what Members writes is what Marshal writes for
 // the same members, kept ones among them (several in Marshal's sorted
 // order); and Kept refuses what Marshal refuses.

@@ -21,6 +21,10 @@ var walkSeeds = []string{
 	// stops the scan at different offsets.
 	`"abcdefghijklmnop\"qrstuvwxyz"`, `"abcdefghé世界🌍abcdefghijklmnop"`, "\"abcdefgh\x7fijklmnop\"",
 	"\"abcdefg\x1fhijklmnop\"", "\"abcdefghijklmno\xc3\"", `"abcdefghijklmnopqrstuvwx\u00e9y"`,
+	// Indented, as a whole reply often comes: runs of white space of every
+	// length around eight, and a byte that is not white space after them.
+	"{\n  \"a\": [\n          1,\n                 \t\"b\"\n\r\n        ],\n  \"c\":\n\n\n        null}",
+	"[\n                \n\t        x]", "        \n        \v1",
 }
 
 // FuzzWalkerSkip: the Walker passes over exactly the values Unmarshal
