@@ -120,12 +120,15 @@ func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.
 	if w.Model == "" {
 		w.Model = req.GetModel()
 	}
+	// Pointers made in the branches that set them: a variable whose
+	// address is taken is made on the heap on every path, for every
+	// snapshot of a stream.
 	if s := openai.ServiceTierWord(resp.GetServiceTier()); s != "" {
-		w.ServiceTier = &s
+		w.ServiceTier = new(s)
 	} else if v, ok := jsonx.Value(ext, thisDialect, "service_tier"); ok {
 		var s string
 		if jsonx.Unmarshal(v, &s) == nil {
-			w.ServiceTier = &s
+			w.ServiceTier = new(s)
 		}
 	}
 	prev := req.GetPreviousResponseId()
@@ -133,7 +136,7 @@ func snapshotOf(req *parleyv1.Request, resp *parleyv1.Response, status parleyv1.
 		prev = resp.GetPreviousResponseId()
 	}
 	if prev != "" {
-		w.PreviousResponseID = &prev
+		w.PreviousResponseID = new(prev)
 	}
 	if e := resp.GetError(); e != nil && status == parleyv1.ResponseStatus_RESPONSE_STATUS_FAILED {
 		w.Error = failureObject(e)

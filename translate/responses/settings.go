@@ -199,9 +199,11 @@ func (e *encoder) settings(w *Request) error {
 			}
 		}
 	}
-	text := &textConfig{Unknown: e.take(ext, "text")}
+	// Made on the stack, and copied to the heap only when it says
+	// something: most requests set no text configuration.
+	text := textConfig{Unknown: e.take(ext, "text")}
 	if v := openai.VerbosityWord(g.GetVerbosity()); v != "" {
-		text.Verbosity = &v
+		text.Verbosity = new(v)
 	}
 	if rf := req.GetResponseFormat(); rf != nil {
 		f := &format{Unknown: e.take(ext, "text/format")}
@@ -229,7 +231,7 @@ func (e *encoder) settings(w *Request) error {
 		text.Format = f
 	}
 	if text.Format != nil || text.Verbosity != nil || len(text.Unknown) > 0 {
-		w.Text = text
+		w.Text = new(text)
 	}
 	if rc := req.GetReasoning(); rc != nil {
 		r := &reasoningConfig{Unknown: e.take(ext, "reasoning")}
@@ -242,7 +244,7 @@ func (e *encoder) settings(w *Request) error {
 			effort = translate.EffortForBudget(rc.GetBudgetTokens())
 		}
 		if s := openai.EffortWord(effort); s != "" {
-			r.Effort = &s
+			r.Effort = new(s)
 		}
 		var summary string
 		for s, v := range summaries {
@@ -257,9 +259,9 @@ func (e *encoder) settings(w *Request) error {
 		}
 		if summary != "" {
 			if e.has(ext, markGenerateSummary) {
-				r.GenerateSummary = &summary
+				r.GenerateSummary = new(summary)
 			} else {
-				r.Summary = &summary
+				r.Summary = new(summary)
 			}
 		}
 		if r.Effort != nil || r.Summary != nil || r.GenerateSummary != nil || len(r.Unknown) > 0 || e.same {
@@ -275,7 +277,7 @@ func (e *encoder) settings(w *Request) error {
 		w.Metadata = req.GetMetadata()
 	}
 	if s := openai.ServiceTierWord(req.GetServiceTier()); s != "" {
-		w.ServiceTier = &s
+		w.ServiceTier = new(s)
 	}
 	if req.GetEndUserId() != "" {
 		w.User = new(req.GetEndUserId())
