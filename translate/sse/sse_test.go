@@ -289,8 +289,14 @@ func TestWriterFormat(t *testing.T) {
 	if buf.String() != want {
 		t.Fatalf("wrote %q, want %q", buf.String(), want)
 	}
-	if err := w.Event("bad\ntype", nil); err == nil {
-		t.Fatal("a line break in the event type was accepted")
+	buf.Reset()
+	for _, typ := range []string{"bad\ntype", "bad\rtype", "\n", "type\r", "\rtype"} {
+		if err := w.Event(typ, nil); err == nil {
+			t.Errorf("the event type %q, with a line break, was accepted", typ)
+		}
+	}
+	if buf.Len() > 0 {
+		t.Errorf("refused events wrote %q", buf.String())
 	}
 }
 
