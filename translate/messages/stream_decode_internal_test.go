@@ -3,11 +3,13 @@ package messages
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/internal/jsonx"
 	"github.com/parleyhq/parley/translate/internal/recorded"
 	"github.com/parleyhq/parley/translate/sse"
@@ -313,6 +315,53 @@ func TestAStreamKeepsNoWalker(t *testing.T) {
 		}
 		if q.r != nil {
 			t.Errorf("the stream keeps the Walker that read %s", e)
+		}
+	}
+}
+
+// TestDeltaMustFitItsBlock: a delta extends only the blocks of its kind
+// (text and citations a text block, JSON a tool use, thinking and a
+// signature a thinking block); any other pairing is the upstream's
+// protocol error, named by both types, and an unknown delta type is one
+// too.
+func TestDeltaMustFitItsBlock(t *testing.T) {
+	blocks := map[string]string{
+		"text":            `{"type":"text","text":""}`,
+		"tool_use":        `{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`,
+		"server_tool_use": `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`,
+		"thinking":        `{"type":"thinking","thinking":"","signature":""}`,
+	}
+	deltas := map[string]string{
+		"text_delta":       `{"type":"text_delta","text":"a"}`,
+		"citations_delta":  `{"type":"citations_delta","citation":{"type":"char_location","cited_text":"c","document_index":0,"start_char_index":0,"end_char_index":1}}`,
+		"input_json_delta": `{"type":"input_json_delta","partial_json":"{"}`,
+		"thinking_delta":   `{"type":"thinking_delta","thinking":"t"}`,
+		"signature_delta":  `{"type":"signature_delta","signature":"s"}`,
+		"other_delta":      `{"type":"other_delta"}`,
+	}
+	fits := map[string]string{"text_delta": "text", "citations_delta": "text", "input_json_delta": "tool_use server_tool_use", "thinking_delta": "thinking", "signature_delta": "thinking"}
+	for kind, block := range blocks {
+		for typ, delta := range deltas {
+			d := Upstream{}.NewStreamDecoder(translate.Target{Model: "m"})
+			var err error
+			for _, e := range []sse.Event{
+				{Type: "message_start", Data: []byte(`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}}`)},
+				{Type: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":` + block + `}`)},
+				{Type: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":` + delta + `}`)},
+			} {
+				if _, err = d.Decode(nil, e); err != nil {
+					break
+				}
+			}
+			want := slices.Contains(strings.Fields(fits[typ]), kind)
+			switch {
+			case want && err != nil:
+				t.Errorf("%s in a %s block: %v", typ, kind, err)
+			case !want && err == nil:
+				t.Errorf("%s in a %s block was taken", typ, kind)
+			case !want && !strings.Contains(err.Error(), typ):
+				t.Errorf("%s in a %s block: the error %q does not name the delta", typ, kind, err)
+			}
 		}
 	}
 }
