@@ -83,8 +83,16 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 	if rt == nil {
 		rt = NewTransport(o.ConnectTimeout, o.HeaderTimeout)
 	}
-	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt}, opts: o}, nil
+	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt, CheckRedirect: keepRedirect}, opts: o}, nil
 }
+
+// keepRedirect makes a redirect the upstream's reply, which failure turns
+// into an error that says so. Following it would send the request, the
+// upstream's key among its headers, to whatever host the redirect names:
+// net/http leaves out of a redirect to another host only the headers it
+// knows to be secret, and the dialects carry their keys in x-api-key and
+// x-goog-api-key too.
+func keepRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // CloseIdleConnections closes the upstream's connections no request is
 // using.
@@ -396,6 +404,17 @@ func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFun
 
 // failure decodes a non-2xx reply.
 func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) error {
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		// Not followed (keepRedirect); where it points is not said, as
+		// an upstream's address may name its account.
+		return translate.UpstreamFailed(&parleyv1.Error{
+			Code: parleyv1.Code_CODE_FAILED_PRECONDITION,
+			Message: fmt.Sprintf("the upstream %q answered with a redirect (HTTP %d), which Parley does not follow: "+
+				"its base_url should be the address the redirect names", b.name, resp.StatusCode),
+			HttpStatus: http.StatusBadGateway,
+			Origin:     &parleyv1.Origin{Dialect: b.up.Dialect()},
+		})
+	}
 	body, err := b.readAll(ctx, cancel, io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		body = nil

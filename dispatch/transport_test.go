@@ -723,3 +723,46 @@ func TestDispatcherClosesIdleConnections(t *testing.T) {
 	New(r).CloseIdleConnections()
 	waitFor(t, "the idle connection closed", func() bool { return cc.closed.Load() == 1 })
 }
+
+// TestRedirectIsNotFollowed: an upstream's redirect is its answer, not
+// followed: the host it names gets nothing (the upstream's key among the
+// headers), and the client gets a 502 that says a redirect came, without
+// saying where to.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		_, _ = io.WriteString(w, "{}")
+	}))
+	defer other.Close()
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			http.Redirect(w, r, other.URL+"/v1/messages?account=acct-secret", status)
+		}))
+		d := jsonDispatcher(t, "messages", srv.URL)
+		for _, stream := range []bool{false, true} {
+			var err error
+			if stream {
+				for _, e := range d.Stream(context.Background(), chatRequest(true), &Call{}) {
+					if e != nil {
+						err = e
+					}
+				}
+			} else {
+				_, err = d.Generate(context.Background(), chatRequest(false), &Call{})
+			}
+			e := translate.ToProto(err)
+			if err == nil || translate.HTTPStatusOf(e) != http.StatusBadGateway || !strings.Contains(e.GetMessage(), "redirect (HTTP "+strconv.Itoa(status)+")") {
+				t.Errorf("%d, stream %v: %v (status %d), want a 502 that says a redirect came", status, stream, err, translate.HTTPStatusOf(e))
+			}
+			if strings.Contains(e.GetMessage(), other.URL) || strings.Contains(e.GetMessage(), "acct-secret") {
+				t.Errorf("%d: the error names where the redirect points: %q", status, e.GetMessage())
+			}
+		}
+		srv.Close()
+	}
+	if n := elsewhere.Load(); n > 0 {
+		t.Errorf("the host a redirect named got %d requests", n)
+	}
+}
