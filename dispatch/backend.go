@@ -91,7 +91,8 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 // upstream's key among its headers, to whatever host the redirect names:
 // net/http leaves out of a redirect to another host only the headers it
 // knows to be secret, and the dialects carry their keys in x-api-key and
-// x-goog-api-key too.
+// x-goog-api-key too. Nor need a body be kept, while the upstream thinks,
+// for a redirect to send again (sentBody).
 func keepRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // CloseIdleConnections closes the upstream's connections no request is
@@ -266,7 +267,7 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	hreq.Host = u.Host
 	if sent != nil {
 		hreq.ContentLength = int64(len(out.Body))
-		hreq.Body = &onceReader{b: out.Body}
+		hreq.Body = &onceReader{b: out.Body, sent: sent}
 		hreq.GetBody = sent.open
 	}
 	// The encoder made the header for this request alone: it is the
@@ -300,11 +301,18 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	return resp, ctx, cancel, nil
 }
 
-// sentBody is an upstream request's body. The request is held while its
-// reply is read, a stream's whole life, and a body (as large as the
-// conversation) need not be: its readers forget their bytes as they read
-// them, and once the reply has come (no redirect or retry can ask for the
-// body again) GetBody has none to give.
+// sentBody is an upstream request's body. The request is held while the
+// upstream thinks and while its reply is read, a stream's whole life, and
+// a body (as large as the conversation) need not be. Its readers forget
+// their bytes as they read them. GetBody gives it again to a transport
+// that found a kept connection closed before any of it went, and has
+// none to give once a reader has taken it to its end: the body is larger
+// than the transports' write buffers (writeBufferSize), so some of it has
+// been written by then, and no transport sends a request again after
+// that but for a redirect, which Parley does not follow (keepRedirect),
+// or an HTTP/2 server's refusal of the stream after the body went, which
+// fails the attempt for the dispatcher to retry from the canonical
+// request.
 type sentBody struct {
 	mu sync.Mutex
 	b  []byte
@@ -325,19 +333,31 @@ func (s *sentBody) done() {
 	s.mu.Unlock()
 }
 
-// onceReader reads b once, letting go of it at the end.
-type onceReader struct{ b []byte }
+// onceReader reads b once, letting go of it at the end, and has sent (when
+// set) let go of it too.
+type onceReader struct {
+	b    []byte
+	sent *sentBody
+}
 
 func (r *onceReader) Read(p []byte) (int, error) {
 	if len(r.b) == 0 {
-		r.b = nil
+		r.taken()
 		return 0, io.EOF
 	}
 	n := copy(p, r.b)
 	if r.b = r.b[n:]; len(r.b) == 0 {
-		r.b = nil
+		r.taken()
 	}
 	return n, nil
+}
+
+// taken lets go of the body once all of it has been read or written.
+func (r *onceReader) taken() {
+	r.b = nil
+	if r.sent != nil {
+		r.sent.done()
+	}
 }
 
 // Close does nothing: the transport may close a body while another of

@@ -282,6 +282,12 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 	if err != nil {
 		return err
 	}
+	if call.Source.Body != nil && !speaks(plan, call.Source.Dialect) {
+		// No upstream that may answer speaks the client's dialect, so
+		// none sends its body on: the body, as large as its
+		// conversation, need not be held while they think.
+		call.Source.Body = nil
+	}
 	var last error
 	for _, r := range plan {
 		t := r.target(req.GetModel())
@@ -325,6 +331,16 @@ func (d *Dispatcher) run(ctx context.Context, req *parleyv1.Request, call *Call,
 		}
 	}
 	return last
+}
+
+// speaks reports whether an upstream of plan speaks dialect d.
+func speaks(plan []*route, d parleyv1.Dialect) bool {
+	for _, r := range plan {
+		if r.dialect == d {
+			return true
+		}
+	}
+	return false
 }
 
 // Generate answers a whole request.

@@ -3,6 +3,8 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -10,11 +12,14 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 	"weak"
 
+	"github.com/parleyhq/parley/config"
+	"github.com/parleyhq/parley/dialects"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
 	"github.com/parleyhq/parley/translate/messages"
@@ -158,6 +163,109 @@ func TestRequestWrites(t *testing.T) {
 		}
 		if n := got.Load(); n != int64(c.size) {
 			t.Errorf("the upstream read %d bytes of a body of %d", n, c.size)
+		}
+	}
+}
+
+// TestWaitingRequestLetsGoOfTheBodies: while the upstream thinks, before
+// its reply's head, a long request holds neither the body it sent
+// upstream (written, no transport sends it again) nor, when no upstream
+// that may answer speaks the client's dialect, the client's own body:
+// each is as large as the conversation, for as long as the model takes to
+// begin. A client's body that an upstream of its dialect may yet be sent
+// is kept. So over plain HTTP (Parley's transport) and over HTTP/2 with
+// TLS (net/http's).
+func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
+	const messagesReply = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Hi"}],` +
+		`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}`
+	const chatReply = `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}`
+	var mu sync.Mutex
+	var client, sent weak.Pointer[byte]
+	type seen struct {
+		client, sent bool
+		proto        string
+	}
+	held := make(chan seen, 1)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		// The request is sent whole; its reply has not begun.
+		runtime.GC()
+		runtime.GC()
+		mu.Lock()
+		held <- seen{client.Value() != nil, sent.Value() != nil, r.Proto}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/messages") {
+			_, _ = io.WriteString(w, messagesReply)
+			return
+		}
+		_, _ = io.WriteString(w, chatReply)
+	})
+	plain := httptest.NewServer(handler)
+	defer plain.Close()
+	h2 := httptest.NewUnstartedServer(handler)
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(h2.Certificate())
+	tlsTransport := netTransport(time.Second, 10*time.Second)
+	tlsTransport.TLSClientConfig = &tls.Config{RootCAs: roots}
+	for _, srv := range []struct {
+		name, url, proto string
+		transport        http.RoundTripper
+	}{
+		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
+		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
+	} {
+		for _, c := range []struct {
+			name, upstream       string
+			clientHeld, sentHeld bool
+		}{
+			{"translated", "chat_completions", false, false},
+			// Forwarded as it came, the model's name the same: what was
+			// sent is the client's body, which a retry would send again.
+			{"same dialect", "messages", true, true},
+		} {
+			t.Run(srv.name+"/"+c.name, func(t *testing.T) {
+				cfg := &config.Config{
+					Upstreams: []config.Upstream{{Name: "up", Dialect: c.upstream, BaseURL: srv.url, APIKey: "sk-upstream-key-0123456789"}},
+					Models:    []config.Model{{Name: "m", Upstream: "up"}},
+				}
+				d, err := FromConfig(cfg, dialects.All(), BuildOptions{Transport: srv.transport})
+				if err != nil {
+					t.Fatal(err)
+				}
+				src := fmt.Appendf(nil, `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":%q}]}`, strings.Repeat("a long conversation ", 50_000))
+				req, err := messages.Client{}.DecodeRequest(&translate.Incoming{Body: src})
+				if err != nil {
+					t.Fatal(err)
+				}
+				call := Call{Source: translate.Source{Dialect: parleyv1.Dialect_DIALECT_MESSAGES, Body: src}}
+				mu.Lock()
+				client = weak.Make(&src[0])
+				mu.Unlock()
+				src = nil
+				call.Sent = func(_ string, body []byte) {
+					mu.Lock()
+					sent = weak.Make(&body[0])
+					mu.Unlock()
+				}
+				if _, err := d.Generate(context.Background(), req, &call); err != nil {
+					t.Fatal(err)
+				}
+				got := <-held
+				if got.proto != srv.proto {
+					t.Fatalf("the upstream was called over %s, want %s", got.proto, srv.proto)
+				}
+				if got.client != c.clientHeld {
+					t.Errorf("the client's body held while the upstream thinks: %v, want %v", got.client, c.clientHeld)
+				}
+				if got.sent != c.sentHeld {
+					t.Errorf("the body sent upstream held while the upstream thinks: %v, want %v", got.sent, c.sentHeld)
+				}
+				runtime.KeepAlive(req)
+			})
 		}
 	}
 }

@@ -310,6 +310,10 @@ func (c *upstreamConn) write(req *http.Request, out *countingWriter) error {
 		w, err = bufs.WriteTo(out.w)
 		out.n += w
 		mem.b = nil // sent: the request, held while its reply is read, lets go of it
+		if w > 0 {
+			// Begun, it is not sent again (rewind): GetBody lets go too.
+			mem.taken()
+		}
 	case n <= maxJoined:
 		at := len(h)
 		h = slices.Grow(h, int(n))[:at+int(n)]

@@ -724,6 +724,60 @@ func TestDispatcherClosesIdleConnections(t *testing.T) {
 	waitFor(t, "the idle connection closed", func() bool { return cc.closed.Load() == 1 })
 }
 
+// TestLongBodySentAgainWhenNothingWent: a long body (sent by a reader
+// that forgets it, GetBody keeping it until it is written) goes again,
+// whole, on another connection when the kept connection it was first
+// given broke before any of it went; one that broke after its first byte
+// is not sent again.
+func TestLongBodySentAgainWhenNothingWent(t *testing.T) {
+	var bodies []int
+	var mu sync.Mutex
+	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, len(b))
+		mu.Unlock()
+		_, _ = io.WriteString(w, "{}")
+	})
+	var breakNext atomic.Int32
+	nt := netTransport(time.Second, time.Second)
+	dial := nt.DialContext
+	nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		return &breakingConn{Conn: c, mode: &breakNext}, err
+	}
+	b, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{Transport: newUpstreamTransport(nt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := bytes.Repeat([]byte("x"), 64<<10)
+	send := func() error {
+		resp, _, cancel, err := b.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: long})
+		if err != nil {
+			return err
+		}
+		defer cancel(nil)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	if err := send(); err != nil {
+		t.Fatal(err)
+	}
+	breakNext.Store(1)
+	if err := send(); err != nil {
+		t.Fatalf("a long request whose kept connection broke before writing: %v", err)
+	}
+	breakNext.Store(2)
+	if err := send(); err == nil {
+		t.Fatal("a long request broken after its first byte succeeded")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(bodies, []int{len(long), len(long)}) {
+		t.Errorf("the upstream read bodies of %v bytes, want two of %d", bodies, len(long))
+	}
+}
+
 // TestRedirectIsNotFollowed: an upstream's redirect is its answer, not
 // followed: the host it names gets nothing (the upstream's key among the
 // headers), and the client gets a 502 that says a redirect came, without
