@@ -324,7 +324,7 @@ func (s *sentBody) open() (io.ReadCloser, error) {
 	if s.b == nil {
 		return nil, errors.New("the request body was sent")
 	}
-	return &onceReader{b: s.b}, nil
+	return &onceReader{b: s.b, sent: s}, nil
 }
 
 func (s *sentBody) done() {

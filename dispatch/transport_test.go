@@ -820,3 +820,27 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Errorf("the host a redirect named got %d requests", n)
 	}
 }
+
+// TestBodyGivenAgainIsLetGoOnceTaken: the reader GetBody gives for a
+// request sent again (a kept connection found closed) lets the body go
+// once it is taken to its end, as the first reader does; before that,
+// GetBody gives it whole.
+func TestBodyGivenAgainIsLetGoOnceTaken(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 3000)
+	s := &sentBody{b: body}
+	first := &onceReader{b: body, sent: s}
+	if _, err := io.ReadAll(io.LimitReader(first, 100)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(again)
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("GetBody gave %d bytes (%v), want the whole body of %d", len(got), err, len(body))
+	}
+	if _, err := s.open(); err == nil {
+		t.Error("GetBody gave the body again once a reader had taken it to its end")
+	}
+}
