@@ -35,6 +35,9 @@ type options struct {
 	// promptKB pads every request's first turn to about this many KiB,
 	// as long as an agent's conversation is; 0 leaves it short.
 	promptKB int
+	// holdBeforeHead holds the memory measurement's streams before their
+	// upstream's reply begins rather than after its first events.
+	holdBeforeHead bool
 }
 
 // harness is a run in progress.
@@ -87,6 +90,7 @@ func (h *harness) setUp(ctx context.Context) error {
 	if h.mocks, err = startMocks(); err != nil {
 		return err
 	}
+	h.mocks.gate.beforeHead = h.opts.holdBeforeHead
 	if h.wants(parley) {
 		if err := h.startParley(ctx); err != nil {
 			return err
@@ -266,6 +270,7 @@ func (h *harness) meta() meta {
 	m := meta{
 		Rounds: h.opts.rounds, Requests: h.opts.requests,
 		Streams: h.opts.streams, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Only: string(h.opts.only),
+		PromptKB: h.opts.promptKB, HoldBeforeHead: h.opts.holdBeforeHead,
 	}
 	if h.opts.requests == 0 {
 		m.Duration = h.opts.duration.String()

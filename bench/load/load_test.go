@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"runtime"
@@ -143,5 +145,91 @@ func TestPaddedPrompt(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSmokeBeforeHead runs the memory measurement alone with
+// -hold-before-head, on both targets: the requests wait with their
+// upstream before its reply begins, and the report says so, judging no
+// goal (the goal is for streams held after their first events).
+func TestSmokeBeforeHead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Parley and starts several processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the benchmark reads /proc")
+	}
+	routes := defaultRoutes[1:2]
+	opts := options{
+		rounds: 1, requests: 40, concs: []int{1}, routes: routes, filter: regexp.MustCompile("^held "),
+		streams: 20, settle: 50 * time.Millisecond, openTimeout: 3 * time.Second, holdBeforeHead: true,
+	}
+	var progress strings.Builder
+	res, err := run(context.Background(), opts, &progress)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	res.summarize()
+	if len(res.Scenarios) != 0 || len(res.Held) != 1 {
+		t.Fatalf("%d scenarios and %d held routes measured, want the held one alone", len(res.Scenarios), len(res.Held))
+	}
+	for _, kind := range []targetKind{proxy, parley} {
+		for _, m := range res.Held[0].Runs[kind] {
+			if m.KBPerStream == nil || m.Failed > 0 {
+				t.Errorf("%s: no measurement: %s", kind, m.FirstError)
+			}
+		}
+	}
+	if len(res.Held[0].Summary.Goals) != 0 {
+		t.Errorf("requests held before their heads were judged by the held streams' goal: %v", res.Held[0].Summary.Goals)
+	}
+	var report strings.Builder
+	printReport(&report, res)
+	if !strings.Contains(report.String(), "Memory per request waiting for its upstream") {
+		t.Errorf("the report does not say its requests waited for their upstream:\n%s", report.String())
+	}
+}
+
+// TestMockHoldsBeforeHead: with the gate's beforeHead, a held request's
+// reply does not begin (not even its status line) until the gate is
+// released, and then comes whole.
+func TestMockHoldsBeforeHead(t *testing.T) {
+	ms, err := startMocks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.close()
+	ms.gate.beforeHead = true
+	c := callFor(route{client: messages, upstream: messages}, true, true, direct, ms.url(messages), 0)
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := c.send(context.Background(), newClient(1))
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, err := io.ReadAll(resp.Body)
+		done <- result{resp.StatusCode, string(b), err}
+	}()
+	for deadline := time.Now().Add(3 * time.Second); ms.gate.arrived.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the mock")
+		}
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("the reply began before the gate was released: %d %v", r.status, r.err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	ms.gate.release()
+	r := <-done
+	if r.err != nil || r.status != http.StatusOK || !strings.Contains(r.body, string(c.end)) {
+		t.Errorf("after the release: status %d, %v, a body of %d bytes ending as it must: %v", r.status, r.err, len(r.body), strings.Contains(r.body, string(c.end)))
 	}
 }

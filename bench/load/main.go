@@ -79,7 +79,7 @@ type flags struct {
 	concs, routes, scenarios      *string
 	only, repo, parleyBin         *string
 	jsonOut                       *string
-	keep                          *bool
+	keep, holdBeforeHead          *bool
 	serveProxy                    *bool
 	target, listen                *string
 }
@@ -101,6 +101,8 @@ func defineFlags(fs *flag.FlagSet) flags {
 		parleyBin:   fs.String("parley-bin", "", "a Parley binary to measure instead of building one"),
 		jsonOut:     fs.String("json", "", "also write the results, every round included, to this file as JSON"),
 		keep:        fs.Bool("keep", false, "keep the temporary directory (configuration and logs of the targets)"),
+		holdBeforeHead: fs.Bool("hold-before-head", false, "hold the memory measurement's requests before their upstream's reply begins, as a model "+
+			"still reading a long conversation holds them, rather than after its first events"),
 
 		serveProxy: fs.Bool("serve-proxy", false, "serve as the reverse proxy (how the benchmark starts its baseline)"),
 		target:     fs.String("target", "", "with -serve-proxy: the upstream URL"),
@@ -113,6 +115,7 @@ func (f flags) options() (options, error) {
 	o := options{
 		rounds: *f.rounds, duration: *f.duration, requests: *f.requests, streams: *f.streams, settle: *f.settle, openTimeout: *f.openTimeout,
 		only: targetKind(*f.only), repo: *f.repo, parleyBin: *f.parleyBin, keep: *f.keep, promptKB: *f.promptKB,
+		holdBeforeHead: *f.holdBeforeHead,
 	}
 	var err error
 	if o.concs, err = parseInts(*f.concs); err != nil {

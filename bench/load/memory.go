@@ -62,14 +62,26 @@ func holdStreams(ctx context.Context, pid int, c call, n int, settle, openTimeou
 	defer client.CloseIdleConnections()
 	started, ended := make(chan error, n), make(chan error, n)
 	opening := make(chan struct{}, maxOpening)
+	arrived := g.arrived.Load()
 	for range n {
 		go func() {
 			opening <- struct{}{}
-			ended <- c.hold(streams, client, func(err error) { <-opening; started <- err })
+			ended <- c.hold(streams, client, func(err error) {
+				if !g.beforeHead || err != nil {
+					<-opening
+				}
+				started <- err
+			})
 		}()
 	}
 	s := memStats{Streams: n, BeforeKB: before}
-	got, failed, first := collect(ctx, started, n, openTimeout)
+	var got, failed int
+	var first string
+	if g.beforeHead {
+		got, failed, first = collectArrivals(ctx, g, arrived, opening, started, n, openTimeout)
+	} else {
+		got, failed, first = collect(ctx, started, n, openTimeout)
+	}
 	s.Failed, s.FirstError = failed+n-got, first
 	if got < n {
 		s.FirstError = fmt.Sprintf("%d of %d streams had no first byte within %s (held streams must get their first events at once)", n-got, n, openTimeout)
@@ -93,6 +105,41 @@ func holdStreams(ctx context.Context, pid int, c call, n int, settle, openTimeou
 	}
 	s.Failed = max(s.Failed, failed+n-got)
 	return s, ctx.Err()
+}
+
+// collectArrivals waits, for at most timeout, until n streams held before
+// their replies' heads have reached the mock (arrived counts them from
+// since), letting another stream open as each arrives; a stream that
+// failed before it arrived counts as failed. The streams' first bytes come
+// only once they are released.
+func collectArrivals(ctx context.Context, g *gate, since int64, opening <-chan struct{}, started <-chan error, n int, timeout time.Duration) (got, failed int, first string) {
+	deadline := time.After(timeout)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	let := 0
+	for {
+		for a := int(g.arrived.Load() - since); let < a; let++ {
+			<-opening
+		}
+		if let+failed >= n {
+			return let + failed, failed, first
+		}
+		select {
+		case err := <-started:
+			// Before its arrival only a failure comes.
+			if err != nil {
+				failed++
+				if first == "" {
+					first = err.Error()
+				}
+			}
+		case <-tick.C:
+		case <-deadline:
+			return let + failed, failed, first
+		case <-ctx.Done():
+			return let + failed, failed, first
+		}
+	}
 }
 
 // collect receives up to n outcomes for at most timeout, and counts them

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -130,9 +131,19 @@ func (m *mock) wantsStream(r *http.Request, body []byte) (bool, error) {
 
 // hold sends the first events of the stream, then waits for the gate (or
 // the client leaving) before it sends the rest: a stream held open, as a
-// model that thinks for a long time holds it.
+// model that thinks for a long time holds it. With the gate's beforeHead
+// it sends nothing, not even its reply's head, until released: a model
+// still reading a long conversation.
 func (m *mock) hold(w http.ResponseWriter, r *http.Request) {
-	released := m.gate.wait()
+	released := m.gate.arrive()
+	if m.gate.beforeHead {
+		select {
+		case <-released:
+			_, _ = w.Write(m.stream)
+		case <-r.Context().Done():
+		}
+		return
+	}
 	_, _ = w.Write(m.head)
 	if err := http.NewResponseController(w).Flush(); err != nil {
 		return
@@ -145,10 +156,13 @@ func (m *mock) hold(w http.ResponseWriter, r *http.Request) {
 }
 
 // gate holds streams until it is released; after a release it holds the
-// next ones again.
+// next ones again. beforeHead, set before any stream comes, holds them
+// before their replies begin; arrived counts the streams it has held.
 type gate struct {
-	mu sync.Mutex
-	ch chan struct{}
+	mu         sync.Mutex
+	ch         chan struct{}
+	beforeHead bool
+	arrived    atomic.Int64
 }
 
 func newGate() *gate { return &gate{ch: make(chan struct{})} }
@@ -158,6 +172,13 @@ func (g *gate) wait() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.ch
+}
+
+// arrive is wait for a stream that has come, counted.
+func (g *gate) arrive() <-chan struct{} {
+	ch := g.wait()
+	g.arrived.Add(1)
+	return ch
 }
 
 // release lets every stream held so far finish.

@@ -19,6 +19,10 @@ type meta struct {
 	GoVersion string `json:"go_version"`
 	Commit    string `json:"commit,omitempty"`
 	Only      string `json:"only,omitempty"`
+	PromptKB  int    `json:"prompt_kb,omitempty"`
+	// HoldBeforeHead: the held streams waited before their upstream's
+	// reply began, not after its first events.
+	HoldBeforeHead bool `json:"hold_before_head,omitempty"`
 }
 
 // runStats is one run of a scenario on a target.

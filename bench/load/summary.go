@@ -108,7 +108,7 @@ func (r *results) summarize() {
 		s.Summary = summarizeScenario(s, top)
 	}
 	for _, h := range r.Held {
-		h.Summary = summarizeHeld(h)
+		h.Summary = summarizeHeld(h, !r.Meta.HoldBeforeHead)
 	}
 }
 
@@ -196,7 +196,10 @@ func scenarioGoals(sc scenario, sum *scenarioSummary, top int) []goalCheck {
 	return out
 }
 
-func summarizeHeld(h *heldResult) *heldSummary {
+// summarizeHeld summarizes a route's held streams, judged by the goal
+// when judged is set: the goal is for streams held after their first
+// events.
+func summarizeHeld(h *heldResult, judged bool) *heldSummary {
 	sum := &heldSummary{KBPerStream: map[targetKind]spread{}, Failed: map[targetKind]int{}}
 	for kind, ms := range h.Runs {
 		sum.KBPerStream[kind] = spreadOf(values(ms, func(m memStats) (float64, bool) {
@@ -221,7 +224,7 @@ func summarizeHeld(h *heldResult) *heldSummary {
 		}
 	}
 	sum.Ratio = spreadOf(ratios)
-	if s, ok := sum.KBPerStream[parley]; ok && s.N > 0 {
+	if s, ok := sum.KBPerStream[parley]; ok && s.N > 0 && judged {
 		sum.Goals = append(sum.Goals, check(goalHeldMemory, h.Name, s.Median))
 	}
 	return sum

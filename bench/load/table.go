@@ -107,7 +107,11 @@ func added(sum *scenarioSummary, kind targetKind) spread {
 
 // printHeld prints memory per held stream.
 func printHeld(w io.Writer, r *results) {
-	tw := table(w, fmt.Sprintf("Memory per held stream (%d streams open at once; RSS held minus RSS before)", r.Meta.Streams),
+	title := fmt.Sprintf("Memory per held stream (%d streams open at once; RSS held minus RSS before)", r.Meta.Streams)
+	if r.Meta.HoldBeforeHead {
+		title = fmt.Sprintf("Memory per request waiting for its upstream (%d at once, their upstream not yet answering; RSS waiting minus RSS before)", r.Meta.Streams)
+	}
+	tw := table(w, title,
 		"route", "proxy KB/stream", "parley KB/stream", "parley / proxy", "goal", "failed streams")
 	for _, h := range r.Held {
 		sum := h.Summary
