@@ -55,7 +55,9 @@ func NewMusicService(u config.Upstream, codec translate.TaskUpstream, transport 
 		base:    strings.TrimRight(u.BaseURL, "/"),
 		key:     u.APIKey,
 		timeout: timeout,
-		client:  &http.Client{Transport: transport},
+		// A redirect is not followed: it would post the submission, a
+		// song charged for, wherever it points. post reports it.
+		client: &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}
 }
 
@@ -82,6 +84,14 @@ func (u *MusicService) post(ctx context.Context, path string, body []byte) (int,
 		return 0, nil, nil, u.transportError(ctx, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		// Where it points is not said: an address may name an account.
+		return 0, nil, nil, translate.UpstreamFailed(&parleyv1.Error{
+			Code: parleyv1.Code_CODE_FAILED_PRECONDITION, Reason: translate.ReasonUpstreamError, HttpStatus: http.StatusBadGateway,
+			Message: fmt.Sprintf("the music service %s answered with a redirect (HTTP %d), which Parley does not follow: "+
+				"its base_url should be the address the redirect names", u.name, resp.StatusCode),
+		})
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamReply+1))
 	if err != nil {
 		return 0, nil, nil, u.transportError(ctx, err)

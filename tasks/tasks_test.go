@@ -223,3 +223,34 @@ func TestSlowQueriesAreNotRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestMusicRedirectIsNotFollowed: a music service's redirect is its
+// answer: the host it names gets nothing (the submission, a song charged
+// for, and the key), and the error says a redirect came without saying
+// where to.
+func TestMusicRedirectIsNotFollowed(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		_, _ = io.WriteString(w, `{"code":200,"msg":"success","data":"task-1"}`)
+	}))
+	defer other.Close()
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path+"?account=acct-secret", status)
+		}))
+		music := tasks.NewMusicService(config.Upstream{Name: "music", BaseURL: up.URL, APIKey: "k", HeaderTimeout: config.Duration(time.Second)}, songgen.Upstream{}, nil)
+		_, err := music.Submit(t.Context(), &parleyv1.TaskInput{Kind: &parleyv1.TaskInput_Song{Song: &parleyv1.SongInput{Mode: parleyv1.SongMode_SONG_MODE_INSPIRATION, Inspiration: "the sea"}}}, "")
+		up.Close()
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("redirect (HTTP %d)", status)) {
+			t.Errorf("%d: %v, want an error that says a redirect came", status, err)
+			continue
+		}
+		if strings.Contains(err.Error(), other.URL) || strings.Contains(err.Error(), "acct-secret") {
+			t.Errorf("%d: the error names where the redirect points: %v", status, err)
+		}
+	}
+	if n := elsewhere.Load(); n > 0 {
+		t.Errorf("the host a redirect named got %d requests", n)
+	}
+}
