@@ -402,7 +402,8 @@ func TestTransportEarlyReply(t *testing.T) {
 // TestTransportRetriesNothingWritten: a request on a reused connection
 // that breaks before any byte of it is written goes again on another,
 // body and all; one that broke after some was written does not (a POST
-// is not sent twice).
+// is not sent twice). So for a long body too, sent by a reader that
+// forgets it and given again by GetBody until it is written.
 func TestTransportRetriesNothingWritten(t *testing.T) {
 	var bodies []string
 	var mu sync.Mutex
@@ -414,13 +415,7 @@ func TestTransportRetriesNothingWritten(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	var breakNext atomic.Int32 // 1: fail before writing; 2: after a byte
-	nt := netTransport(time.Second, time.Second)
-	dial := nt.DialContext
-	nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		return &breakingConn{Conn: c, mode: &breakNext}, err
-	}
-	rt := newUpstreamTransport(nt)
+	rt := newUpstreamTransport(breakingTransport(&breakNext))
 	if _, _, err := post(t, rt, context.Background(), srv.URL, "one"); err != nil {
 		t.Fatal(err)
 	}
@@ -432,11 +427,56 @@ func TestTransportRetriesNothingWritten(t *testing.T) {
 	if _, _, err := post(t, rt, context.Background(), srv.URL, "three"); err == nil {
 		t.Fatal("a request broken after its first byte succeeded")
 	}
+	b, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 64<<10)
+	send := func() error {
+		resp, _, cancel, err := b.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte(long)})
+		if err != nil {
+			return err
+		}
+		defer cancel(nil)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	if err := send(); err != nil {
+		t.Fatal(err)
+	}
+	breakNext.Store(1)
+	if err := send(); err != nil {
+		t.Fatalf("a long request whose reused connection broke before writing: %v", err)
+	}
+	breakNext.Store(2)
+	if err := send(); err == nil {
+		t.Fatal("a long request broken after its first byte succeeded")
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if strings.Join(bodies, ",") != "one,two" {
-		t.Errorf("the upstream read %q", bodies)
+	if want := []string{"one", "two", long, long}; !slices.Equal(bodies, want) {
+		t.Errorf("the upstream read bodies of %d bytes, want %d", lengths(bodies), lengths(want))
 	}
+}
+
+func lengths(ss []string) []int {
+	n := make([]int, len(ss))
+	for i, s := range ss {
+		n[i] = len(s)
+	}
+	return n
+}
+
+// breakingTransport is an upstream's net/http transport whose connections
+// fail their next write as mode says (breakingConn).
+func breakingTransport(mode *atomic.Int32) *http.Transport {
+	nt := netTransport(time.Second, time.Second)
+	dial := nt.DialContext
+	nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		return &breakingConn{Conn: c, mode: mode}, err
+	}
+	return nt
 }
 
 // breakingConn fails its next write as mode says, once.
@@ -722,60 +762,6 @@ func TestDispatcherClosesIdleConnections(t *testing.T) {
 	}
 	New(r).CloseIdleConnections()
 	waitFor(t, "the idle connection closed", func() bool { return cc.closed.Load() == 1 })
-}
-
-// TestLongBodySentAgainWhenNothingWent: a long body (sent by a reader
-// that forgets it, GetBody keeping it until it is written) goes again,
-// whole, on another connection when the kept connection it was first
-// given broke before any of it went; one that broke after its first byte
-// is not sent again.
-func TestLongBodySentAgainWhenNothingWent(t *testing.T) {
-	var bodies []int
-	var mu sync.Mutex
-	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, len(b))
-		mu.Unlock()
-		_, _ = io.WriteString(w, "{}")
-	})
-	var breakNext atomic.Int32
-	nt := netTransport(time.Second, time.Second)
-	dial := nt.DialContext
-	nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		return &breakingConn{Conn: c, mode: &breakNext}, err
-	}
-	b, err := NewHTTPBackend("up", messages.Upstream{}, srv.URL, HTTPOptions{Transport: newUpstreamTransport(nt)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := bytes.Repeat([]byte("x"), 64<<10)
-	send := func() error {
-		resp, _, cancel, err := b.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: long})
-		if err != nil {
-			return err
-		}
-		defer cancel(nil)
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Body.Close()
-	}
-	if err := send(); err != nil {
-		t.Fatal(err)
-	}
-	breakNext.Store(1)
-	if err := send(); err != nil {
-		t.Fatalf("a long request whose kept connection broke before writing: %v", err)
-	}
-	breakNext.Store(2)
-	if err := send(); err == nil {
-		t.Fatal("a long request broken after its first byte succeeded")
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !slices.Equal(bodies, []int{len(long), len(long)}) {
-		t.Errorf("the upstream read bodies of %v bytes, want two of %d", bodies, len(long))
-	}
 }
 
 // TestRedirectIsNotFollowed: an upstream's redirect is its answer, not
