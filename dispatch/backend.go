@@ -83,17 +83,19 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 	if rt == nil {
 		rt = NewTransport(o.ConnectTimeout, o.HeaderTimeout)
 	}
-	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt, CheckRedirect: keepRedirect}, opts: o}, nil
+	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt, CheckRedirect: KeepRedirect}, opts: o}, nil
 }
 
-// keepRedirect makes a redirect the upstream's reply, which failure turns
-// into an error that says so. Following it would send the request, the
-// upstream's key among its headers, to whatever host the redirect names:
-// net/http leaves out of a redirect to another host only the headers it
-// knows to be secret, and the dialects carry their keys in x-api-key and
-// x-goog-api-key too. Nor need a body be kept, while the upstream thinks,
-// for a redirect to send again (sentBody).
-func keepRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+// KeepRedirect, an http.Client's CheckRedirect, makes a redirect the
+// upstream's reply, which the caller turns into an error that says so
+// (failure; the music service's client does the same). Following it would
+// send the request, the upstream's key among its headers, to whatever
+// host the redirect names: net/http leaves out of a redirect to another
+// host only the headers it knows to be secret, and the dialects carry
+// their keys in x-api-key and x-goog-api-key too. Nor need a body be
+// kept, while the upstream thinks, for a redirect to send again
+// (sentBody).
+func KeepRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // CloseIdleConnections closes the upstream's connections no request is
 // using.
@@ -309,7 +311,7 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 // none to give once a reader has taken it to its end: the body is larger
 // than the transports' write buffers (writeBufferSize), so some of it has
 // been written by then, and no transport sends a request again after
-// that but for a redirect, which Parley does not follow (keepRedirect),
+// that but for a redirect, which Parley does not follow (KeepRedirect),
 // or an HTTP/2 server's refusal of the stream after the body went, which
 // fails the attempt for the dispatcher to retry from the canonical
 // request.
@@ -425,7 +427,7 @@ func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFun
 // failure decodes a non-2xx reply.
 func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) error {
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		// Not followed (keepRedirect); where it points is not said, as
+		// Not followed (KeepRedirect); where it points is not said, as
 		// an upstream's address may name its account.
 		return translate.UpstreamFailed(&parleyv1.Error{
 			Code: parleyv1.Code_CODE_FAILED_PRECONDITION,

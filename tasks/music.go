@@ -55,9 +55,10 @@ func NewMusicService(u config.Upstream, codec translate.TaskUpstream, transport 
 		base:    strings.TrimRight(u.BaseURL, "/"),
 		key:     u.APIKey,
 		timeout: timeout,
-		// A redirect is not followed: it would post the submission, a
-		// song charged for, wherever it points. post reports it.
-		client: &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		// A redirect is not followed, as a chat upstream's is not: it
+		// would post the submission, a song charged for, wherever it
+		// points. post reports it.
+		client: &http.Client{Transport: transport, CheckRedirect: dispatch.KeepRedirect},
 	}
 }
 
