@@ -17,10 +17,11 @@ import (
 
 // NewStreamEncoder implements translate.Client.
 func (Client) NewStreamEncoder(req *parleyv1.Request) translate.StreamEncoder {
-	return &streamEncoder{req: req, wantUsage: req.GetStreamUsage(), cands: map[int32]*candOut{}}
+	return &streamEncoder{req: req, wantUsage: req.GetStreamUsage()}
 }
 
 type candOut struct {
+	index    int32
 	roleSent bool
 	calls    int64 // tool calls begun
 	open     *parleyv1.Part
@@ -40,18 +41,22 @@ type streamEncoder struct {
 	chunkForm *chunkForm
 	origin    parleyv1.Dialect
 	usage     *parleyv1.Usage
-	cands     map[int32]*candOut
+	// cands are the choices begun: one, unless the request asked for
+	// more.
+	cands []*candOut
 	// one is the choice of a delta's chunk, kept so that a chunk makes
 	// no slice of its own (delta).
 	one [1]chunkChoice
 }
 
 func (s *streamEncoder) cand(i int32) *candOut {
-	c := s.cands[i]
-	if c == nil {
-		c = &candOut{openIdx: -1}
-		s.cands[i] = c
+	for _, c := range s.cands {
+		if c.index == i {
+			return c
+		}
 	}
+	c := &candOut{index: i, openIdx: -1}
+	s.cands = append(s.cands, c)
 	return c
 }
 

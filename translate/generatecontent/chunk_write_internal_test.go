@@ -3,6 +3,7 @@ package generatecontent
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
@@ -138,5 +139,50 @@ func TestTextDeltaAllocatesNothing(t *testing.T) {
 			t.Errorf("%v allocations a delta of %v", allocs, p)
 		}
 		w.Release()
+	}
+}
+
+// TestWaitingEncoderHoldsNoCandidateMetadata: a stream that has written
+// its first text and waits holds one candidate and no metadata for it
+// (a canonical candidate is a few hundred bytes, and a gateway holds
+// thousands of waiting streams); the metadata made when it comes still
+// goes out with the last chunk, candidates in the order they came.
+func TestWaitingEncoderHoldsNoCandidateMetadata(t *testing.T) {
+	var buf bytes.Buffer
+	w := sse.NewWriter(&buf)
+	s := Client{}.NewStreamEncoder(&parleyv1.Request{}).(*streamEncoder)
+	encode := func(evs ...*parleyv1.StreamEvent) {
+		t.Helper()
+		for _, ev := range evs {
+			if err := s.Encode(w, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	encode(
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Start{Start: &parleyv1.ResponseStart{Response: &parleyv1.Response{Id: "r"}}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{Part: translate.TextPart("Hel")}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartDelta{PartDelta: &parleyv1.PartDelta{Delta: &parleyv1.PartDelta_Text{Text: "lo"}}}},
+	)
+	if len(s.cands) != 1 || s.cands[0].metadata != nil {
+		t.Fatalf("a waiting stream holds %d candidates, the first with metadata %v", len(s.cands), s.cands[0].metadata)
+	}
+	encode(
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStart{PartStart: &parleyv1.PartStart{CandidateIndex: 2, Part: translate.TextPart("Hi")}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{CandidateIndex: 2}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_PartStop{PartStop: &parleyv1.PartStop{}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Metadata{Metadata: &parleyv1.MetadataUpdate{AvgLogprobs: new(-0.5)}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Finish{Finish: &parleyv1.Finish{CandidateIndex: 2, Reason: parleyv1.FinishReason_FINISH_REASON_STOP}}},
+		&parleyv1.StreamEvent{Event: &parleyv1.StreamEvent_Done{Done: &parleyv1.ResponseDone{}}},
+	)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n\n")
+	last := strings.TrimPrefix(lines[len(lines)-1], "data: ")
+	var r Response
+	if err := jsonx.Unmarshal([]byte(last), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Candidates) != 2 || r.Candidates[0].Index == nil || *r.Candidates[0].Index != 0 || r.Candidates[0].AvgLogprobs == nil ||
+		r.Candidates[1].Index == nil || *r.Candidates[1].Index != 2 || r.Candidates[1].FinishReason != "STOP" {
+		t.Errorf("last chunk %s", last)
 	}
 }

@@ -44,8 +44,9 @@ type streamEncoder struct {
 	wireUsage *usageMetadata
 	feedback  *parleyv1.PromptFeedback
 	resp      *parleyv1.Response // start metadata, for the extension bag
-	cands     map[int32]*candOut
-	order     []int32
+	// cands are the candidates in the order they first came: one,
+	// unless the request asked for more.
+	cands []*candOut
 	// text is the form of the last text chunk written without
 	// reflection (textChunk), kept while the usage it holds is current.
 	text *textForm
@@ -67,25 +68,34 @@ type textForm struct {
 }
 
 type candOut struct {
-	open     *parleyv1.Part // the open part, with arguments gathered
-	openIdx  int32
-	args     []byte
-	wrote    bool // content went out for the candidate
-	finish   *parleyv1.Finish
+	index   int32
+	open    *parleyv1.Part // the open part, with arguments gathered
+	openIdx int32
+	args    []byte
+	wrote   bool // content went out for the candidate
+	finish  *parleyv1.Finish
+	// metadata is made when the first metadata comes, which for most
+	// streams is at their end: a stream that waits holds none.
 	metadata *parleyv1.Candidate
 }
 
 func (s *streamEncoder) cand(i int32) *candOut {
-	if s.cands == nil {
-		s.cands = map[int32]*candOut{}
+	for _, c := range s.cands {
+		if c.index == i {
+			return c
+		}
 	}
-	c, ok := s.cands[i]
-	if !ok {
-		c = &candOut{openIdx: -1, metadata: &parleyv1.Candidate{Index: i}}
-		s.cands[i] = c
-		s.order = append(s.order, i)
-	}
+	c := &candOut{index: i, openIdx: -1}
+	s.cands = append(s.cands, c)
 	return c
+}
+
+// meta is the candidate's metadata, made on first need.
+func (c *candOut) meta() *parleyv1.Candidate {
+	if c.metadata == nil {
+		c.metadata = &parleyv1.Candidate{Index: c.index}
+	}
+	return c.metadata
 }
 
 func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
@@ -131,7 +141,7 @@ func (s *streamEncoder) Encode(w *sse.Writer, ev *parleyv1.StreamEvent) error {
 		if m.GetPromptFeedback() != nil {
 			s.feedback = m.GetPromptFeedback()
 		}
-		c := s.cand(m.GetCandidateIndex()).metadata
+		c := s.cand(m.GetCandidateIndex()).meta()
 		c.SafetyRatings = append(c.SafetyRatings, m.GetSafetyRatings()...)
 		c.Citations = append(c.Citations, m.GetCitations()...)
 		c.UrlRetrievals = append(c.UrlRetrievals, m.GetUrlRetrievals()...)
@@ -435,7 +445,8 @@ func (s *streamEncoder) partDelta(w *sse.Writer, pd *parleyv1.PartDelta) error {
 	case *parleyv1.PartDelta_Annotation:
 		// Citations of this dialect belong to the candidate; they go out
 		// with the last chunk.
-		c.metadata.Citations = append(c.metadata.Citations, d.Annotation)
+		meta := c.meta()
+		meta.Citations = append(meta.Citations, d.Annotation)
 	}
 	return nil
 }
@@ -462,17 +473,16 @@ func (s *streamEncoder) partStop(w *sse.Writer, ps *parleyv1.PartStop) error {
 }
 
 func (s *streamEncoder) done(w *sse.Writer) error {
-	for _, i := range s.order {
-		if s.cands[i].open != nil {
-			return fmt.Errorf("done while part %d of candidate %d is open", s.cands[i].openIdx, i)
+	for _, c := range s.cands {
+		if c.open != nil {
+			return fmt.Errorf("done while part %d of candidate %d is open", c.openIdx, c.index)
 		}
 	}
 	s.phase = translate.PhaseEnded
 	last := Response{ModelVersion: s.model, ResponseID: s.id, UsageMetadata: wireUsage(s.usage)}
 	last.PromptFeedback = wirePromptFeedback(s.feedback, s.resp, s.enc.same)
-	for _, i := range s.order {
-		c := s.cands[i]
-		meta := c.metadata
+	for _, c := range s.cands {
+		meta := c.meta()
 		if f := c.finish; f != nil {
 			meta.FinishReason, meta.FinishMessage, meta.Extensions = f.GetReason(), f.GetFinishMessage(), f.GetExtensions()
 		}
