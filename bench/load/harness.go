@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +39,8 @@ type options struct {
 	// holdBeforeHead holds the memory measurement's streams before their
 	// upstream's reply begins rather than after its first events.
 	holdBeforeHead bool
+	// upstreamTLS is how the mocks serve: tlsNone, tlsHTTP1 or tlsH2.
+	upstreamTLS string
 }
 
 // harness is a run in progress.
@@ -87,7 +90,7 @@ func (h *harness) setUp(ctx context.Context) error {
 	if h.tmp, err = os.MkdirTemp("", "parley-bench-"); err != nil {
 		return err
 	}
-	if h.mocks, err = startMocks(); err != nil {
+	if h.mocks, err = startMocks(h.opts.upstreamTLS, h.tmp); err != nil {
 		return err
 	}
 	h.mocks.gate.beforeHead = h.opts.holdBeforeHead
@@ -101,7 +104,7 @@ func (h *harness) setUp(ctx context.Context) error {
 			if h.proxies[r.upstream] != nil {
 				continue
 			}
-			p, err := startProxy(ctx, h.tmp, h.mocks.url(r.upstream), string(r.upstream))
+			p, err := startProxy(ctx, h.tmp, h.mocks.url(r.upstream), string(r.upstream), h.mocks.trustEnv())
 			if err != nil {
 				return err
 			}
@@ -209,7 +212,7 @@ func (h *harness) measureScenario(ctx context.Context, round, i int, sc scenario
 			// byte; half the time is plenty for a median and a p99.
 			p.duration /= 2
 		}
-		s, err := measureLoad(ctx, c, sc.conc, p, pid)
+		s, err := measureLoad(ctx, c, sc.conc, p, pid, h.mocks.roots)
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", sc, kind, err)
 		}
@@ -222,9 +225,10 @@ func (h *harness) measureScenario(ctx context.Context, round, i int, sc scenario
 
 // measureLoad warms the target up, then runs the plan and reads the CPU
 // the target process used meanwhile (none for pid 0: the mock runs in
-// this process, and its CPU is not what is measured).
-func measureLoad(ctx context.Context, c call, conc int, p plan, pid int) (runStats, error) {
-	client := newClient(conc)
+// this process, and its CPU is not what is measured). roots are the
+// mocks' certificate, for a direct call to mocks that serve HTTPS.
+func measureLoad(ctx context.Context, c call, conc int, p plan, pid int, roots *x509.CertPool) (runStats, error) {
+	client := newClient(conc, roots)
 	defer client.CloseIdleConnections()
 	warmUp(ctx, client, c, conc)
 	before, err := cpuOf(pid)
@@ -270,7 +274,7 @@ func (h *harness) meta() meta {
 	m := meta{
 		Rounds: h.opts.rounds, Requests: h.opts.requests,
 		Streams: h.opts.streams, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Only: string(h.opts.only),
-		PromptKB: h.opts.promptKB, HoldBeforeHead: h.opts.holdBeforeHead,
+		PromptKB: h.opts.promptKB, HoldBeforeHead: h.opts.holdBeforeHead, UpstreamTLS: h.opts.upstreamTLS,
 	}
 	if h.opts.requests == 0 {
 		m.Duration = h.opts.duration.String()

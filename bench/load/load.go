@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -47,13 +49,19 @@ type runResult struct {
 // newClient returns a client that keeps up to conns connections to a host
 // alive, and asks for no compression (neither a target nor the mock
 // compresses, and a real SSE client does not get compressed streams).
-func newClient(conns int) *http.Client {
-	return &http.Client{Transport: &http.Transport{
+func newClient(conns int, roots *x509.CertPool) *http.Client {
+	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConnsPerHost: conns,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
-	}}
+	}
+	if roots != nil {
+		// The direct call to mocks that serve HTTPS.
+		tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+		tr.ForceAttemptHTTP2 = true
+	}
+	return &http.Client{Transport: tr}
 }
 
 // warmUp sends a few requests per worker before a run is measured, so

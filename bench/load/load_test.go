@@ -194,7 +194,7 @@ func TestSmokeBeforeHead(t *testing.T) {
 // reply does not begin (not even its status line) until the gate is
 // released, and then comes whole.
 func TestMockHoldsBeforeHead(t *testing.T) {
-	ms, err := startMocks()
+	ms, err := startMocks(tlsNone, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestMockHoldsBeforeHead(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		resp, err := c.send(context.Background(), newClient(1))
+		resp, err := c.send(context.Background(), newClient(1, nil))
 		if err != nil {
 			done <- result{err: err}
 			return
@@ -231,5 +231,86 @@ func TestMockHoldsBeforeHead(t *testing.T) {
 	r := <-done
 	if r.err != nil || r.status != http.StatusOK || !strings.Contains(r.body, string(c.end)) {
 		t.Errorf("after the release: status %d, %v, a body of %d bytes ending as it must: %v", r.status, r.err, len(r.body), strings.Contains(r.body, string(c.end)))
+	}
+}
+
+// TestSmokeUpstreamTLS: with -upstream-tls the mocks serve HTTPS, over
+// HTTP/1.1 alone or with HTTP/2 offered, and the direct call, the proxy
+// and Parley all reach them (the targets trusting the mocks' certificate
+// through SSL_CERT_FILE), whole, streamed and held.
+func TestSmokeUpstreamTLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Parley and starts several processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the benchmark reads /proc")
+	}
+	for _, mode := range []string{tlsHTTP1, tlsH2} {
+		t.Run(mode, func(t *testing.T) {
+			opts := options{
+				rounds: 1, requests: 20, concs: []int{1}, routes: defaultRoutes[1:2], filter: regexp.MustCompile(""),
+				streams: 10, settle: 50 * time.Millisecond, openTimeout: 5 * time.Second, upstreamTLS: mode,
+			}
+			var progress strings.Builder
+			res, err := run(context.Background(), opts, &progress)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, progress.String())
+			}
+			res.summarize()
+			if len(res.Scenarios) != 2 || len(res.Held) != 1 {
+				t.Fatalf("%d scenarios and %d held routes measured, want 2 and 1", len(res.Scenarios), len(res.Held))
+			}
+			for _, s := range res.Scenarios {
+				for _, kind := range []targetKind{direct, proxy, parley} {
+					checkTarget(t, s, kind)
+				}
+			}
+			for _, kind := range []targetKind{proxy, parley} {
+				for _, m := range res.Held[0].Runs[kind] {
+					if m.KBPerStream == nil || m.Failed > 0 {
+						t.Errorf("%s: no measurement: %s", kind, m.FirstError)
+					}
+				}
+			}
+			var report strings.Builder
+			printReport(&report, res)
+			if !strings.Contains(report.String(), "The upstreams serve HTTPS") || res.Meta.UpstreamTLS != mode {
+				t.Errorf("the report does not say its upstreams served HTTPS (%q):\n%s", res.Meta.UpstreamTLS, report.String())
+			}
+			if t.Failed() {
+				t.Logf("progress:\n%s", progress.String())
+			}
+		})
+	}
+}
+
+// TestMocksServeHTTPS: the mocks' URLs are https, a client that trusts
+// their certificate gets a reply over the protocol asked for, and one
+// that does not is refused.
+func TestMocksServeHTTPS(t *testing.T) {
+	for _, c := range []struct{ mode, proto string }{{tlsHTTP1, "HTTP/1.1"}, {tlsH2, "HTTP/2.0"}} {
+		t.Run(c.mode, func(t *testing.T) {
+			ms, err := startMocks(c.mode, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ms.close()
+			if !strings.HasPrefix(ms.url(messages), "https://") || ms.certFile == "" || len(ms.trustEnv()) != 1 {
+				t.Fatalf("url %q, certificate %q", ms.url(messages), ms.certFile)
+			}
+			call := callFor(route{client: messages, upstream: messages}, false, false, direct, ms.url(messages), 0)
+			resp, err := call.send(context.Background(), newClient(1, ms.roots))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || resp.Proto != c.proto {
+				t.Errorf("status %d over %s, want 200 over %s", resp.StatusCode, resp.Proto, c.proto)
+			}
+			if resp, err := call.send(context.Background(), newClient(1, nil)); err == nil {
+				_ = resp.Body.Close()
+				t.Error("a client that does not trust the mocks' certificate was answered")
+			}
+		})
 	}
 }

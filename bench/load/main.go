@@ -80,6 +80,7 @@ type flags struct {
 	only, repo, parleyBin         *string
 	jsonOut                       *string
 	keep, holdBeforeHead          *bool
+	upstreamTLS                   *string
 	serveProxy                    *bool
 	target, listen                *string
 }
@@ -103,6 +104,8 @@ func defineFlags(fs *flag.FlagSet) flags {
 		keep:        fs.Bool("keep", false, "keep the temporary directory (configuration and logs of the targets)"),
 		holdBeforeHead: fs.Bool("hold-before-head", false, "hold the memory measurement's requests before their upstream's reply begins, as a model "+
 			"still reading a long conversation holds them, rather than after its first events"),
+		upstreamTLS: fs.String("upstream-tls", "", `serve the mock upstreams over HTTPS, as production services are: "http1" (HTTP/1.1 alone) or "h2" (HTTP/2 offered); `+
+			"the targets trust the mocks' certificate through SSL_CERT_FILE"),
 
 		serveProxy: fs.Bool("serve-proxy", false, "serve as the reverse proxy (how the benchmark starts its baseline)"),
 		target:     fs.String("target", "", "with -serve-proxy: the upstream URL"),
@@ -115,7 +118,7 @@ func (f flags) options() (options, error) {
 	o := options{
 		rounds: *f.rounds, duration: *f.duration, requests: *f.requests, streams: *f.streams, settle: *f.settle, openTimeout: *f.openTimeout,
 		only: targetKind(*f.only), repo: *f.repo, parleyBin: *f.parleyBin, keep: *f.keep, promptKB: *f.promptKB,
-		holdBeforeHead: *f.holdBeforeHead,
+		holdBeforeHead: *f.holdBeforeHead, upstreamTLS: *f.upstreamTLS,
 	}
 	var err error
 	if o.concs, err = parseInts(*f.concs); err != nil {
@@ -134,6 +137,8 @@ func (f flags) options() (options, error) {
 		return o, errors.New("-duration or -requests must be above 0")
 	case o.promptKB < 0:
 		return o, errors.New("-prompt-kb must not be negative")
+	case o.upstreamTLS != tlsNone && o.upstreamTLS != tlsHTTP1 && o.upstreamTLS != tlsH2:
+		return o, fmt.Errorf(`-upstream-tls: %q is neither "http1" nor "h2"`, o.upstreamTLS)
 	case o.only != "" && o.only != proxy && o.only != parley:
 		return o, fmt.Errorf(`-only: %q is neither "proxy" nor "parley"`, o.only)
 	}

@@ -34,13 +34,13 @@ func (h *harness) heldOn(ctx context.Context, r route, kind targetKind, label st
 	if kind == parley {
 		p, err = startParley(ctx, h.bin, h.tmp, label, h.mocks)
 	} else {
-		p, err = startProxy(ctx, h.tmp, h.mocks.url(r.upstream), label)
+		p, err = startProxy(ctx, h.tmp, h.mocks.url(r.upstream), label, h.mocks.trustEnv())
 	}
 	if err != nil {
 		return memStats{}, err
 	}
 	defer p.stop()
-	client := newClient(8)
+	client := newClient(8, nil)
 	warmUp(ctx, client, callFor(r, true, false, kind, p.url, h.opts.promptKB), 8)
 	client.CloseIdleConnections()
 	return holdStreams(ctx, p.pid(), callFor(r, true, true, kind, p.url, h.opts.promptKB), h.opts.streams, h.opts.settle, h.opts.openTimeout, h.mocks.gate)
@@ -58,7 +58,7 @@ func holdStreams(ctx context.Context, pid int, c call, n int, settle, openTimeou
 	}
 	streams, cancel := context.WithCancel(ctx)
 	defer cancel()
-	client := newClient(n)
+	client := newClient(n, nil)
 	defer client.CloseIdleConnections()
 	started, ended := make(chan error, n), make(chan error, n)
 	opening := make(chan struct{}, maxOpening)

@@ -3,10 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,13 +46,35 @@ type mock struct {
 type mocks struct {
 	byDialect map[dialect]*mock
 	gate      *gate
+	// certFile is the certificate the mocks serve HTTPS with, for the
+	// targets to trust (SSL_CERT_FILE), and roots the same for this
+	// process's direct calls; empty and nil for plain HTTP.
+	certFile string
+	roots    *x509.CertPool
 }
 
-// startMocks starts the four mock upstreams on free loopback ports.
-func startMocks() (*mocks, error) {
+// Upstream TLS: the mocks speak plain HTTP (tlsNone), or HTTPS with
+// HTTP/1.1 alone (tlsHTTP1) or HTTP/2 offered too (tlsH2), as the
+// services Parley calls in production do.
+const (
+	tlsNone  = ""
+	tlsHTTP1 = "http1"
+	tlsH2    = "h2"
+)
+
+// startMocks starts the four mock upstreams on free loopback ports,
+// serving HTTPS as tlsMode says, with a certificate made in dir.
+func startMocks(tlsMode, dir string) (*mocks, error) {
 	ms := &mocks{byDialect: map[dialect]*mock{}, gate: newGate()}
+	var cert *tls.Certificate
+	if tlsMode != tlsNone {
+		var err error
+		if cert, ms.roots, ms.certFile, err = makeCert(dir); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range []dialect{messages, chat, responses, generate} {
-		m, err := startMock(d, ms.gate)
+		m, err := startMock(d, ms.gate, tlsMode, cert)
 		if err != nil {
 			ms.close()
 			return nil, err
@@ -63,14 +96,18 @@ func (ms *mocks) close() {
 	}
 }
 
-func startMock(d dialect, g *gate) (*mock, error) {
+func startMock(d dialect, g *gate, tlsMode string, cert *tls.Certificate) (*mock, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
+	scheme := "http"
+	if cert != nil {
+		scheme = "https"
+	}
 	rep := replyFor(d)
 	m := &mock{
-		dialect: d, url: "http://" + ln.Addr().String(), gate: g,
+		dialect: d, url: scheme + "://" + ln.Addr().String(), gate: g,
 		whole: rep.whole, stream: bytes.Join(rep.events, nil),
 		head: bytes.Join(rep.events[:rep.head], nil), tail: bytes.Join(rep.events[rep.head:], nil),
 	}
@@ -86,8 +123,63 @@ func startMock(d dialect, g *gate) (*mock, error) {
 		mux.HandleFunc("POST /v1beta/models/{call}", m.serve)
 	}
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if cert != nil {
+		protos := []string{"h2", "http/1.1"}
+		if tlsMode == tlsHTTP1 {
+			protos = protos[1:]
+			// A map that is not nil and holds no "h2" turns the
+			// server's HTTP/2 off.
+			m.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+		}
+		m.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cert}, NextProtos: protos, MinVersion: tls.VersionTLS12}
+		ln = tls.NewListener(ln, m.srv.TLSConfig)
+	}
 	go func() { _ = m.srv.Serve(ln) }()
 	return m, nil
+}
+
+// makeCert makes a self-signed certificate for 127.0.0.1, writes it to
+// dir for the targets to trust, and returns it with a pool that holds
+// it, for this process's calls.
+func makeCert(dir string) (*tls.Certificate, *x509.CertPool, string, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "parley-bench mock upstream"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	file := filepath.Join(dir, "mock-upstream.pem")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return nil, nil, "", fmt.Errorf("writing the mocks' certificate: %w", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(leaf)
+	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, roots, file, nil
+}
+
+// trustEnv is the environment that makes a target trust the mocks'
+// certificate: Go's TLS reads its roots from SSL_CERT_FILE.
+func (ms *mocks) trustEnv() []string {
+	if ms.certFile == "" {
+		return nil
+	}
+	return []string{"SSL_CERT_FILE=" + ms.certFile}
 }
 
 // serve answers one request: whole, streamed, or streamed and held.

@@ -91,6 +91,7 @@ func startParley(ctx context.Context, bin, tmp, label string, ms *mocks) (*proce
 	return startProcess(ctx, spec{
 		name: "parley", addr: addr, health: "/readyz",
 		log:  filepath.Join(dir, "parley.log"),
+		env:  ms.trustEnv(),
 		argv: []string{bin, "serve", "--config", file, "--listen", addr},
 	})
 }

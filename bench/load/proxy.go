@@ -79,8 +79,9 @@ func upstreamTransport() *http.Transport {
 // test binary, whose main is the test runner's, knows it too.
 const proxyRoleEnv = "PARLEY_BENCH_ROLE"
 
-// startProxy runs a reverse proxy to mockURL as a process of its own.
-func startProxy(ctx context.Context, tmp, mockURL, label string) (*process, error) {
+// startProxy runs a reverse proxy to mockURL as a process of its own,
+// with env added to its environment.
+func startProxy(ctx context.Context, tmp, mockURL, label string, env []string) (*process, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func startProxy(ctx context.Context, tmp, mockURL, label string) (*process, erro
 	return startProcess(ctx, spec{
 		name: "reverse proxy", addr: addr, health: proxyHealthPath,
 		log:  filepath.Join(tmp, "proxy-"+label+".log"),
-		env:  []string{proxyRoleEnv + "=proxy"},
+		env:  append([]string{proxyRoleEnv + "=proxy"}, env...),
 		argv: []string{self, "-serve-proxy", "-target", mockURL, "-listen", addr},
 	})
 }

@@ -23,6 +23,9 @@ type meta struct {
 	// HoldBeforeHead: the held streams waited before their upstream's
 	// reply began, not after its first events.
 	HoldBeforeHead bool `json:"hold_before_head,omitempty"`
+	// UpstreamTLS is how the mocks served: "" for plain HTTP, "http1"
+	// or "h2" for HTTPS.
+	UpstreamTLS string `json:"upstream_tls,omitempty"`
 }
 
 // runStats is one run of a scenario on a target.

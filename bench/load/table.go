@@ -37,6 +37,12 @@ func printHeader(w io.Writer, m meta) {
 	}
 	fmt.Fprintf(w, "\nParley load benchmark: %d rounds, %s, %d held streams, %d CPUs, %s%s\n",
 		m.Rounds, run, m.Streams, m.CPUs, m.GoVersion, commit)
+	switch m.UpstreamTLS {
+	case tlsHTTP1:
+		fmt.Fprintln(w, "The upstreams serve HTTPS with HTTP/1.1 alone: a connection each per request at a time.")
+	case tlsH2:
+		fmt.Fprintln(w, "The upstreams serve HTTPS with HTTP/2 offered: requests share connections.")
+	}
 	fmt.Fprintln(w, "Figures are medians across rounds, with the range (min-max) in brackets.")
 }
 
