@@ -97,6 +97,18 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 // (sentBody).
 func KeepRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
+// Redirected is the error for a redirect KeepRedirect kept, from the
+// service what names (`the upstream "x"`). Where it points is not said,
+// as an upstream's address may name its account.
+func Redirected(what string, status int) *parleyv1.Error {
+	return &parleyv1.Error{
+		Code: parleyv1.Code_CODE_FAILED_PRECONDITION,
+		Message: fmt.Sprintf("%s answered with a redirect (HTTP %d), which Parley does not follow: "+
+			"its base_url should be the address the redirect names", what, status),
+		HttpStatus: http.StatusBadGateway,
+	}
+}
+
 // CloseIdleConnections closes the upstream's connections no request is
 // using.
 func (b *HTTPBackend) CloseIdleConnections() { b.client.CloseIdleConnections() }
@@ -427,15 +439,10 @@ func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFun
 // failure decodes a non-2xx reply.
 func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) error {
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		// Not followed (KeepRedirect); where it points is not said, as
-		// an upstream's address may name its account.
-		return translate.UpstreamFailed(&parleyv1.Error{
-			Code: parleyv1.Code_CODE_FAILED_PRECONDITION,
-			Message: fmt.Sprintf("the upstream %q answered with a redirect (HTTP %d), which Parley does not follow: "+
-				"its base_url should be the address the redirect names", b.name, resp.StatusCode),
-			HttpStatus: http.StatusBadGateway,
-			Origin:     &parleyv1.Origin{Dialect: b.up.Dialect()},
-		})
+		// Not followed (KeepRedirect).
+		e := Redirected(fmt.Sprintf("the upstream %q", b.name), resp.StatusCode)
+		e.Origin = &parleyv1.Origin{Dialect: b.up.Dialect()}
+		return translate.UpstreamFailed(e)
 	}
 	body, err := b.readAll(ctx, cancel, io.LimitReader(resp.Body, 1<<20))
 	if err != nil {

@@ -86,12 +86,9 @@ func (u *MusicService) post(ctx context.Context, path string, body []byte) (int,
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		// Where it points is not said: an address may name an account.
-		return 0, nil, nil, translate.UpstreamFailed(&parleyv1.Error{
-			Code: parleyv1.Code_CODE_FAILED_PRECONDITION, Reason: translate.ReasonUpstreamError, HttpStatus: http.StatusBadGateway,
-			Message: fmt.Sprintf("the music service %s answered with a redirect (HTTP %d), which Parley does not follow: "+
-				"its base_url should be the address the redirect names", u.name, resp.StatusCode),
-		})
+		e := dispatch.Redirected("the music service "+u.name, resp.StatusCode)
+		e.Reason = translate.ReasonUpstreamError
+		return 0, nil, nil, translate.UpstreamFailed(e)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamReply+1))
 	if err != nil {
