@@ -173,8 +173,8 @@ func TestRequestWrites(t *testing.T) {
 // that may answer speaks the client's dialect, the client's own body:
 // each is as large as the conversation, for as long as the model takes to
 // begin. A client's body that an upstream of its dialect may yet be sent
-// is kept. So over plain HTTP (Parley's transport) and over HTTP/2 with
-// TLS (net/http's).
+// is kept. So over plain HTTP and HTTP/1.1 with TLS (Parley's transport)
+// and over HTTP/2 with TLS (net/http's).
 func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
 	const messagesReply = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Hi"}],` +
 		`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}`
@@ -207,8 +207,11 @@ func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
 	h2.EnableHTTP2 = true
 	h2.StartTLS()
 	defer h2.Close()
+	h1 := httptest.NewTLSServer(handler)
+	defer h1.Close()
 	roots := x509.NewCertPool()
 	roots.AddCert(h2.Certificate())
+	roots.AddCert(h1.Certificate())
 	tlsTransport := netTransport(time.Second, 10*time.Second)
 	tlsTransport.TLSClientConfig = &tls.Config{RootCAs: roots}
 	for _, srv := range []struct {
@@ -217,6 +220,7 @@ func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
 	}{
 		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
 		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
+		{"https", h1.URL, "HTTP/1.1", newUpstreamTransport(tlsTransport)},
 	} {
 		for _, c := range []struct {
 			name, upstream       string

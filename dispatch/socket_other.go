@@ -19,3 +19,7 @@ func (socketReader) readInto(c net.Conn, p []byte) (int, error) { return c.Read(
 // alive cannot look at a socket here: an idle connection is taken as
 // open, and a request on one the upstream closed fails as it would have.
 func (c *upstreamConn) alive() bool { return true }
+
+// newTLSSocket is the connection itself: reading over TLS waits in TLS's
+// Read here.
+func newTLSSocket(c net.Conn) net.Conn { return c }

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,12 +21,13 @@ import (
 	"github.com/parleyhq/parley/internal/offstack"
 )
 
-// upstreamTransport carries the requests of one upstream. A request to a
-// plain-HTTP upstream (a model served in the same cluster or on the same
-// host, as vLLM, Ollama or a sidecar are) is written and its reply read
-// on the caller's goroutine, over a connection of its own pool; every
-// other request (TLS, where HTTP/2 is offered, or one that goes through a
-// proxy) is carried by net/http's transport, the fallback.
+// upstreamTransport carries the requests of one upstream. A request to an
+// upstream that speaks HTTP/1.1, in plain HTTP (a model served in the same
+// cluster or on the same host, as vLLM, Ollama or a sidecar are) or over
+// TLS, is written and its reply read on the caller's goroutine, over a
+// connection of its own pool; every other request (to a host that chose
+// HTTP/2 when offered it, or one that goes through a proxy) is carried by
+// net/http's transport, the fallback.
 //
 // net/http's transport keeps two goroutines per connection, one writing
 // requests and one reading replies, and hands each request and reply
@@ -48,6 +50,15 @@ type upstreamTransport struct {
 	// proxied caches, per host, whether the environment's proxy settings
 	// send its requests through a proxy.
 	proxied sync.Map // string -> bool
+	// tlsConfigs holds the TLS configuration of each host's connections
+	// (dialTLS); offerH2 is whether they offer HTTP/2, as the fallback's
+	// do; h2 holds the addresses whose upstream chose it.
+	tlsConfigs sync.Map // host -> *tls.Config
+	offerH2    bool
+	h2         sync.Map // address -> struct{}
+	// sessions keeps the upstreams' TLS sessions, to resume them on
+	// the connections opened later.
+	sessions tls.ClientSessionCache
 
 	mu      sync.Mutex
 	idle    map[string][]*upstreamConn
@@ -66,7 +77,7 @@ func newUpstreamTransport(fallback *http.Transport) *upstreamTransport {
 		maxIdle = http.DefaultMaxIdleConnsPerHost
 	}
 	return &upstreamTransport{fallback: fallback, header: fallback.ResponseHeaderTimeout, idleFor: idleFor, maxIdle: maxIdle,
-		idle: map[string][]*upstreamConn{}}
+		idle: map[string][]*upstreamConn{}, offerH2: fallback.ForceAttemptHTTP2, sessions: tls.NewLRUClientSessionCache(0)}
 }
 
 // upstreamConn is one connection to a plain-HTTP upstream.
@@ -77,6 +88,8 @@ type upstreamConn struct {
 	in     connReader
 	idleAt time.Time
 	reused bool
+	// secure is set for a connection over TLS.
+	secure bool
 	// raw, peek and open are alive's (socket_unix.go), made at its
 	// first look.
 	raw  syscall.RawConn
@@ -86,17 +99,26 @@ type upstreamConn struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *upstreamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Scheme != "http" || req.URL.Host == "" || t.viaProxy(req) {
+	secure := req.URL.Scheme == "https"
+	if !secure && req.URL.Scheme != "http" || req.URL.Host == "" || t.viaProxy(req) {
 		return t.fallback.RoundTrip(req)
+	}
+	addr := hostPort(req.URL)
+	if secure {
+		if _, ok := t.h2.Load(addr); ok || t.fallback.DialTLSContext != nil {
+			return t.fallback.RoundTrip(req)
+		}
 	}
 	if err := validRequest(req); err != nil {
 		closeBody(req)
 		return nil, err
 	}
 	ctx := req.Context()
-	key := hostPort(req.URL)
 	for {
-		c, err := t.conn(ctx, key)
+		c, err := t.conn(ctx, addr, secure, req.URL.Hostname())
+		if errors.Is(err, errChoseH2) {
+			return t.fallback.RoundTrip(req)
+		}
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -177,12 +199,20 @@ func hostPort(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
 	}
+	if u.Scheme == "https" {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
-// conn returns an idle connection to key that is still open, or a new
-// one.
-func (t *upstreamTransport) conn(ctx context.Context, key string) (*upstreamConn, error) {
+// conn returns an idle connection to addr that is still open, or a new
+// one, over TLS when secure (host is the name the upstream's certificate
+// is checked against).
+func (t *upstreamTransport) conn(ctx context.Context, addr string, secure bool, host string) (*upstreamConn, error) {
+	key := addr
+	if secure {
+		key = "tls " + addr
+	}
 	now := time.Now()
 	for {
 		t.mu.Lock()
@@ -206,11 +236,15 @@ func (t *upstreamTransport) conn(ctx context.Context, key string) (*upstreamConn
 	// stack twice the size for as long as its stream is open.
 	var nc net.Conn
 	var err error
-	offstack.Run(func() { nc, err = t.dial(ctx, key) })
+	if secure {
+		offstack.Run(func() { nc, err = t.dialTLS(ctx, addr, host) })
+	} else {
+		offstack.Run(func() { nc, err = t.dial(ctx, addr) })
+	}
 	if err != nil {
 		return nil, err
 	}
-	c := &upstreamConn{t: t, key: key, conn: nc}
+	c := &upstreamConn{t: t, key: key, conn: nc, secure: secure}
 	c.in.conn = nc
 	return c, nil
 }
@@ -305,10 +339,22 @@ func (c *upstreamConn) write(req *http.Request, out *countingWriter) error {
 	case n == 0:
 		_, err = out.Write(h)
 	case inMemory && int64(len(mem.b)) == n:
-		bufs := net.Buffers{h, mem.b}
 		var w int64
-		w, err = bufs.WriteTo(out.w)
-		out.n += w
+		if c.secure {
+			// Over TLS each write is a record of its own: a body that
+			// is not large goes after its head, in one.
+			if n <= maxJoined {
+				h = append(h, mem.b...)
+				_, err = out.Write(h)
+			} else if _, err = out.Write(h); err == nil {
+				_, err = out.Write(mem.b)
+			}
+			w = out.n
+		} else {
+			bufs := net.Buffers{h, mem.b}
+			w, err = bufs.WriteTo(out.w)
+			out.n += w
+		}
 		mem.b = nil // sent: the request, held while its reply is read, lets go of it
 		if w > 0 {
 			// Begun, it is not sent again (rewind): GetBody lets go too.

@@ -547,8 +547,9 @@ func TestTransportKeepsAtMostMaxIdle(t *testing.T) {
 	waitFor(t, "all closed", func() bool { return cc.closed.Load() == 5 })
 }
 
-// TestTransportFallback: what is not plain HTTP straight to the upstream
-// (TLS, a proxy) goes through net/http's transport.
+// TestTransportFallback: what goes through a proxy goes through net/http's
+// transport; an upstream over TLS of HTTP/1.1 alone does not
+// (transport_tls_test.go has those of HTTP/2).
 func TestTransportFallback(t *testing.T) {
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "tls")
@@ -607,11 +608,12 @@ func TestTransportRefusesBadHeaders(t *testing.T) {
 
 // BenchmarkTransport sends a request of a chat's size to a loopback
 // upstream and reads its reply to the end, through net/http's transport
-// ("net") and through the upstream transport ("upstream"), for a reply
-// with a length ("whole") and one in chunks ("stream").
+// ("net") and through the upstream transport ("upstream"), over plain HTTP
+// and over TLS ("-tls", HTTP/1.1), for a reply with a length ("whole") and
+// one in chunks ("stream").
 func BenchmarkTransport(b *testing.B) {
 	whole := []byte(strings.Repeat(`{"text":"hello"}`, 40))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if r.URL.Path == "/stream" {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -623,19 +625,32 @@ func BenchmarkTransport(b *testing.B) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(whole)
-	}))
+	})
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
+	secure := httptest.NewTLSServer(handler)
+	defer secure.Close()
+	trusting := func() *http.Transport {
+		nt := netTransport(time.Second, time.Minute)
+		nt.TLSClientConfig = secure.Client().Transport.(*http.Transport).TLSClientConfig
+		return nt
+	}
 	body := bytes.Repeat([]byte("x"), 900)
 	for _, tr := range []struct {
-		name string
-		rt   http.RoundTripper
-	}{{"net", netTransport(time.Second, time.Minute)}, {"upstream", NewTransport(time.Second, time.Minute)}} {
+		name, url string
+		rt        http.RoundTripper
+	}{
+		{"net", srv.URL, netTransport(time.Second, time.Minute)},
+		{"upstream", srv.URL, NewTransport(time.Second, time.Minute)},
+		{"net-tls", secure.URL, trusting()},
+		{"upstream-tls", secure.URL, newUpstreamTransport(trusting())},
+	} {
 		for _, path := range []string{"whole", "stream"} {
 			b.Run(tr.name+"/"+path, func(b *testing.B) {
 				client := &http.Client{Transport: tr.rt}
 				b.ReportAllocs()
 				for b.Loop() {
-					req, _ := http.NewRequest(http.MethodPost, srv.URL+"/"+path, bytes.NewReader(body))
+					req, _ := http.NewRequest(http.MethodPost, tr.url+"/"+path, bytes.NewReader(body))
 					req.Header["Content-Type"] = []string{"application/json"}
 					resp, err := client.Do(req)
 					if err != nil {
@@ -652,21 +667,52 @@ func BenchmarkTransport(b *testing.B) {
 // TestTransportWritesRequestsAsNetHTTP: what the upstream reads of a
 // request (method, target, host, headers, framing, body) is what it reads
 // of the same request sent by net/http's transport, for every kind of
-// body the upstream transport writes its own way or hands to net/http.
+// body the upstream transport writes its own way or hands to net/http,
+// over plain HTTP and over TLS.
 func TestTransportWritesRequestsAsNetHTTP(t *testing.T) {
-	type seen struct {
-		Method, URI, Host string
-		Header            http.Header
-		Length            int64
-		Chunked           bool
-		Body              string
-	}
-	got := make(chan seen, 1)
-	srv, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
+	got := make(chan seenRequest, 1)
+	handler := func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		got <- seen{r.Method, r.RequestURI, r.Host, r.Header, r.ContentLength, slices.Contains(r.TransferEncoding, "chunked"), string(body)}
-	})
+		got <- seenRequest{r.Method, r.RequestURI, r.Host, r.Header, r.ContentLength, slices.Contains(r.TransferEncoding, "chunked"), string(body)}
+	}
+	plain, _ := countedServer(t, handler)
+	secure := httptest.NewTLSServer(http.HandlerFunc(handler))
+	defer secure.Close()
+	for _, up := range []struct {
+		name, url string
+		net, own  func() http.RoundTripper
+	}{
+		{"http", plain.URL, func() http.RoundTripper { return netTransport(time.Second, time.Second) },
+			func() http.RoundTripper { return NewTransport(time.Second, time.Second) }},
+		{"https", secure.URL, func() http.RoundTripper {
+			nt := netTransport(time.Second, time.Second)
+			nt.TLSClientConfig = secure.Client().Transport.(*http.Transport).TLSClientConfig
+			return nt
+		}, func() http.RoundTripper {
+			nt := netTransport(time.Second, time.Second)
+			nt.TLSClientConfig = secure.Client().Transport.(*http.Transport).TLSClientConfig
+			return newUpstreamTransport(nt)
+		}},
+	} {
+		t.Run(up.name, func(t *testing.T) { writesAsNetHTTP(t, up.url, got, up.net(), up.own()) })
+	}
+}
+
+// seenRequest is what an upstream read of a request.
+type seenRequest struct {
+	Method, URI, Host string
+	Header            http.Header
+	Length            int64
+	Chunked           bool
+	Body              string
+}
+
+// writesAsNetHTTP sends each kind of request to the upstream at url
+// through net/http's transport (theirs), then through the upstream
+// transport (ours), and compares what the upstream read of each (got).
+func writesAsNetHTTP(t *testing.T, url string, got chan seenRequest, theirs, ours http.RoundTripper) {
 	large := strings.Repeat("conversation ", 10_000)
+	srv := struct{ URL string }{url}
 	cases := []struct {
 		name string
 		make func() *http.Request
@@ -682,6 +728,11 @@ func TestTransportWritesRequestsAsNetHTTP(t *testing.T) {
 			r.Header["X-Multi"] = []string{"one", "two"}
 			r.Header["X-Tab"] = []string{"a\tb"}
 			r.Close = true
+			return r
+		}},
+		{"small in memory, let go once sent", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", nil)
+			r.Body, r.ContentLength = &onceReader{b: []byte(large[:3000])}, 3000
 			return r
 		}},
 		{"large in memory", func() *http.Request {
@@ -712,8 +763,8 @@ func TestTransportWritesRequestsAsNetHTTP(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var want, have seen
-			for i, rt := range []http.RoundTripper{netTransport(time.Second, time.Second), NewTransport(time.Second, time.Second)} {
+			var want, have seenRequest
+			for i, rt := range []http.RoundTripper{theirs, ours} {
 				resp, err := rt.RoundTrip(c.make())
 				if err != nil {
 					t.Fatal(err)

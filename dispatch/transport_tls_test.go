@@ -1,0 +1,269 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tlsUpstream starts a test server over TLS, HTTP/1.1 alone or with
+// HTTP/2 offered, that counts its connections, and returns it with an
+// upstream transport that trusts its certificate (connect and header
+// timeouts of a second unless the options say otherwise).
+func tlsUpstream(t *testing.T, h http.HandlerFunc, h2 bool, opts ...func(*http.Server)) (*httptest.Server, *connCounter, *upstreamTransport) {
+	t.Helper()
+	cc := &connCounter{}
+	srv := httptest.NewUnstartedServer(h)
+	srv.EnableHTTP2 = h2
+	srv.Config.ConnState = cc.track
+	for _, o := range opts {
+		o(srv.Config)
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	nt := netTransport(time.Second, time.Second)
+	nt.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig
+	return srv, cc, newUpstreamTransport(nt)
+}
+
+// TestTransportTLSCarriesHTTP1: requests to an upstream over TLS that
+// speaks HTTP/1.1 go one after another on one connection of the
+// transport's own, whatever their size and framing (a length, chunks, a
+// megabyte in records of every size), and every byte arrives both ways.
+func TestTransportTLSCarriesHTTP1(t *testing.T) {
+	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		in, _ := io.ReadAll(r.Body)
+		if r.URL.Query().Get("chunked") != "" {
+			for _, part := range bytes.SplitAfter(in, []byte(" ")) {
+				_, _ = w.Write(part)
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(in)))
+		_, _ = w.Write(in)
+	}, false)
+	for i, q := range []string{"", "?chunked=1", "", "?chunked=1", ""} {
+		body := strings.Repeat("word ", 1000*i+1)
+		status, got, err := post(t, rt, context.Background(), srv.URL+q, body)
+		if err != nil || status != 200 || got != body {
+			t.Fatalf("request %d: status %d, %d bytes back of %d, %v", i, status, len(got), len(body), err)
+		}
+	}
+	big := strings.Repeat("a longer word ", 80_000)
+	if _, got, err := post(t, rt, context.Background(), srv.URL, big); err != nil || got != big {
+		t.Fatalf("a megabyte: %d bytes back of %d, %v", len(got), len(big), err)
+	}
+	if n := cc.opened.Load(); n != 1 {
+		t.Errorf("6 requests one after another opened %d connections, want 1", n)
+	}
+	if _, ok := rt.h2.Load(srv.Listener.Addr().String()); ok {
+		t.Error("an upstream of HTTP/1.1 alone is taken for one of HTTP/2")
+	}
+}
+
+// TestTransportTLSHoldsNothingWhileWaiting: a reply over TLS that waits
+// for its next bytes runs none of net/http's connection goroutines and
+// holds no read buffer of the transport's, as over plain HTTP.
+func TestTransportTLSHoldsNothingWhileWaiting(t *testing.T) {
+	release := make(chan struct{})
+	srv, _, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "first ")
+		w.(http.Flusher).Flush()
+		<-release
+		_, _ = io.WriteString(w, "last")
+	}, false)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		rest, err := io.ReadAll(resp.Body)
+		if err != nil {
+			rest = []byte(err.Error())
+		}
+		got <- rest
+	}()
+	// The reader goroutine waits on the socket, not in TLS's Read.
+	waitFor(t, "the reader waiting on its socket", func() bool {
+		stacks := make([]byte, 1<<20)
+		stacks = stacks[:runtime.Stack(stacks, true)]
+		return bytes.Contains(stacks, []byte("dispatch.(*tlsSocket).wait"))
+	})
+	stacks := make([]byte, 1<<20)
+	stacks = stacks[:runtime.Stack(stacks, true)]
+	if bytes.Contains(stacks, []byte("net/http.(*persistConn)")) {
+		t.Errorf("a held reply over TLS runs net/http's connection goroutines:\n%s", stacks)
+	}
+	for _, g := range bytes.Split(stacks, []byte("\n\n")) {
+		if bytes.Contains(g, []byte("crypto/tls.(*Conn).readRecordOrCCS")) && bytes.Contains(g, []byte("parley/dispatch.")) {
+			t.Errorf("a held reply over TLS waits inside TLS's Read:\n%s", g)
+		}
+	}
+	if resp.Body.(*upstreamBody).c.in.buf != nil {
+		t.Error("a waiting reply's connection holds a read buffer")
+	}
+	close(release)
+	if rest := <-got; string(rest) != "last" {
+		t.Fatalf("rest %q", rest)
+	}
+}
+
+// TestTransportTLSLeavesHTTP2ToNetHTTP: an upstream that chooses HTTP/2
+// is carried by net/http's transport, the first request included; its
+// connection of the transport's is closed, and no other is opened.
+func TestTransportTLSLeavesHTTP2ToNetHTTP(t *testing.T) {
+	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Proto)
+	}, true)
+	for i := range 3 {
+		_, got, err := post(t, rt, context.Background(), srv.URL, "{}")
+		if err != nil || got != "HTTP/2.0" {
+			t.Fatalf("request %d: %q, %v", i, got, err)
+		}
+	}
+	if n := cc.opened.Load(); n != 2 {
+		t.Errorf("3 requests opened %d connections, want 2 (the transport's first look, then net/http's)", n)
+	}
+}
+
+// TestTransportTLSRefusesAnUntrustedUpstream: a certificate the roots do
+// not vouch for ends the request before anything is sent.
+func TestTransportTLSRefusesAnUntrustedUpstream(t *testing.T) {
+	called := false
+	srv, _, _ := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) { called = true }, false,
+		func(s *http.Server) { s.ErrorLog = log.New(io.Discard, "", 0) })
+	rt := newUpstreamTransport(netTransport(time.Second, time.Second))
+	_, _, err := post(t, rt, context.Background(), srv.URL, "{}")
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("%v, want a certificate's error", err)
+	}
+	if called {
+		t.Error("the request reached an upstream whose certificate is not trusted")
+	}
+}
+
+// TestTransportTLSCancel: cancelling a request over TLS ends its wait for
+// the head and for the body's next bytes at once, with the context's
+// error, and closes the connection.
+func TestTransportTLSCancel(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Query().Get("body") != "" {
+			_, _ = io.WriteString(w, "start")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}, false)
+	rt.header = time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	if _, _, err := post(t, rt, ctx, srv.URL, "{}"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiting for the head: %v, want the context's error", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"?body=1", strings.NewReader("{}"))
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 5)); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if _, err = io.ReadAll(resp.Body); !errors.Is(err, context.Canceled) {
+		t.Fatalf("reading the body: %v, want the context's error", err)
+	}
+	_ = resp.Body.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancelling took %s", d)
+	}
+	waitFor(t, "both connections closed", func() bool { return cc.closed.Load() == 2 })
+}
+
+// TestTransportTLSHeaderTimeout: an upstream over TLS that sends no head
+// within the header timeout fails the request with a timeout; one that
+// accepts a connection and never answers its handshake, with a timeout
+// within the connect timeout.
+func TestTransportTLSHeaderTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv, _, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}, false)
+	rt.header = 50 * time.Millisecond
+	_, _, err := post(t, rt, context.Background(), srv.URL, "{}")
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("no head: %v, want a timeout", err)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer func() { _ = c.Close() }()
+		}
+	}()
+	rt = newUpstreamTransport(netTransport(100*time.Millisecond, time.Second))
+	start := time.Now()
+	_, _, err = post(t, rt, context.Background(), "https://"+ln.Addr().String(), "{}")
+	if !errors.As(err, &ne) || !ne.Timeout() || !strings.Contains(err.Error(), "TLS handshake timeout") {
+		t.Fatalf("no handshake: %v, want the handshake's timeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the handshake's timeout took %s", d)
+	}
+}
+
+// TestTransportTLSIdleClosedByUpstream: an upstream over TLS that closed
+// a connection while it sat idle costs nothing: the next request sees it
+// closed and opens another, which resumes the first one's TLS session.
+func TestTransportTLSIdleClosedByUpstream(t *testing.T) {
+	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "resumed "+strconv.FormatBool(r.TLS.DidResume))
+	}, false, func(s *http.Server) { s.IdleTimeout = 20 * time.Millisecond })
+	for i := range 2 {
+		want := "resumed " + strconv.FormatBool(i > 0)
+		if _, got, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil || got != want {
+			t.Fatalf("request %d: %q, %v, want %q", i, got, err, want)
+		}
+		waitFor(t, "the upstream closing the idle connection", func() bool { return cc.closed.Load() == int32(i+1) })
+	}
+	if n := cc.opened.Load(); n != 2 {
+		t.Errorf("opened %d connections, want 2", n)
+	}
+}
