@@ -220,7 +220,11 @@ func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
 	}{
 		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
 		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
-		{"https", h1.URL, "HTTP/1.1", newUpstreamTransport(tlsTransport)},
+		{"https", h1.URL, "HTTP/1.1", func() http.RoundTripper {
+			rt := newUpstreamTransport(tlsTransport)
+			learnt(t, rt, h1.URL)
+			return rt
+		}()},
 	} {
 		for _, c := range []struct {
 			name, upstream       string

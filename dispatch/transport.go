@@ -52,10 +52,11 @@ type upstreamTransport struct {
 	proxied sync.Map // string -> bool
 	// tlsConfigs holds the TLS configuration of each host's connections
 	// (dialTLS); offerH2 is whether they offer HTTP/2, as the fallback's
-	// do; h2 holds the addresses whose upstream chose it.
+	// do; h1 holds the addresses whose upstream answered over TLS in
+	// HTTP/1.1.
 	tlsConfigs sync.Map // host -> *tls.Config
 	offerH2    bool
-	h2         sync.Map // address -> struct{}
+	h1         sync.Map // address -> struct{}
 	// sessions keeps the upstreams' TLS sessions, to resume them on
 	// the connections opened later.
 	sessions tls.ClientSessionCache
@@ -105,8 +106,8 @@ func (t *upstreamTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	addr := hostPort(req.URL)
 	if secure {
-		if _, ok := t.h2.Load(addr); ok || t.fallback.DialTLSContext != nil {
-			return t.fallback.RoundTrip(req)
+		if _, ok := t.h1.Load(addr); !ok {
+			return t.learn(req, addr)
 		}
 	}
 	if err := validRequest(req); err != nil {

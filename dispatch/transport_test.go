@@ -548,8 +548,8 @@ func TestTransportKeepsAtMostMaxIdle(t *testing.T) {
 }
 
 // TestTransportFallback: what goes through a proxy goes through net/http's
-// transport; an upstream over TLS of HTTP/1.1 alone does not
-// (transport_tls_test.go has those of HTTP/2).
+// transport, and so does the first request to an upstream over TLS
+// (transport_tls_test.go has what follows).
 func TestTransportFallback(t *testing.T) {
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "tls")
@@ -643,7 +643,11 @@ func BenchmarkTransport(b *testing.B) {
 		{"net", srv.URL, netTransport(time.Second, time.Minute)},
 		{"upstream", srv.URL, NewTransport(time.Second, time.Minute)},
 		{"net-tls", secure.URL, trusting()},
-		{"upstream-tls", secure.URL, newUpstreamTransport(trusting())},
+		{"upstream-tls", secure.URL, func() http.RoundTripper {
+			rt := newUpstreamTransport(trusting())
+			rt.h1.Store(secure.Listener.Addr().String(), struct{}{})
+			return rt
+		}()},
 	} {
 		for _, path := range []string{"whole", "stream"} {
 			b.Run(tr.name+"/"+path, func(b *testing.B) {
@@ -691,7 +695,9 @@ func TestTransportWritesRequestsAsNetHTTP(t *testing.T) {
 		}, func() http.RoundTripper {
 			nt := netTransport(time.Second, time.Second)
 			nt.TLSClientConfig = secure.Client().Transport.(*http.Transport).TLSClientConfig
-			return newUpstreamTransport(nt)
+			rt := newUpstreamTransport(nt)
+			learnt(t, rt, secure.URL)
+			return rt
 		}},
 	} {
 		t.Run(up.name, func(t *testing.T) { writesAsNetHTTP(t, up.url, got, up.net(), up.own()) })

@@ -5,14 +5,19 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"net/http"
 )
 
 // An upstream over TLS that speaks HTTP/1.1 is carried as a plain-HTTP one
 // is: on the caller's goroutine, over a connection of the transport's own
-// pool (upstreamTransport). Its connections offer what net/http's offer
-// (HTTP/2 and HTTP/1.1, or HTTP/1.1 alone when the fallback does not
-// attempt HTTP/2); an upstream that chooses HTTP/2 is left to net/http's
-// transport from then on, as its connections carry many requests each.
+// pool (upstreamTransport). Which protocol an upstream speaks is learnt
+// from net/http's transport, which carries the requests to an upstream
+// until one has been answered (learn): in HTTP/2, which most services
+// choose, it goes on carrying them, its connections carrying many
+// requests each; in HTTP/1.1, the transport's own connections take over.
+// They offer what net/http's offer (HTTP/2 and HTTP/1.1, or HTTP/1.1
+// alone when the fallback does not attempt HTTP/2), so that an upstream
+// that turns to HTTP/2 is noticed, and left to net/http again.
 //
 // net/http's transport would keep two goroutines per connection, a 4 KB
 // read buffer and a write buffer: for a stream held open while its model
@@ -22,6 +27,17 @@ import (
 // errChoseH2 is dialTLS's error for an upstream that chose HTTP/2: the
 // request goes to the fallback.
 var errChoseH2 = errors.New("the upstream chose HTTP/2")
+
+// learn sends req, to an upstream over TLS not known to speak HTTP/1.1,
+// through net/http's transport, and notes an upstream that answered in
+// HTTP/1.1. A custom TLS dialer is net/http's alone to use.
+func (t *upstreamTransport) learn(req *http.Request, addr string) (*http.Response, error) {
+	resp, err := t.fallback.RoundTrip(req)
+	if err == nil && resp.ProtoMajor == 1 && resp.TLS != nil && t.fallback.DialTLSContext == nil {
+		t.h1.Store(addr, struct{}{})
+	}
+	return resp, err
+}
 
 // errTLSHandshakeTimeout is the error of a TLS handshake that did not end
 // within the connect timeout, a timeout as net/http's is.
@@ -58,8 +74,8 @@ func (t *upstreamTransport) tlsConfig(host string) *tls.Config {
 }
 
 // dialTLS opens a TLS connection to addr, host's, within the connect
-// timeout. An upstream that chooses HTTP/2 is remembered, and its
-// connection closed: errChoseH2.
+// timeout. An upstream that chooses HTTP/2 is no longer taken for one of
+// HTTP/1.1, and its connection is closed: errChoseH2.
 func (t *upstreamTransport) dialTLS(ctx context.Context, addr, host string) (net.Conn, error) {
 	nc, err := t.dial(ctx, addr)
 	if err != nil {
@@ -80,7 +96,7 @@ func (t *upstreamTransport) dialTLS(ctx context.Context, addr, host string) (net
 		return nil, err
 	}
 	if tc.ConnectionState().NegotiatedProtocol == "h2" {
-		t.h2.Store(addr, struct{}{})
+		t.h1.Delete(addr)
 		_ = nc.Close()
 		return nil, errChoseH2
 	}

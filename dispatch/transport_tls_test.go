@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -36,10 +38,24 @@ func tlsUpstream(t *testing.T, h http.HandlerFunc, h2 bool, opts ...func(*http.S
 	return srv, cc, newUpstreamTransport(nt)
 }
 
-// TestTransportTLSCarriesHTTP1: requests to an upstream over TLS that
-// speaks HTTP/1.1 go one after another on one connection of the
-// transport's own, whatever their size and framing (a length, chunks, a
-// megabyte in records of every size), and every byte arrives both ways.
+// learnt has rt take the upstream at rawURL for one that speaks HTTP/1.1,
+// as its first answer through net/http's transport would have it
+// (TestTransportTLSCarriesHTTP1 has that answer teach it).
+func learnt(t *testing.T, rt *upstreamTransport, rawURL string) {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.h1.Store(hostPort(u), struct{}{})
+}
+
+// TestTransportTLSCarriesHTTP1: the first request to an upstream over TLS
+// goes through net/http's transport, which learns that it speaks
+// HTTP/1.1; the requests after it go one after another on one connection
+// of the transport's own, whatever their size and framing (a length,
+// chunks, a megabyte in records of every size), and every byte arrives
+// both ways.
 func TestTransportTLSCarriesHTTP1(t *testing.T) {
 	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		in, _ := io.ReadAll(r.Body)
@@ -64,11 +80,11 @@ func TestTransportTLSCarriesHTTP1(t *testing.T) {
 	if _, got, err := post(t, rt, context.Background(), srv.URL, big); err != nil || got != big {
 		t.Fatalf("a megabyte: %d bytes back of %d, %v", len(got), len(big), err)
 	}
-	if n := cc.opened.Load(); n != 1 {
-		t.Errorf("6 requests one after another opened %d connections, want 1", n)
+	if n := cc.opened.Load(); n != 2 {
+		t.Errorf("6 requests one after another opened %d connections, want 2 (net/http's for the first, the transport's for the rest)", n)
 	}
-	if _, ok := rt.h2.Load(srv.Listener.Addr().String()); ok {
-		t.Error("an upstream of HTTP/1.1 alone is taken for one of HTTP/2")
+	if _, ok := rt.h1.Load(srv.Listener.Addr().String()); !ok {
+		t.Error("an upstream of HTTP/1.1 alone is not taken for one")
 	}
 }
 
@@ -83,6 +99,7 @@ func TestTransportTLSHoldsNothingWhileWaiting(t *testing.T) {
 		<-release
 		_, _ = io.WriteString(w, "last")
 	}, false)
+	learnt(t, rt, srv.URL)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
@@ -127,36 +144,56 @@ func TestTransportTLSHoldsNothingWhileWaiting(t *testing.T) {
 }
 
 // TestTransportTLSLeavesHTTP2ToNetHTTP: an upstream that chooses HTTP/2
-// is carried by net/http's transport, the first request included; its
-// connection of the transport's is closed, and no other is opened.
+// is carried by net/http's transport, on one connection; one taken for an
+// upstream of HTTP/1.1 that has turned to HTTP/2 is noticed when the
+// transport opens a connection to it, which it closes, and is left to
+// net/http's from then on.
 func TestTransportTLSLeavesHTTP2ToNetHTTP(t *testing.T) {
-	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, r.Proto)
-	}, true)
-	for i := range 3 {
-		_, got, err := post(t, rt, context.Background(), srv.URL, "{}")
-		if err != nil || got != "HTTP/2.0" {
-			t.Fatalf("request %d: %q, %v", i, got, err)
+	for _, turned := range []bool{false, true} {
+		srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, r.Proto)
+		}, true)
+		if turned {
+			learnt(t, rt, srv.URL)
 		}
-	}
-	if n := cc.opened.Load(); n != 2 {
-		t.Errorf("3 requests opened %d connections, want 2 (the transport's first look, then net/http's)", n)
+		for i := range 3 {
+			_, got, err := post(t, rt, context.Background(), srv.URL, "{}")
+			if err != nil || got != "HTTP/2.0" {
+				t.Fatalf("turned %v, request %d: %q, %v", turned, i, got, err)
+			}
+		}
+		want := int32(1)
+		if turned {
+			want = 2
+		}
+		if n := cc.opened.Load(); n != want {
+			t.Errorf("turned %v: 3 requests opened %d connections, want %d", turned, n, want)
+		}
+		if _, ok := rt.h1.Load(srv.Listener.Addr().String()); ok {
+			t.Errorf("turned %v: an upstream of HTTP/2 is taken for one of HTTP/1.1", turned)
+		}
 	}
 }
 
 // TestTransportTLSRefusesAnUntrustedUpstream: a certificate the roots do
-// not vouch for ends the request before anything is sent.
+// not vouch for ends the request before anything is sent, on net/http's
+// connections and on the transport's own.
 func TestTransportTLSRefusesAnUntrustedUpstream(t *testing.T) {
-	called := false
-	srv, _, _ := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) { called = true }, false,
+	var called atomic.Bool
+	srv, _, _ := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) { called.Store(true) }, false,
 		func(s *http.Server) { s.ErrorLog = log.New(io.Discard, "", 0) })
-	rt := newUpstreamTransport(netTransport(time.Second, time.Second))
-	_, _, err := post(t, rt, context.Background(), srv.URL, "{}")
-	if err == nil || !strings.Contains(err.Error(), "certificate") {
-		t.Fatalf("%v, want a certificate's error", err)
+	for _, own := range []bool{false, true} {
+		rt := newUpstreamTransport(netTransport(time.Second, time.Second))
+		if own {
+			learnt(t, rt, srv.URL)
+		}
+		_, _, err := post(t, rt, context.Background(), srv.URL, "{}")
+		if err == nil || !strings.Contains(err.Error(), "certificate") {
+			t.Fatalf("own connection %v: %v, want a certificate's error", own, err)
+		}
 	}
-	if called {
-		t.Error("the request reached an upstream whose certificate is not trusted")
+	if called.Load() {
+		t.Error("a request reached an upstream whose certificate is not trusted")
 	}
 }
 
@@ -178,6 +215,7 @@ func TestTransportTLSCancel(t *testing.T) {
 		}
 	}, false)
 	rt.header = time.Minute
+	learnt(t, rt, srv.URL)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
@@ -218,6 +256,7 @@ func TestTransportTLSHeaderTimeout(t *testing.T) {
 		}
 	}, false)
 	rt.header = 50 * time.Millisecond
+	learnt(t, rt, srv.URL)
 	_, _, err := post(t, rt, context.Background(), srv.URL, "{}")
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() {
@@ -239,6 +278,7 @@ func TestTransportTLSHeaderTimeout(t *testing.T) {
 		}
 	}()
 	rt = newUpstreamTransport(netTransport(100*time.Millisecond, time.Second))
+	learnt(t, rt, "https://"+ln.Addr().String())
 	start := time.Now()
 	_, _, err = post(t, rt, context.Background(), "https://"+ln.Addr().String(), "{}")
 	if !errors.As(err, &ne) || !ne.Timeout() || !strings.Contains(err.Error(), "TLS handshake timeout") {
@@ -256,6 +296,7 @@ func TestTransportTLSIdleClosedByUpstream(t *testing.T) {
 	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "resumed "+strconv.FormatBool(r.TLS.DidResume))
 	}, false, func(s *http.Server) { s.IdleTimeout = 20 * time.Millisecond })
+	learnt(t, rt, srv.URL)
 	for i := range 2 {
 		want := "resumed " + strconv.FormatBool(i > 0)
 		if _, got, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil || got != want {
