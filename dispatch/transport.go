@@ -3,7 +3,6 @@ package dispatch
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -57,9 +56,6 @@ type upstreamTransport struct {
 	tlsConfigs sync.Map // host -> *tls.Config
 	offerH2    bool
 	h1         sync.Map // address -> struct{}
-	// sessions keeps the upstreams' TLS sessions, to resume them on
-	// the connections opened later.
-	sessions tls.ClientSessionCache
 
 	mu      sync.Mutex
 	idle    map[string][]*upstreamConn
@@ -78,7 +74,7 @@ func newUpstreamTransport(fallback *http.Transport) *upstreamTransport {
 		maxIdle = http.DefaultMaxIdleConnsPerHost
 	}
 	return &upstreamTransport{fallback: fallback, header: fallback.ResponseHeaderTimeout, idleFor: idleFor, maxIdle: maxIdle,
-		idle: map[string][]*upstreamConn{}, offerH2: fallback.ForceAttemptHTTP2, sessions: tls.NewLRUClientSessionCache(0)}
+		idle: map[string][]*upstreamConn{}, offerH2: fallback.ForceAttemptHTTP2}
 }
 
 // upstreamConn is one connection to a plain-HTTP upstream.

@@ -62,9 +62,6 @@ func (t *upstreamTransport) tlsConfig(host string) *tls.Config {
 	if cfg.ServerName == "" {
 		cfg.ServerName = host
 	}
-	if cfg.ClientSessionCache == nil {
-		cfg.ClientSessionCache = t.sessions
-	}
 	cfg.NextProtos = []string{"http/1.1"}
 	if t.offerH2 {
 		cfg.NextProtos = []string{"h2", "http/1.1"}

@@ -291,16 +291,15 @@ func TestTransportTLSHeaderTimeout(t *testing.T) {
 
 // TestTransportTLSIdleClosedByUpstream: an upstream over TLS that closed
 // a connection while it sat idle costs nothing: the next request sees it
-// closed and opens another, which resumes the first one's TLS session.
+// closed and opens another.
 func TestTransportTLSIdleClosedByUpstream(t *testing.T) {
 	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, "resumed "+strconv.FormatBool(r.TLS.DidResume))
+		_, _ = io.WriteString(w, "ok")
 	}, false, func(s *http.Server) { s.IdleTimeout = 20 * time.Millisecond })
 	learnt(t, rt, srv.URL)
 	for i := range 2 {
-		want := "resumed " + strconv.FormatBool(i > 0)
-		if _, got, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil || got != want {
-			t.Fatalf("request %d: %q, %v, want %q", i, got, err, want)
+		if _, got, err := post(t, rt, context.Background(), srv.URL, "{}"); err != nil || got != "ok" {
+			t.Fatalf("request %d: %q, %v", i, got, err)
 		}
 		waitFor(t, "the upstream closing the idle connection", func() bool { return cc.closed.Load() == int32(i+1) })
 	}
