@@ -84,30 +84,41 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestTransportReusesConnections: requests one after another go on one
-// connection, whatever the body's framing (a length, chunks), and every
-// byte of every body arrives both ways.
-func TestTransportReusesConnections(t *testing.T) {
-	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
-		in, _ := io.ReadAll(r.Body)
-		if r.URL.Query().Get("chunked") != "" {
-			for _, part := range bytes.SplitAfter(in, []byte(" ")) {
-				_, _ = w.Write(part)
-				w.(http.Flusher).Flush()
-			}
-			return
+// echo answers with the request's body: in chunks, one a word, when the
+// query asks for them, with a length otherwise.
+func echo(w http.ResponseWriter, r *http.Request) {
+	in, _ := io.ReadAll(r.Body)
+	if r.URL.Query().Get("chunked") != "" {
+		for _, part := range bytes.SplitAfter(in, []byte(" ")) {
+			_, _ = w.Write(part)
+			w.(http.Flusher).Flush()
 		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(in)))
-		_, _ = w.Write(in)
-	})
-	rt := NewTransport(time.Second, time.Second)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(in)))
+	_, _ = w.Write(in)
+}
+
+// echoFive sends an echoing upstream five bodies of growing size, the
+// replies by length and in chunks in turn, and checks that each comes
+// back whole.
+func echoFive(t *testing.T, rt http.RoundTripper, url string) {
+	t.Helper()
 	for i, q := range []string{"", "?chunked=1", "", "?chunked=1", ""} {
 		body := strings.Repeat("word ", 1000*i+1)
-		status, got, err := post(t, rt, context.Background(), srv.URL+q, body)
+		status, got, err := post(t, rt, context.Background(), url+q, body)
 		if err != nil || status != 200 || got != body {
 			t.Fatalf("request %d: status %d, %d bytes back of %d, %v", i, status, len(got), len(body), err)
 		}
 	}
+}
+
+// TestTransportReusesConnections: requests one after another go on one
+// connection, whatever the body's framing (a length, chunks), and every
+// byte of every body arrives both ways.
+func TestTransportReusesConnections(t *testing.T) {
+	srv, cc := countedServer(t, echo)
+	echoFive(t, NewTransport(time.Second, time.Second), srv.URL)
 	if n := cc.opened.Load(); n != 1 {
 		t.Errorf("5 requests one after another opened %d connections, want 1", n)
 	}
@@ -266,9 +277,16 @@ func TestTransportConnectionClose(t *testing.T) {
 func TestTransportCancel(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	srv, cc := countedServer(t, func(w http.ResponseWriter, r *http.Request) {
-		// Read to its end, the body lets the server notice the client
-		// leaving.
+	srv, cc := countedServer(t, holding(release))
+	checkCancel(t, NewTransport(time.Second, time.Minute), srv.URL, cc)
+}
+
+// holding answers once the request's body is read to its end (which lets
+// the server notice the client leaving): with the start of a body when
+// the query asks for one, then nothing until release or the client
+// leaving.
+func holding(release chan struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if r.URL.Query().Get("body") != "" {
 			_, _ = io.WriteString(w, "start")
@@ -278,22 +296,29 @@ func TestTransportCancel(t *testing.T) {
 		case <-release:
 		case <-r.Context().Done():
 		}
-	})
-	rt := NewTransport(time.Second, time.Minute)
+	}
+}
+
+// checkCancel cancels a request to a holding upstream while it waits for
+// the head, then one while it waits for the body's next bytes: each ends
+// at once with the context's error and closes its connection. A request
+// whose context is already done sends nothing.
+func checkCancel(t *testing.T, rt http.RoundTripper, url string, cc *connCounter) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, _, err := post(t, rt, ctx, srv.URL, "{}")
+	_, _, err := post(t, rt, ctx, url, "{}")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("waiting for the head: %v, want the context's error", err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"?body=1", strings.NewReader("{}"))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"?body=1", strings.NewReader("{}"))
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resp.Body.Read(make([]byte, 5)); err != nil {
+	if _, err := io.ReadFull(resp.Body, make([]byte, 5)); err != nil {
 		t.Fatal(err)
 	}
 	time.AfterFunc(50*time.Millisecond, cancel)
@@ -306,8 +331,7 @@ func TestTransportCancel(t *testing.T) {
 		t.Errorf("cancelling took %s", d)
 	}
 	waitFor(t, "both connections closed", func() bool { return cc.closed.Load() == 2 })
-	// A request whose context is already done sends nothing.
-	_, _, err = post(t, rt, ctx, srv.URL, "{}")
+	_, _, err = post(t, rt, ctx, url, "{}")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled request: %v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,25 +56,8 @@ func learnt(t *testing.T, rt *upstreamTransport, rawURL string) {
 // chunks, a megabyte in records of every size), and every byte arrives
 // both ways.
 func TestTransportTLSCarriesHTTP1(t *testing.T) {
-	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		in, _ := io.ReadAll(r.Body)
-		if r.URL.Query().Get("chunked") != "" {
-			for _, part := range bytes.SplitAfter(in, []byte(" ")) {
-				_, _ = w.Write(part)
-				w.(http.Flusher).Flush()
-			}
-			return
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(in)))
-		_, _ = w.Write(in)
-	}, false)
-	for i, q := range []string{"", "?chunked=1", "", "?chunked=1", ""} {
-		body := strings.Repeat("word ", 1000*i+1)
-		status, got, err := post(t, rt, context.Background(), srv.URL+q, body)
-		if err != nil || status != 200 || got != body {
-			t.Fatalf("request %d: status %d, %d bytes back of %d, %v", i, status, len(got), len(body), err)
-		}
-	}
+	srv, cc, rt := tlsUpstream(t, echo, false)
+	echoFive(t, rt, srv.URL)
 	big := strings.Repeat("a longer word ", 80_000)
 	if _, got, err := post(t, rt, context.Background(), srv.URL, big); err != nil || got != big {
 		t.Fatalf("a megabyte: %d bytes back of %d, %v", len(got), len(big), err)
@@ -199,47 +181,14 @@ func TestTransportTLSRefusesAnUntrustedUpstream(t *testing.T) {
 
 // TestTransportTLSCancel: cancelling a request over TLS ends its wait for
 // the head and for the body's next bytes at once, with the context's
-// error, and closes the connection.
+// error, and closes the connection (checkCancel).
 func TestTransportTLSCancel(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	srv, cc, rt := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		if r.URL.Query().Get("body") != "" {
-			_, _ = io.WriteString(w, "start")
-			w.(http.Flusher).Flush()
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}, false)
+	srv, cc, rt := tlsUpstream(t, holding(release), false)
 	rt.header = time.Minute
 	learnt(t, rt, srv.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
-	if _, _, err := post(t, rt, ctx, srv.URL, "{}"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("waiting for the head: %v, want the context's error", err)
-	}
-	ctx, cancel = context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"?body=1", strings.NewReader("{}"))
-	resp, err := rt.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(resp.Body, make([]byte, 5)); err != nil {
-		t.Fatal(err)
-	}
-	time.AfterFunc(50*time.Millisecond, cancel)
-	if _, err = io.ReadAll(resp.Body); !errors.Is(err, context.Canceled) {
-		t.Fatalf("reading the body: %v, want the context's error", err)
-	}
-	_ = resp.Body.Close()
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("cancelling took %s", d)
-	}
-	waitFor(t, "both connections closed", func() bool { return cc.closed.Load() == 2 })
+	checkCancel(t, rt, srv.URL, cc)
 }
 
 // TestTransportTLSHeaderTimeout: an upstream over TLS that sends no head
