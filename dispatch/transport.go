@@ -25,8 +25,9 @@ import (
 // cluster or on the same host, as vLLM, Ollama or a sidecar are) or over
 // TLS, is written and its reply read on the caller's goroutine, over a
 // connection of its own pool; every other request (to a host that chose
-// HTTP/2 when offered it, or one that goes through a proxy) is carried by
-// net/http's transport, the fallback.
+// HTTP/2 when offered it, one that goes through a proxy, and the first
+// ones to an upstream over TLS, whose answer tells which it speaks:
+// transport_tls.go) is carried by net/http's transport, the fallback.
 //
 // net/http's transport keeps two goroutines per connection, one writing
 // requests and one reading replies, and hands each request and reply
@@ -77,7 +78,8 @@ func newUpstreamTransport(fallback *http.Transport) *upstreamTransport {
 		idle: map[string][]*upstreamConn{}, offerH2: fallback.ForceAttemptHTTP2}
 }
 
-// upstreamConn is one connection to a plain-HTTP upstream.
+// upstreamConn is one connection to an upstream of HTTP/1.1, plain or
+// over TLS.
 type upstreamConn struct {
 	t      *upstreamTransport
 	key    string
