@@ -3,6 +3,8 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -407,7 +409,9 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		var op *net.OpError
-		if errors.As(ue.Err, &op) && op.Err != nil {
+		if why := tlsFailure(ue.Err); why != "" {
+			reason = "could not be reached: " + why
+		} else if errors.As(ue.Err, &op) && op.Err != nil {
 			reason = "could not be reached: " + op.Err.Error()
 		} else if errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF) {
 			reason = "closed the connection without a reply"
@@ -420,6 +424,35 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 		Origin:     &parleyv1.Origin{Dialect: d},
 		Retry:      translate.Retry(translate.RetryFacts{Status: http.StatusBadGateway}),
 	}, Cause: err}
+}
+
+// tlsFailure says why a TLS connection to an upstream could not be made,
+// or "" when err is not such a failure. It names no host: a certificate's
+// names may name an account.
+func tlsFailure(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var record tls.RecordHeaderError
+	var alert tls.AlertError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return "it answered in plain HTTP, not TLS: its base_url should begin with http://"
+	case errors.As(err, &unknown):
+		return "its TLS certificate is not signed by an authority Parley trusts"
+	case errors.As(err, &hostname):
+		return "its TLS certificate is not valid for its address"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "its TLS certificate has expired or is not yet valid"
+	case errors.As(err, &invalid), errors.As(err, &verify):
+		return "its TLS certificate is not valid"
+	case errors.As(err, &record):
+		return "it did not answer in TLS"
+	case errors.As(err, &alert):
+		return "it refused the TLS handshake (" + alert.Error() + ")"
+	}
+	return ""
 }
 
 // readAll reads a whole reply body, bounded in size and in idle time.

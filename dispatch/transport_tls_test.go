@@ -11,10 +11,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/messages"
 )
 
 // tlsUpstream starts a test server over TLS, HTTP/1.1 alone or with
@@ -254,5 +258,60 @@ func TestTransportTLSIdleClosedByUpstream(t *testing.T) {
 	}
 	if n := cc.opened.Load(); n != 2 {
 		t.Errorf("opened %d connections, want 2", n)
+	}
+}
+
+// TestTransportErrorNamesTLSFailures: an upstream over TLS that cannot be
+// reached is reported with why (a certificate not trusted, one for another
+// name, an upstream that answers in plain HTTP), on net/http's connections
+// and on the transport's own, naming no host.
+func TestTransportErrorNamesTLSFailures(t *testing.T) {
+	quiet := func(s *http.Server) { s.ErrorLog = log.New(io.Discard, "", 0) }
+	secure, _, _ := tlsUpstream(t, func(w http.ResponseWriter, r *http.Request) {}, false, quiet)
+	plain, _ := countedServer(t, func(w http.ResponseWriter, r *http.Request) {}, quiet)
+	trusting := func() *http.Transport {
+		nt := netTransport(time.Second, time.Second)
+		nt.TLSClientConfig = secure.Client().Transport.(*http.Transport).TLSClientConfig
+		return nt
+	}
+	port := secure.Listener.Addr().(*net.TCPAddr).Port
+	for _, c := range []struct {
+		name, url string
+		fallback  *http.Transport
+		want      string
+	}{
+		{"untrusted", secure.URL, netTransport(time.Second, time.Second), "its TLS certificate is not signed by an authority Parley trusts"},
+		{"another name", "https://localhost:" + strconv.Itoa(port), trusting(), "its TLS certificate is not valid for its address"},
+		{"plain HTTP", "https://" + plain.Listener.Addr().String(), trusting(), "it answered in plain HTTP, not TLS: its base_url should begin with http://"},
+	} {
+		for _, own := range []bool{false, true} {
+			rt := newUpstreamTransport(c.fallback)
+			if own {
+				learnt(t, rt, c.url)
+			}
+			hb, err := NewHTTPBackend("up", messages.Upstream{}, c.url, HTTPOptions{Transport: rt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, _, cancel, err := hb.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte("{}")})
+			if err == nil {
+				_ = resp.Body.Close()
+				cancel(nil)
+				t.Fatalf("%s, own connection %v: the request went through", c.name, own)
+			}
+			var ue *translate.UpstreamError
+			if !errors.As(err, &ue) {
+				t.Fatalf("%s, own connection %v: %v, want an upstream error", c.name, own, err)
+			}
+			want := `the upstream "up" could not be reached: ` + c.want
+			if got := ue.Err.GetMessage(); got != want {
+				t.Errorf("%s, own connection %v:\n got %s\nwant %s", c.name, own, got, want)
+			}
+			for _, host := range []string{"127.0.0.1", "localhost", "example.com"} {
+				if strings.Contains(ue.Err.GetMessage(), host) {
+					t.Errorf("%s: the message names %s", c.name, host)
+				}
+			}
+		}
 	}
 }
