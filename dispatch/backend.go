@@ -409,7 +409,7 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		var op *net.OpError
-		if why := tlsFailure(ue.Err); why != "" {
+		if why := TLSFailure(ue.Err); why != "" {
 			reason = "could not be reached: " + why
 		} else if errors.As(ue.Err, &op) && op.Err != nil {
 			reason = "could not be reached: " + op.Err.Error()
@@ -426,10 +426,10 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 	}, Cause: err}
 }
 
-// tlsFailure says why a TLS connection to an upstream could not be made,
+// TLSFailure says why a TLS connection to an upstream could not be made,
 // or "" when err is not such a failure. It names no host: a certificate's
 // names may name an account.
-func tlsFailure(err error) string {
+func TLSFailure(err error) string {
 	var unknown x509.UnknownAuthorityError
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError

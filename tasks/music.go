@@ -109,6 +109,9 @@ func (u *MusicService) transportError(ctx context.Context, err error) error {
 		Message: "the music service " + u.name + " cannot be reached",
 		Retry:   translate.Retry(translate.RetryFacts{Status: http.StatusServiceUnavailable}),
 	}
+	if why := dispatch.TLSFailure(err); why != "" {
+		e.Message += ": " + why
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		e.Code, e.Reason, e.HttpStatus = parleyv1.Code_CODE_DEADLINE_EXCEEDED, translate.ReasonUpstreamTimeout, http.StatusGatewayTimeout
 		e.Message = fmt.Sprintf("the music service %s did not answer within %s", u.name, u.timeout)

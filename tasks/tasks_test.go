@@ -3,8 +3,10 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -23,6 +25,7 @@ import (
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlite"
 	"github.com/parleyhq/parley/tasks"
+	"github.com/parleyhq/parley/translate"
 	_ "github.com/parleyhq/parley/translate/golden"
 	"github.com/parleyhq/parley/translate/songgen"
 )
@@ -221,6 +224,22 @@ func TestSlowQueriesAreNotRepeated(t *testing.T) {
 		if id := fmt.Sprintf("up-%d", i); queried[id] < 5 {
 			t.Errorf("task %s was queried %d times in %s, want it queried on and on", id, queried[id], 20*answer)
 		}
+	}
+}
+
+// TestMusicSaysWhyTLSFailed: a music service over TLS that cannot be
+// reached is reported with why, naming no host.
+func TestMusicSaysWhyTLSFailed(t *testing.T) {
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	up.Config.ErrorLog = log.New(io.Discard, "", 0)
+	up.StartTLS()
+	defer up.Close()
+	music := tasks.NewMusicService(config.Upstream{Name: "music", BaseURL: up.URL, APIKey: "k", HeaderTimeout: config.Duration(time.Second)}, songgen.Upstream{}, nil)
+	_, err := music.Submit(t.Context(), &parleyv1.TaskInput{Kind: &parleyv1.TaskInput_Song{Song: &parleyv1.SongInput{Mode: parleyv1.SongMode_SONG_MODE_INSPIRATION, Inspiration: "the sea"}}}, "")
+	want := "the music service music cannot be reached: its TLS certificate is not signed by an authority Parley trusts"
+	var ue *translate.UpstreamError
+	if !errors.As(err, &ue) || ue.Err.GetMessage() != want {
+		t.Fatalf("%v, want %q", err, want)
 	}
 }
 
