@@ -41,44 +41,61 @@ func (s *socketReader) init(c net.Conn) {
 		}
 		return
 	}
-	sc, ok := c.(syscall.Conn)
-	if !ok {
+	s.raw = rawConn(c)
+	if s.raw == nil {
 		return
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return
-	}
-	s.raw = raw
 	s.read = func(fd uintptr) bool {
 		p := s.into
 		if p == nil {
 			s.pooled = readBuffers.Get().(*readBuffer)
 			p = s.pooled.b[:]
 		}
-		for {
-			n, err := syscall.Read(int(fd), p)
-			if errors.Is(err, syscall.EINTR) {
-				continue
+		n, err, again := readFD(fd, p)
+		if again {
+			if s.into == nil {
+				readBuffers.Put(s.pooled)
+				s.pooled = nil
 			}
-			if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) {
-				if s.into == nil {
-					readBuffers.Put(s.pooled)
-					s.pooled = nil
-				}
-				return false
-			}
-			s.n, s.err = max(n, 0), err
-			return true
+			return false
 		}
+		s.n, s.err = n, err
+		return true
 	}
 }
 
-// result is what the last read brought: io.EOF for the end of the
-// connection, and a failed read's error as net's would be.
-func (s *socketReader) result(c net.Conn) (int, error) {
-	n, err := s.n, s.err
-	s.n, s.err = 0, nil
+// rawConn is c's socket, nil when it has none to read directly (a test's
+// wrapper).
+func rawConn(c net.Conn) syscall.RawConn {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return raw
+}
+
+// readFD reads the socket fd into p once (again after a signal); again
+// reports that it had nothing to read yet.
+func readFD(fd uintptr, p []byte) (n int, err error, again bool) {
+	for {
+		n, err := syscall.Read(int(fd), p)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) {
+			return 0, nil, true
+		}
+		return max(n, 0), err, false
+	}
+}
+
+// readResult is what a read of c's socket brought: io.EOF for the end of
+// the connection, and a failed read's error as net's would be.
+func readResult(c net.Conn, n int, err error) (int, error) {
 	switch {
 	case err != nil:
 		return n, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
@@ -86,6 +103,13 @@ func (s *socketReader) result(c net.Conn) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// result is what the last read brought (readResult).
+func (s *socketReader) result(c net.Conn) (int, error) {
+	n, err := s.n, s.err
+	s.n, s.err = 0, nil
+	return readResult(c, n, err)
 }
 
 // readPooled waits for bytes and reads them into a buffer from the pool.
@@ -219,29 +243,13 @@ type tlsSocket struct {
 }
 
 func newTLSSocket(c net.Conn) net.Conn {
-	s := &tlsSocket{Conn: c}
-	sc, ok := c.(syscall.Conn)
-	if !ok {
+	s := &tlsSocket{Conn: c, raw: rawConn(c)}
+	if s.raw == nil {
 		return s
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return s
-	}
-	s.raw = raw
 	s.read = func(fd uintptr) bool {
-		for {
-			n, err := syscall.Read(int(fd), s.p)
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
-			if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) {
-				s.none = true
-				return true
-			}
-			s.n, s.err = max(n, 0), err
-			return true
-		}
+		s.n, s.err, s.none = readFD(fd, s.p)
+		return true
 	}
 	s.peek = func(fd uintptr) bool {
 		var b [1]byte
@@ -277,12 +285,8 @@ func (s *tlsSocket) Read(p []byte) (int, error) {
 		return 0, err
 	case none:
 		return 0, errNothingYet
-	case rerr != nil:
-		return n, &net.OpError{Op: "read", Net: "tcp", Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: os.NewSyscallError("read", rerr)}
-	case n == 0:
-		return 0, io.EOF
 	}
-	return n, nil
+	return readResult(s, n, rerr)
 }
 
 // poll reads tc into p without waiting: errNothingYet when neither TLS nor
