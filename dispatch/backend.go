@@ -61,12 +61,12 @@ type HTTPOptions struct {
 
 // HTTPBackend calls an upstream service over HTTP in its dialect.
 type HTTPBackend struct {
-	name   string
-	up     translate.Upstream
-	base   *url.URL
-	client *http.Client
-	opts   HTTPOptions
-	urls   urlCache
+	name string
+	up   translate.Upstream
+	base *url.URL
+	rt   http.RoundTripper
+	opts HTTPOptions
+	urls urlCache
 }
 
 var _ Backend = (*HTTPBackend)(nil)
@@ -85,12 +85,14 @@ func NewHTTPBackend(name string, up translate.Upstream, baseURL string, o HTTPOp
 	if rt == nil {
 		rt = NewTransport(o.ConnectTimeout, o.HeaderTimeout)
 	}
-	return &HTTPBackend{name: name, up: up, base: base, client: &http.Client{Transport: rt, CheckRedirect: KeepRedirect}, opts: o}, nil
+	return &HTTPBackend{name: name, up: up, base: base, rt: rt, opts: o}, nil
 }
 
 // KeepRedirect, an http.Client's CheckRedirect, makes a redirect the
 // upstream's reply, which the caller turns into an error that says so
-// (failure; the music service's client does the same). Following it would
+// (the music service's client). An upstream's backend calls its
+// transport itself, which follows no redirect, and failure says so in
+// the same way. Following one would
 // send the request, the upstream's key among its headers, to whatever
 // host the redirect names: net/http leaves out of a redirect to another
 // host only the headers it knows to be secret, and the dialects carry
@@ -113,7 +115,11 @@ func Redirected(what string, status int) *parleyv1.Error {
 
 // CloseIdleConnections closes the upstream's connections no request is
 // using.
-func (b *HTTPBackend) CloseIdleConnections() { b.client.CloseIdleConnections() }
+func (b *HTTPBackend) CloseIdleConnections() {
+	if c, ok := b.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
 
 // writeBufferSize is the buffer an upstream connection writes requests
 // through.
@@ -305,17 +311,32 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 			return nil, nil, nil, b.scrub(err)
 		}
 	}
-	resp, err := b.client.Do(hreq)
+	// The transport is called as an http.Client with KeepRedirect would
+	// call it, without the copy of the header the client makes for
+	// redirects it would follow.
+	resp, err := b.rt.RoundTrip(hreq)
 	if sent != nil {
 		sent.done()
 	}
 	if err != nil {
-		err = b.transportError(ctx, err)
+		err = b.transportError(ctx, roundTripError{err})
 		cancel(nil)
 		return nil, nil, nil, err
 	}
+	if resp.Body == nil {
+		// As http.Client gives it: some RoundTrippers leave an empty
+		// body nil.
+		resp.Body = http.NoBody
+	}
 	return resp, ctx, cancel, nil
 }
+
+// roundTripError is an error of the transport's, before any reply: the
+// error http.Client would wrap in a url.Error.
+type roundTripError struct{ err error }
+
+func (e roundTripError) Error() string { return e.err.Error() }
+func (e roundTripError) Unwrap() error { return e.err }
 
 // sentBody is an upstream request's body. The request is held while the
 // upstream thinks and while its reply is read, a stream's whole life, and
@@ -325,7 +346,7 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 // none to give once a reader has taken it to its end: the body is larger
 // than the transports' write buffers (writeBufferSize), so some of it has
 // been written by then, and no transport sends a request again after
-// that but for a redirect, which Parley does not follow (KeepRedirect),
+// that but for a redirect, which Parley does not follow (failure),
 // or an HTTP/2 server's refusal of the stream after the body went, which
 // fails the attempt for the dispatcher to retry from the canonical
 // request.
@@ -406,14 +427,14 @@ func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
 		}, Cause: err}
 	}
 	reason := "could not be reached"
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	var rte roundTripError
+	if errors.As(err, &rte) {
 		var op *net.OpError
-		if why := TLSFailure(ue.Err); why != "" {
+		if why := TLSFailure(rte.err); why != "" {
 			reason = "could not be reached: " + why
-		} else if errors.As(ue.Err, &op) && op.Err != nil {
+		} else if errors.As(rte.err, &op) && op.Err != nil {
 			reason = "could not be reached: " + op.Err.Error()
-		} else if errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF) {
+		} else if errors.Is(rte.err, io.EOF) || errors.Is(rte.err, io.ErrUnexpectedEOF) {
 			reason = "closed the connection without a reply"
 		}
 	}
@@ -437,7 +458,9 @@ func TLSFailure(err error) string {
 	var alert tls.AlertError
 	var verify *tls.CertificateVerificationError
 	switch {
-	case errors.Is(err, http.ErrSchemeMismatch):
+	// http.Client makes the first of ErrSchemeMismatch; a transport,
+	// called itself, returns the second.
+	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &record) && string(record.RecordHeader[:]) == "HTTP/":
 		return "it answered in plain HTTP, not TLS: its base_url should begin with http://"
 	case errors.As(err, &unknown):
 		return "its TLS certificate is not signed by an authority Parley trusts"
@@ -456,10 +479,11 @@ func TLSFailure(err error) string {
 }
 
 // readAll reads a whole reply body, bounded in size and in idle time.
-func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader) ([]byte, error) {
+// size is its Content-Length, -1 when not known.
+func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, size int64) ([]byte, error) {
 	r := newIdleReader(io.LimitReader(body, b.opts.MaxReplyBytes+1), b.opts.IdleTimeout, cancel)
 	defer r.stop()
-	data, err := io.ReadAll(r)
+	data, err := readSized(r, size)
 	if err != nil {
 		return nil, b.transportError(ctx, err)
 	}
@@ -469,15 +493,47 @@ func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFun
 	return data, nil
 }
 
+// presized is the largest reply readSized makes room for at once.
+const presized = 1 << 20
+
+// readSized reads r to its end. A body whose length is known (size) is
+// read into one slice of that length, where io.ReadAll grows slices from
+// 512 bytes and copies them into a last one. Up to presized bytes: the
+// slice is made before any of the body comes, on the upstream's word,
+// and a larger body is read by io.ReadAll, as one of unknown length is.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > presized {
+		return io.ReadAll(r)
+	}
+	// One byte more, for the read that finds the end.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			// Longer than its Content-Length said; the transport
+			// does not let that happen, but a reader may.
+			rest, err := io.ReadAll(r)
+			return append(b, rest...), err
+		}
+	}
+}
+
 // failure decodes a non-2xx reply.
 func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) error {
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		// Not followed (KeepRedirect).
+		// Not followed: the transport is called itself (send).
 		e := Redirected(fmt.Sprintf("the upstream %q", b.name), resp.StatusCode)
 		e.Origin = &parleyv1.Origin{Dialect: b.up.Dialect()}
 		return translate.UpstreamFailed(e)
 	}
-	body, err := b.readAll(ctx, cancel, io.LimitReader(resp.Body, 1<<20))
+	body, err := b.readAll(ctx, cancel, io.LimitReader(resp.Body, 1<<20), -1)
 	if err != nil {
 		body = nil
 	}
@@ -585,7 +641,7 @@ func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]
 	if !ok(resp.StatusCode) {
 		return nil, b.failure(actx, cancel, resp)
 	}
-	return b.readAll(actx, cancel, resp.Body)
+	return b.readAll(actx, cancel, resp.Body, resp.ContentLength)
 }
 
 // Stream implements Backend. The request is encoded and sent by open,
@@ -722,7 +778,7 @@ func wholeReply(mt string) bool {
 func (b *HTTPBackend) replay(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
 	call.Forwarded = false
 	call.ReleaseFrames()
-	data, err := b.readAll(ctx, cancel, r)
+	data, err := b.readAll(ctx, cancel, r, -1)
 	if err != nil {
 		yield(nil, b.scrub(err))
 		return
