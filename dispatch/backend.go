@@ -579,6 +579,11 @@ func (b *HTTPBackend) encode(req *parleyv1.Request, t translate.Target, call *Ca
 			// then reach the client sealed with their maker's name
 			// (translate.Target.Shared), so Parley renders it.
 			call.Forwarded = !t.Shared
+			// The body goes on as it came once. Another attempt
+			// encodes the canonical request, which is held for it
+			// anyway: the client's body, as large as its conversation,
+			// need not be held beside it while the upstream thinks.
+			call.Source.Body = nil
 			return fwd, b.prepare(cloud.OpGenerate, fwd, t)
 		}
 	}

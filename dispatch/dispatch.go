@@ -20,7 +20,8 @@ type Call struct {
 	// Source, when its Body is set, is the client's request as it came:
 	// an upstream of the client's dialect may send it on with its model
 	// swapped instead of encoding the canonical request again (the
-	// same-dialect fast path, translate.Forwarder).
+	// same-dialect fast path, translate.Forwarder). The attempt that
+	// sends it on lets go of it; another encodes the canonical request.
 	Source translate.Source
 	// Forwarded is true when the answering attempt sent Source on. Its
 	// reply is then the client's dialect as it is: Reply holds a whole

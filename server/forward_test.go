@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -370,4 +374,61 @@ func TestSameDialectForwardGenerateContent(t *testing.T) {
 			t.Errorf("a snake_case body went on as it came:\n%s", reqs[0].Body)
 		}
 	})
+}
+
+// TestSameDialectRetryEncodes: a request of the upstream's own dialect
+// goes on as it came once; an attempt after a refusal encodes the
+// canonical request, and says the same to the upstream (the client's body
+// is not held for it: TestWaitingRequestsHoldOneConversation).
+func TestSameDialectRetryEncodes(t *testing.T) {
+	var mu sync.Mutex
+	var got [][]byte
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, b)
+		n := len(got)
+		mu.Unlock()
+		if n == 1 {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(529)
+			_, _ = io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Hello."}],`+
+			`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":2}}`)
+	}))
+	defer up.Close()
+	g := startGateway(t, gwExtra{
+		upstreams: fmt.Sprintf("  - {name: busy, dialect: messages, base_url: %q, api_key: up-key-busy, max_retries: 1}\n", up.URL),
+		models:    "  - {name: busy, upstream: busy, upstream_model: m}\n",
+	})
+	body := `{"model":"busy","max_tokens":256,"temperature":0.5,` +
+		`"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],` +
+		`"metadata":{"user_id":"u-1"},"future_option":{"a":[1,2]},"messages":[{"role":"user","content":[{"type":"text","text":"Say hello."}]},` +
+		`{"role":"assistant","content":"Hello?"},{"role":"user","content":"Once more."}]}`
+	status, reply := postRead(t, g.url+"/v1/messages", []byte(body))
+	if status != http.StatusOK || !strings.Contains(string(reply), "Hello.") {
+		t.Fatalf("status %d, reply %s", status, reply)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("the upstream got %d requests, want 2", len(got))
+	}
+	if want := strings.Replace(body, `"model":"busy"`, `"model":"m"`, 1); string(got[0]) != want {
+		t.Errorf("the first attempt sent\n%s\nnot the client's body with the model swapped\n%s", got[0], want)
+	}
+	var first, second any
+	if err := json.Unmarshal(got[0], &first); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(got[1], &second); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Errorf("the second attempt sent\n%s\nwhich says other than the first\n%s", got[1], got[0])
+	}
 }

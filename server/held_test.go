@@ -115,3 +115,76 @@ func TestWaitingStreamsHoldNoConversation(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitingRequestsHoldOneConversation: a request whose upstream has
+// not begun to answer holds its conversation once, in canonical form, for
+// another attempt to encode, whether its first went on as it came (an
+// upstream of the client's dialect) or was translated: the client's body
+// is let go of once the first attempt has made its own of it. An agent's
+// request waits on its model for seconds to minutes, thousands at once.
+func TestWaitingRequestsHoldOneConversation(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 16)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","+
+			"\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n"+
+			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n"+
+			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	}))
+	defer up.Close()
+	g := startGateway(t, gwExtra{
+		upstreams: fmt.Sprintf("  - {name: waits, dialect: messages, base_url: %q, api_key: up-key-waits}\n", up.URL),
+		models:    "  - {name: waits, upstream: waits, upstream_model: m}\n",
+	})
+	const requests, size = 6, 1 << 20
+	turn := strings.Repeat("a long conversation ", size/20)
+	bodies := map[string]string{
+		"/v1/messages":         fmt.Sprintf(`{"model":"waits","max_tokens":10,"stream":true,"messages":[{"role":"user","content":%q}]}`, turn),
+		"/v1/chat/completions": fmt.Sprintf(`{"model":"waits","stream":true,"messages":[{"role":"user","content":%q}]}`, turn),
+	}
+	for path, body := range bodies {
+		t.Run(strings.TrimPrefix(path, "/v1/"), func(t *testing.T) {
+			var before, waiting runtime.MemStats
+			runtime.GC()
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			var done sync.WaitGroup
+			for range requests {
+				done.Go(func() {
+					resp, err := http.DefaultClient.Do(clientPost(g.url+path, strings.NewReader(body)))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer resp.Body.Close()
+					rest, _ := io.ReadAll(resp.Body)
+					if resp.StatusCode != http.StatusOK || !strings.Contains(string(rest), "end_turn") && !strings.Contains(string(rest), `"stop"`) {
+						t.Errorf("status %d, stream %q", resp.StatusCode, rest)
+					}
+				})
+			}
+			for range requests {
+				<-arrived
+			}
+			runtime.GC()
+			runtime.GC()
+			runtime.ReadMemStats(&waiting)
+			close(release)
+			done.Wait()
+			release = make(chan struct{})
+			perRequest := (int64(waiting.HeapAlloc) - int64(before.HeapAlloc)) / requests
+			t.Logf("%d KiB held per waiting request, with a conversation of %d KiB", perRequest>>10, size>>10)
+			if perRequest > size*3/2 {
+				t.Errorf("a waiting request holds %d KiB, with a conversation of %d KiB: it holds it more than once", perRequest>>10, size>>10)
+			}
+		})
+	}
+}
