@@ -412,3 +412,53 @@ func TestFlushWritesWhatWasGathered(t *testing.T) {
 		t.Errorf("after Close the ledger holds %d records, want 25", len(l.got))
 	}
 }
+
+// The lines gathered while a flush writes move to the front of the slice
+// the written ones were in, and the next lines follow them there: a busy
+// gateway's recorder gathers every interval's lines in one slice, rather
+// than in one grown from a line by doubling. What was written is no longer
+// held. (Fewer lines than BatchSize, which would start a write.)
+func TestRecorderKeepsItsRoom(t *testing.T) {
+	l := &heldLedger{failingLedger: failingLedger{got: map[string]store.UsageRecord{}}, arrived: make(chan struct{}), release: make(chan struct{})}
+	r := NewRecorder(l, time.Hour, slog.New(slog.DiscardHandler), newMetrics(prometheus.NewRegistry()))
+	defer func() { _ = r.Close(context.Background()) }()
+	add := func(from, to int) {
+		for i := from; i < to; i++ {
+			r.Add(store.UsageRecord{RequestID: fmt.Sprintf("r%04d", i), Key: "k"})
+		}
+	}
+	look := func() (first *store.UsageRecord, ids []string, cleared bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, u := range r.pending {
+			ids = append(ids, u.RequestID)
+		}
+		all := r.pending[:cap(r.pending)]
+		return &all[0], ids, !slices.ContainsFunc(all[len(r.pending):], func(u store.UsageRecord) bool { return u != store.UsageRecord{} })
+	}
+	add(0, 400)
+	first, _, _ := look()
+	flushed := make(chan error, 1)
+	go func() { flushed <- r.Flush(context.Background()) }()
+	<-l.arrived
+	add(400, 450) // while the first 400 are written
+	close(l.release)
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	at, ids, cleared := look()
+	if at != first || len(ids) != 50 || ids[0] != "r0400" || ids[49] != "r0449" || !cleared {
+		t.Fatalf("after the flush: the same slice %v, lines %d (%v...), the rest cleared %v; want the 50 gathered meanwhile at its front",
+			at == first, len(ids), ids[:min(len(ids), 2)], cleared)
+	}
+	add(450, 800)
+	if at, ids, _ := look(); at != first || len(ids) != 400 {
+		t.Errorf("%d lines gathered, in the same slice: %v; want 400 in it", len(ids), at == first)
+	}
+	if err := r.Flush(context.Background()); err != nil || len(l.got) != 800 {
+		t.Errorf("the ledger holds %d records (%v), want 800", len(l.got), err)
+	}
+	if at, ids, cleared := look(); at != first || len(ids) != 0 || !cleared {
+		t.Errorf("after writing every line: the same slice %v, %d lines, cleared %v", at == first, len(ids), cleared)
+	}
+}

@@ -42,6 +42,8 @@ const (
 	// MaxPending bounds the lines held while the ledger cannot be
 	// written.
 	MaxPending = 1_000_000
+	// maxRoom bounds the slice kept for lines between flushes.
+	maxRoom = 4 * BatchSize
 )
 
 // NewRecorder starts writing to ledger every interval (default 1s).
@@ -144,8 +146,15 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		r.mu.Lock()
 		if err == nil {
 			left -= n
-			r.pending = r.pending[n:]
-			if len(r.pending) == 0 {
+			// The lines gathered since move to the front, where the
+			// next ones follow them: slicing the written ones off, the
+			// slice walked off the end of its array and grew, by
+			// doubling and copying, on every interval of a busy
+			// gateway. One a backlog grew is let go of.
+			rest := copy(r.pending, r.pending[n:])
+			clear(r.pending[rest:])
+			r.pending = r.pending[:rest]
+			if rest == 0 && cap(r.pending) > maxRoom {
 				r.pending = nil
 			}
 			r.m.ledgerWritten.Add(float64(n))

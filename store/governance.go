@@ -56,7 +56,8 @@ type StoredKey struct {
 // request path; a record whose request id is already kept is skipped, so
 // that a batch written again after a failure counts once.
 type Ledger interface {
-	// RecordUsage stores records in one transaction.
+	// RecordUsage stores records in one transaction. It keeps nothing of
+	// rs once it returns: the caller fills the slice again.
 	RecordUsage(ctx context.Context, rs []UsageRecord) error
 	// Usage sums the records of [q.From, q.To) that match the query's
 	// filters, grouped by q.GroupBy, in the order of the groups' values.
