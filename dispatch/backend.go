@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/cloud"
@@ -248,13 +249,29 @@ func (b *HTTPBackend) target(out *translate.Outgoing) (*url.URL, error) {
 // slice for all of them: the transport only reads it.
 var userAgent = []string{"parley"}
 
-// errIdle is the cause of an upstream request cancelled for silence.
-var errIdle = errors.New("idle timeout")
+// attempt is a request sent upstream, until its reply is done with. Its
+// context is the caller's, which the transports watch themselves: besides
+// the caller, only the reply's idle timeout ends an attempt early, and it
+// closes the reply's body, so an attempt needs no context of its own
+// (which cost every request a cancelCtx, its channel, and a map for the
+// transport's watch of it).
+type attempt struct {
+	ctx  context.Context
+	body io.Closer
+	// idle is set when the reply sent nothing for the idle timeout.
+	idle atomic.Bool
+}
 
-// send makes the request. The returned context is the attempt's own; its
-// cancel func must be called when the reply is done with.
-func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.Response, context.Context, context.CancelCauseFunc, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
+// silent ends an attempt whose reply sent nothing for the idle timeout:
+// closing its body ends a Read waiting on it, on every transport.
+func (a *attempt) silent() {
+	a.idle.Store(true)
+	_ = a.body.Close()
+}
+
+// send makes the request. The reply's body must be closed when it is done
+// with.
+func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.Response, *attempt, error) {
 	method := out.Method
 	if method == "" {
 		method = http.MethodPost
@@ -275,15 +292,13 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	}
 	u, err := b.target(out)
 	if err != nil {
-		cancel(nil)
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	// The request is made without a URL to parse, and given a copy of
 	// the one made for its path.
 	hreq, err := http.NewRequestWithContext(ctx, method, "", body)
 	if err != nil {
-		cancel(nil)
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	hreq.URL = new(*u)
 	hreq.Host = u.Host
@@ -307,8 +322,7 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 	// A cloud signs the request as it will be sent: last.
 	if b.opts.Cloud != nil {
 		if err := b.opts.Cloud.Authorize(ctx, hreq, out.Body); err != nil {
-			cancel(nil)
-			return nil, nil, nil, b.scrub(err)
+			return nil, nil, b.scrub(err)
 		}
 	}
 	// The transport is called as an http.Client with KeepRedirect would
@@ -319,16 +333,14 @@ func (b *HTTPBackend) send(ctx context.Context, out *translate.Outgoing) (*http.
 		sent.done()
 	}
 	if err != nil {
-		err = b.transportError(ctx, roundTripError{err})
-		cancel(nil)
-		return nil, nil, nil, err
+		return nil, nil, b.transportError(ctx, false, roundTripError{err})
 	}
 	if resp.Body == nil {
 		// As http.Client gives it: some RoundTrippers leave an empty
 		// body nil.
 		resp.Body = http.NoBody
 	}
-	return resp, ctx, cancel, nil
+	return resp, &attempt{ctx: ctx, body: resp.Body}, nil
 }
 
 // roundTripError is an error of the transport's, before any reply: the
@@ -402,9 +414,9 @@ func (r *onceReader) taken() {
 func (r *onceReader) Close() error { return nil }
 
 // transportError describes a failure to get a reply, without the URL (it
-// may name an account) and without any header.
-func (b *HTTPBackend) transportError(ctx context.Context, err error) error {
-	idle := errors.Is(context.Cause(ctx), errIdle)
+// may name an account) and without any header; idle says the reply's idle
+// timeout ended it.
+func (b *HTTPBackend) transportError(ctx context.Context, idle bool, err error) error {
 	if ctx.Err() != nil && !idle {
 		if pe := context.Cause(ctx); pe != nil {
 			return pe
@@ -478,14 +490,14 @@ func TLSFailure(err error) string {
 	return ""
 }
 
-// readAll reads a whole reply body, bounded in size and in idle time.
-// size is its Content-Length, -1 when not known.
-func (b *HTTPBackend) readAll(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, size int64) ([]byte, error) {
-	r := newIdleReader(io.LimitReader(body, b.opts.MaxReplyBytes+1), b.opts.IdleTimeout, cancel)
+// readAll reads a whole reply body of attempt a, bounded in size and in
+// idle time. size is its Content-Length, -1 when not known.
+func (b *HTTPBackend) readAll(a *attempt, body io.Reader, size int64) ([]byte, error) {
+	r := newIdleReader(io.LimitReader(body, b.opts.MaxReplyBytes+1), b.opts.IdleTimeout, a)
 	defer r.stop()
 	data, err := readSized(r, size)
 	if err != nil {
-		return nil, b.transportError(ctx, err)
+		return nil, b.transportError(a.ctx, a.idle.Load(), err)
 	}
 	if int64(len(data)) > b.opts.MaxReplyBytes {
 		return nil, translate.UpstreamProtocol(b.up.Dialect(), fmt.Errorf("reply larger than %d bytes", b.opts.MaxReplyBytes))
@@ -526,14 +538,14 @@ func readSized(r io.Reader, size int64) ([]byte, error) {
 }
 
 // failure decodes a non-2xx reply.
-func (b *HTTPBackend) failure(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) error {
+func (b *HTTPBackend) failure(a *attempt, resp *http.Response) error {
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		// Not followed: the transport is called itself (send).
 		e := Redirected(fmt.Sprintf("the upstream %q", b.name), resp.StatusCode)
 		e.Origin = &parleyv1.Origin{Dialect: b.up.Dialect()}
 		return translate.UpstreamFailed(e)
 	}
-	body, err := b.readAll(ctx, cancel, io.LimitReader(resp.Body, 1<<20), -1)
+	body, err := b.readAll(a, io.LimitReader(resp.Body, 1<<20), -1)
 	if err != nil {
 		body = nil
 	}
@@ -637,16 +649,15 @@ func (b *HTTPBackend) scrub(err error) error {
 // exchange sends a request whose reply is one body, and returns that body
 // of a 2xx reply or the decoded error of any other.
 func (b *HTTPBackend) exchange(ctx context.Context, out *translate.Outgoing) ([]byte, error) {
-	resp, actx, cancel, err := b.send(ctx, out)
+	resp, a, err := b.send(ctx, out)
 	if err != nil {
 		return nil, err
 	}
-	defer cancel(nil)
 	defer resp.Body.Close()
 	if !ok(resp.StatusCode) {
-		return nil, b.failure(actx, cancel, resp)
+		return nil, b.failure(a, resp)
 	}
-	return b.readAll(actx, cancel, resp.Body, resp.ContentLength)
+	return b.readAll(a, resp.Body, resp.ContentLength)
 }
 
 // Stream implements Backend. The request is encoded and sent by open,
@@ -675,8 +686,7 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 type openStream struct {
 	body    io.ReadCloser
 	framing translate.OpenFrames
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
+	a       *attempt
 	// whole is set when the upstream answered with one body rather than
 	// a stream.
 	whole bool
@@ -690,39 +700,38 @@ func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t transla
 		return nil, err
 	}
 	call.Dropped = out.Dropped
-	resp, actx, cancel, err := b.send(ctx, out)
+	resp, a, err := b.send(ctx, out)
 	if err != nil {
 		return nil, err
 	}
 	if !ok(resp.StatusCode) {
-		defer cancel(nil)
 		defer resp.Body.Close()
-		return nil, b.failure(actx, cancel, resp)
+		return nil, b.failure(a, resp)
 	}
 	// The reply's media type, read once, says both how it is framed and
 	// whether it is a stream at all.
 	mt := mediaType(resp.Header)
-	return &openStream{body: resp.Body, framing: b.framing(mt), ctx: actx, cancel: cancel, whole: wholeReply(mt)}, nil
+	return &openStream{body: resp.Body, framing: b.framing(mt), a: a, whole: wholeReply(mt)}, nil
 }
 
 // replayWhole yields a whole reply as events, and closes it.
 func (b *HTTPBackend) replayWhole(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
-	defer s.cancel(nil)
 	defer s.body.Close()
-	b.replay(s.ctx, s.cancel, s.body, t, call, yield)
+	b.replay(s.a, s.body, t, call, yield)
 }
 
 // relay yields the events of an open stream, and closes it.
 func (b *HTTPBackend) relay(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
-	defer s.cancel(nil)
 	defer s.body.Close()
-	body := newIdleReader(s.body, b.opts.IdleTimeout, s.cancel)
+	body := newIdleReader(s.body, b.opts.IdleTimeout, s.a)
 	defer body.stop()
 	for ev, err := range b.events(s, body, t, call) {
 		if err != nil {
+			// A stream the idle timeout ended is reported so, however
+			// its decoder saw the end.
 			var up *translate.UpstreamError
-			if !errors.As(err, &up) {
-				err = b.transportError(s.ctx, err)
+			if idle := s.a.idle.Load(); idle || !errors.As(err, &up) {
+				err = b.transportError(s.a.ctx, idle, err)
 			}
 			yield(nil, b.scrub(err))
 			return
@@ -780,10 +789,10 @@ func wholeReply(mt string) bool {
 // Nothing of it can be relayed as it came, so the call is no longer
 // forwarded: the client's encoder renders the events. A reply that does
 // not decode is the upstream's protocol error, not a failure to retry.
-func (b *HTTPBackend) replay(ctx context.Context, cancel context.CancelCauseFunc, r io.Reader, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
+func (b *HTTPBackend) replay(a *attempt, r io.Reader, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
 	call.Forwarded = false
 	call.ReleaseFrames()
-	data, err := b.readAll(ctx, cancel, r, -1)
+	data, err := b.readAll(a, r, -1)
 	if err != nil {
 		yield(nil, b.scrub(err))
 		return
@@ -838,17 +847,25 @@ func (b *HTTPBackend) CountTokens(ctx context.Context, req *parleyv1.Request, t 
 	return n, b.scrub(err)
 }
 
-// idleReader cancels its request when a Read waits longer than d.
+// idleReader ends its attempt (attempt.silent) when a Read waits longer
+// than d.
 type idleReader struct {
 	r     io.Reader
 	d     time.Duration
+	a     *attempt
 	timer *time.Timer
 }
 
-func newIdleReader(r io.Reader, d time.Duration, cancel context.CancelCauseFunc) *idleReader {
-	ir := &idleReader{r: r, d: d}
+// errIdle is what an idleReader's Read returns once the timeout has ended
+// its attempt, whatever the read under it found: a connection closed
+// under a read may read as its end (over TLS it does), which would be
+// reported as the upstream's stream cut short rather than as its silence.
+var errIdle = errors.New("idle timeout")
+
+func newIdleReader(r io.Reader, d time.Duration, a *attempt) *idleReader {
+	ir := &idleReader{r: r, d: d, a: a}
 	if d > 0 {
-		ir.timer = time.AfterFunc(d, func() { cancel(errIdle) })
+		ir.timer = time.AfterFunc(d, a.silent)
 		ir.timer.Stop()
 	}
 	return ir
@@ -863,6 +880,9 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	r.timer.Reset(r.d)
 	n, err := r.r.Read(p)
 	r.timer.Stop()
+	if r.a.idle.Load() {
+		return n, errIdle
+	}
 	return n, err
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/parleyhq/parley/dialects"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/translate"
+	"github.com/parleyhq/parley/translate/generatecontent"
 	"github.com/parleyhq/parley/translate/messages"
 )
 
@@ -151,13 +152,12 @@ func TestRequestWrites(t *testing.T) {
 	}{{300, 1}, {writeBufferSize + 1, 2}, {1 << 20, 0}} {
 		writes.Store(0)
 		out := &translate.Outgoing{Path: "/v1/messages", Body: bytes.Repeat([]byte("x"), int(c.size))}
-		resp, _, cancel, err := b.send(context.Background(), out)
+		resp, _, err := b.send(context.Background(), out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
-		cancel(nil)
 		if n := writes.Load(); c.writes > 0 && n > c.writes {
 			t.Errorf("a body of %d bytes went in %d writes, want %d", c.size, n, c.writes)
 		}
@@ -280,6 +280,105 @@ func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
 					t.Error("the body sent upstream is held while the upstream thinks")
 				}
 				runtime.KeepAlive(req)
+			})
+		}
+	}
+}
+
+// TestIdleTimeoutEndsTheAttempt: a reply that goes silent for the idle
+// timeout, whole or streamed, ends with an error that says so, and its
+// connection or HTTP/2 stream is closed, so the upstream stops too; over
+// plain HTTP and HTTP/1.1 with TLS (Parley's transport) and over HTTP/2
+// with TLS (net/http's).
+func TestIdleTimeoutEndsTheAttempt(t *testing.T) {
+	const head = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\"," +
+		"\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n"
+	gone := make(chan string, 4)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case strings.Contains(r.URL.Path, ":streamGenerateContent"):
+			// A dialect whose stream ends where its body does: cut
+			// short, it must not read as whole.
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"}}]}\r\n\r\n")
+		case bytes.Contains(body, []byte(`"stream":true`)):
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, head)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "200")
+			_, _ = io.WriteString(w, `{"id":"msg_1","type":"message",`)
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			gone <- r.Proto
+		case <-time.After(5 * time.Second):
+			gone <- "kept"
+		}
+	})
+	plain := httptest.NewServer(handler)
+	defer plain.Close()
+	h2 := httptest.NewUnstartedServer(handler)
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	h1 := httptest.NewTLSServer(handler)
+	defer h1.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(h2.Certificate())
+	roots.AddCert(h1.Certificate())
+	tlsTransport := netTransport(time.Second, 10*time.Second)
+	tlsTransport.TLSClientConfig = &tls.Config{RootCAs: roots}
+	for _, srv := range []struct {
+		name, url, proto string
+		transport        http.RoundTripper
+	}{
+		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
+		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
+		{"https", h1.URL, "HTTP/1.1", func() http.RoundTripper {
+			rt := newUpstreamTransport(tlsTransport)
+			learnt(t, rt, h1.URL)
+			return rt
+		}()},
+	} {
+		for _, c := range []struct {
+			name   string
+			up     translate.Upstream
+			stream bool
+		}{{"whole", messages.Upstream{}, false}, {"stream", messages.Upstream{}, true}, {"stream generate", generatecontent.Upstream{}, true}} {
+			t.Run(srv.name+"/"+c.name, func(t *testing.T) {
+				hb, err := NewHTTPBackend("up", c.up, srv.url, HTTPOptions{Transport: srv.transport, IdleTimeout: 100 * time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				var got error
+				if c.stream {
+					req := &parleyv1.Request{Model: "m", Stream: true}
+					for _, err := range hb.Stream(context.Background(), req, translate.Target{Model: "m"}, &Call{}) {
+						if err != nil {
+							got = err
+						}
+					}
+				} else {
+					_, got = hb.exchange(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte(`{"model":"m"}`)})
+				}
+				if got == nil || !strings.Contains(got.Error(), "sent nothing for 100ms") {
+					t.Fatalf("err = %v, want the idle timeout", got)
+				}
+				if d := time.Since(start); d > 2*time.Second {
+					t.Errorf("the idle timeout took %v", d)
+				}
+				select {
+				case p := <-gone:
+					if p != srv.proto {
+						t.Errorf("the upstream's request: %s, want it ended over %s", p, srv.proto)
+					}
+				case <-time.After(3 * time.Second):
+					t.Error("the upstream's request did not end")
+				}
 			})
 		}
 	}

@@ -457,11 +457,10 @@ func TestTransportRetriesNothingWritten(t *testing.T) {
 	}
 	long := strings.Repeat("x", 64<<10)
 	send := func() error {
-		resp, _, cancel, err := b.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte(long)})
+		resp, _, err := b.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte(long)})
 		if err != nil {
 			return err
 		}
-		defer cancel(nil)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp.Body.Close()
 	}
@@ -831,13 +830,12 @@ func TestDispatcherClosesIdleConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, _, cancel, err := hb.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte("{}")})
+	resp, _, err := hb.send(context.Background(), &translate.Outgoing{Path: "/v1/messages", Body: []byte("{}")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	cancel(nil)
 	if cc.closed.Load() != 0 {
 		t.Fatal("the connection closed after one request")
 	}
