@@ -20,6 +20,7 @@ import (
 
 	"github.com/parleyhq/parley/cloud"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
+	"github.com/parleyhq/parley/internal/readall"
 	"github.com/parleyhq/parley/secrets"
 	"github.com/parleyhq/parley/telemetry"
 	"github.com/parleyhq/parley/translate"
@@ -508,33 +509,15 @@ func (b *HTTPBackend) readAll(a *attempt, body io.Reader, size int64) ([]byte, e
 // presized is the largest reply readSized makes room for at once.
 const presized = 1 << 20
 
-// readSized reads r to its end. A body whose length is known (size) is
-// read into one slice of that length, where io.ReadAll grows slices from
-// 512 bytes and copies them into a last one. Up to presized bytes: the
-// slice is made before any of the body comes, on the upstream's word,
-// and a larger body is read by io.ReadAll, as one of unknown length is.
+// readSized reads r to its end: a body whose length is known (size) into
+// one slice of that length (readall.Sized). Up to presized bytes: the
+// slice is made before any of the body comes, on the upstream's word, and
+// a larger body is read by io.ReadAll, as one of unknown length is.
 func readSized(r io.Reader, size int64) ([]byte, error) {
-	if size < 0 || size > presized {
-		return io.ReadAll(r)
+	if size > presized {
+		size = -1
 	}
-	// One byte more, for the read that finds the end.
-	b := make([]byte, 0, size+1)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			// Longer than its Content-Length said; the transport
-			// does not let that happen, but a reader may.
-			rest, err := io.ReadAll(r)
-			return append(b, rest...), err
-		}
-	}
+	return readall.Sized(r, size)
 }
 
 // failure decodes a non-2xx reply.

@@ -211,31 +211,7 @@ func TestWaitingRequestLetsGoOfTheBodies(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, chatReply)
 	})
-	plain := httptest.NewServer(handler)
-	defer plain.Close()
-	h2 := httptest.NewUnstartedServer(handler)
-	h2.EnableHTTP2 = true
-	h2.StartTLS()
-	defer h2.Close()
-	h1 := httptest.NewTLSServer(handler)
-	defer h1.Close()
-	roots := x509.NewCertPool()
-	roots.AddCert(h2.Certificate())
-	roots.AddCert(h1.Certificate())
-	tlsTransport := netTransport(time.Second, 10*time.Second)
-	tlsTransport.TLSClientConfig = &tls.Config{RootCAs: roots}
-	for _, srv := range []struct {
-		name, url, proto string
-		transport        http.RoundTripper
-	}{
-		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
-		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
-		{"https", h1.URL, "HTTP/1.1", func() http.RoundTripper {
-			rt := newUpstreamTransport(tlsTransport)
-			learnt(t, rt, h1.URL)
-			return rt
-		}()},
-	} {
+	for _, srv := range upstreamServers(t, handler) {
 		for _, c := range []struct{ name, upstream string }{
 			{"translated", "chat_completions"},
 			// Forwarded as it came, the model's name the same: what was
@@ -318,31 +294,7 @@ func TestIdleTimeoutEndsTheAttempt(t *testing.T) {
 			gone <- "kept"
 		}
 	})
-	plain := httptest.NewServer(handler)
-	defer plain.Close()
-	h2 := httptest.NewUnstartedServer(handler)
-	h2.EnableHTTP2 = true
-	h2.StartTLS()
-	defer h2.Close()
-	h1 := httptest.NewTLSServer(handler)
-	defer h1.Close()
-	roots := x509.NewCertPool()
-	roots.AddCert(h2.Certificate())
-	roots.AddCert(h1.Certificate())
-	tlsTransport := netTransport(time.Second, 10*time.Second)
-	tlsTransport.TLSClientConfig = &tls.Config{RootCAs: roots}
-	for _, srv := range []struct {
-		name, url, proto string
-		transport        http.RoundTripper
-	}{
-		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
-		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
-		{"https", h1.URL, "HTTP/1.1", func() http.RoundTripper {
-			rt := newUpstreamTransport(tlsTransport)
-			learnt(t, rt, h1.URL)
-			return rt
-		}()},
-	} {
+	for _, srv := range upstreamServers(t, handler) {
 		for _, c := range []struct {
 			name   string
 			up     translate.Upstream
@@ -381,5 +333,39 @@ func TestIdleTimeoutEndsTheAttempt(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// upstreamServer is an upstream serving a test's handler, with the
+// transport that reaches it and the protocol they speak.
+type upstreamServer struct {
+	name, url, proto string
+	transport        http.RoundTripper
+}
+
+// upstreamServers serves handler over plain HTTP and over HTTP/1.1 with
+// TLS, each reached by Parley's transport, and over HTTP/2 with TLS,
+// reached by net/http's.
+func upstreamServers(t *testing.T, handler http.Handler) []upstreamServer {
+	t.Helper()
+	plain := httptest.NewServer(handler)
+	t.Cleanup(plain.Close)
+	h2 := httptest.NewUnstartedServer(handler)
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	t.Cleanup(h2.Close)
+	h1 := httptest.NewTLSServer(handler)
+	t.Cleanup(h1.Close)
+	roots := x509.NewCertPool()
+	roots.AddCert(h2.Certificate())
+	roots.AddCert(h1.Certificate())
+	tlsTransport := netTransport(time.Second, 10*time.Second)
+	tlsTransport.TLSClientConfig = &tls.Config{RootCAs: roots}
+	https := newUpstreamTransport(tlsTransport)
+	learnt(t, https, h1.URL)
+	return []upstreamServer{
+		{"http", plain.URL, "HTTP/1.1", NewTransport(time.Second, 10*time.Second)},
+		{"h2", h2.URL, "HTTP/2.0", newUpstreamTransport(tlsTransport)},
+		{"https", h1.URL, "HTTP/1.1", https},
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http/httputil"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 )
 
@@ -182,42 +181,5 @@ func TestChunkedBodyReadsWhatIsAtHand(t *testing.T) {
 	<-done
 	if string(p[:n]) != "last" || !errors.Is(err, io.EOF) {
 		t.Fatalf("%q, %v; want the last chunk with the end", p[:n], err)
-	}
-}
-
-// TestReadSized reads bodies of known and unknown length, whole and cut
-// short, in reads of random sizes: what comes back is what was sent, and
-// a body of known length takes one allocation.
-func TestReadSized(t *testing.T) {
-	body := []byte(strings.Repeat("0123456789", 300))
-	pieces := func(b []byte) io.Reader {
-		return &piecesConn{data: bytes.Clone(b), rng: rand.New(rand.NewPCG(1, 2))}
-	}
-	for _, c := range []struct {
-		name string
-		r    io.Reader
-		size int64
-		want []byte
-		err  error
-	}{
-		{"known", pieces(body), int64(len(body)), body, nil},
-		{"unknown", pieces(body), -1, body, nil},
-		{"empty", pieces(nil), 0, []byte{}, nil},
-		{"longer than said", pieces(body), 100, body, nil},
-		{"above presized", pieces(body), presized + 1, body, nil},
-		{"cut short", io.MultiReader(pieces(body[:50]), iotest.ErrReader(io.ErrUnexpectedEOF)), int64(len(body)), body[:50], io.ErrUnexpectedEOF},
-	} {
-		got, err := readSized(c.r, c.size)
-		if !bytes.Equal(got, c.want) || !errors.Is(err, c.err) {
-			t.Errorf("%s: got %d bytes, %v; want %d, %v", c.name, len(got), err, len(c.want), c.err)
-		}
-	}
-	rd := bytes.NewReader(body)
-	allocs := testing.AllocsPerRun(20, func() {
-		rd.Reset(body)
-		_, _ = readSized(rd, int64(len(body)))
-	})
-	if allocs > 1 {
-		t.Errorf("a body of known length took %v allocations, want 1", allocs)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/dispatch"
 	parleyv1 "github.com/parleyhq/parley/gen/parley/v1"
 	"github.com/parleyhq/parley/govern"
+	"github.com/parleyhq/parley/internal/readall"
 	"github.com/parleyhq/parley/internal/textlog"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/stored"
@@ -172,26 +173,13 @@ func (s *state) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 }
 
 // readAll reads r whole. When the client declared the body's length, the
-// buffer is that size from the start (plus one byte to see the end), so
-// a large body is not copied again and again while the buffer grows.
+// buffer is that size from the start, so a large body is not copied again
+// and again while the buffer grows.
 func readAll(r io.Reader, declared, limit int64) ([]byte, error) {
 	if declared <= 0 || declared > limit {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, declared+1)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) { // longer than declared: let it grow
-			b = append(b, 0)[:len(b)]
-		}
-	}
+	return readall.Sized(r, declared)
 }
 
 // setRetryAfter passes on, in whole seconds, the wait an upstream advised;

@@ -12,6 +12,28 @@ import (
 	"testing"
 )
 
+// waitsHead and waitsTail are a messages stream, before and after the
+// wait of the upstream the held tests serve it from.
+const (
+	waitsHead = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\"," +
+		"\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+	waitsTail = "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+)
+
+// waitsGateway is a gateway whose model "waits" is served by the
+// messages upstream at url.
+func waitsGateway(t *testing.T, url string) *gateway {
+	t.Helper()
+	return startGateway(t, gwExtra{
+		upstreams: fmt.Sprintf("  - {name: waits, dialect: messages, base_url: %q, api_key: up-key-waits}\n", url),
+		models:    "  - {name: waits, upstream: waits, upstream_model: m}\n",
+	})
+}
+
 // TestWaitingStreamsHoldNoConversation: streams that have begun and wait
 // for their upstream hold none of their request (the client's body, its
 // conversation, instructions and tools in canonical form, the body sent
@@ -24,25 +46,17 @@ func TestWaitingStreamsHoldNoConversation(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","+
-			"\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n"+
-			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"+
-			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n")
+		_, _ = io.WriteString(w, waitsHead)
 		w.(http.Flusher).Flush()
 		select {
 		case <-release:
 		case <-r.Context().Done():
 			return
 		}
-		_, _ = io.WriteString(w, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"+
-			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n"+
-			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+		_, _ = io.WriteString(w, waitsTail)
 	}))
 	defer up.Close()
-	g := startGateway(t, gwExtra{
-		upstreams: fmt.Sprintf("  - {name: waits, dialect: messages, base_url: %q, api_key: up-key-waits}\n", up.URL),
-		models:    "  - {name: waits, upstream: waits, upstream_model: m}\n",
-	})
+	g := waitsGateway(t, up.URL)
 	// A conversation of 1 MiB, instructions and tools of 512 KiB each:
 	// a waiting stream that kept any of them would hold 512 KiB or more.
 	const streams, size = 6, 1 << 20
@@ -134,16 +148,10 @@ func TestWaitingRequestsHoldOneConversation(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","+
-			"\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n"+
-			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n"+
-			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+		_, _ = io.WriteString(w, waitsHead+waitsTail)
 	}))
 	defer up.Close()
-	g := startGateway(t, gwExtra{
-		upstreams: fmt.Sprintf("  - {name: waits, dialect: messages, base_url: %q, api_key: up-key-waits}\n", up.URL),
-		models:    "  - {name: waits, upstream: waits, upstream_model: m}\n",
-	})
+	g := waitsGateway(t, up.URL)
 	const requests, size = 6, 1 << 20
 	turn := strings.Repeat("a long conversation ", size/20)
 	bodies := map[string]string{
