@@ -462,3 +462,49 @@ func TestRecorderKeepsItsRoom(t *testing.T) {
 		t.Errorf("after writing every line: the same slice %v, %d lines, cleared %v", at == first, len(ids), cleared)
 	}
 }
+
+// batchesAt records where each batch it is given begins.
+type batchesAt struct {
+	failingLedger
+	at []*store.UsageRecord
+}
+
+func (l *batchesAt) RecordUsage(ctx context.Context, rs []store.UsageRecord) error {
+	l.mu.Lock()
+	l.at = append(l.at, &rs[0])
+	l.mu.Unlock()
+	return l.failingLedger.RecordUsage(ctx, rs)
+}
+
+// A backlog (a ledger away for a while) is written batch after batch from
+// where it lies, not moved to the front after each batch, which would copy
+// the lines left again and again (a million of them at most, MaxPending);
+// only the last lines move.
+func TestRecorderWritesABacklogInPlace(t *testing.T) {
+	l := &batchesAt{failingLedger: failingLedger{fails: 1, got: map[string]store.UsageRecord{}}}
+	r := NewRecorder(l, time.Hour, slog.New(slog.DiscardHandler), newMetrics(prometheus.NewRegistry()))
+	defer func() { _ = r.Close(context.Background()) }()
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 * BatchSize {
+		r.mu.Lock()
+		r.pending = append(r.pending, store.UsageRecord{RequestID: fmt.Sprintf("r%05d", i), Key: "k"})
+		r.mu.Unlock()
+	}
+	if err := r.Flush(context.Background()); err == nil {
+		t.Fatal("the first write did not fail")
+	}
+	l.at = nil
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.got) != 4*BatchSize || len(l.at) != 4 {
+		t.Fatalf("%d records in %d batches, want %d in 4", len(l.got), len(l.at), 4*BatchSize)
+	}
+	for i := 1; i < 3; i++ {
+		if l.at[i] == l.at[0] {
+			t.Errorf("batch %d was written from the front: the backlog was moved after each batch", i+1)
+		}
+	}
+}

@@ -146,16 +146,23 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		r.mu.Lock()
 		if err == nil {
 			left -= n
-			// The lines gathered since move to the front, where the
-			// next ones follow them: slicing the written ones off, the
-			// slice walked off the end of its array and grew, by
-			// doubling and copying, on every interval of a busy
-			// gateway. One a backlog grew is let go of.
-			rest := copy(r.pending, r.pending[n:])
-			clear(r.pending[rest:])
-			r.pending = r.pending[:rest]
-			if rest == 0 && cap(r.pending) > maxRoom {
-				r.pending = nil
+			if rest := len(r.pending) - n; rest > n {
+				// A backlog: copying what is left to the front after
+				// each batch would copy it again and again.
+				r.pending = r.pending[n:]
+			} else {
+				// The lines gathered since, no more than were just
+				// written, move to the front, where the next ones
+				// follow them: slicing the written ones off, the
+				// slice walked off the end of its array and grew, by
+				// doubling and copying, on every interval of a busy
+				// gateway. One a backlog grew is let go of.
+				copy(r.pending, r.pending[n:])
+				clear(r.pending[rest:])
+				r.pending = r.pending[:rest]
+				if rest == 0 && cap(r.pending) > maxRoom {
+					r.pending = nil
+				}
 			}
 			r.m.ledgerWritten.Add(float64(n))
 		}
