@@ -258,7 +258,7 @@ var userAgent = []string{"parley"}
 // transport's watch of it).
 type attempt struct {
 	ctx  context.Context
-	body io.Closer
+	body io.ReadCloser
 	// idle is set when the reply sent nothing for the idle timeout.
 	idle atomic.Bool
 }
@@ -667,9 +667,9 @@ func (b *HTTPBackend) Stream(ctx context.Context, req *parleyv1.Request, t trans
 // request it answers (its body and headers) and the reply's headers,
 // which a stream waiting on its upstream would otherwise hold.
 type openStream struct {
-	body    io.ReadCloser
-	framing translate.OpenFrames
+	// a holds the reply's body.
 	a       *attempt
+	framing translate.OpenFrames
 	// whole is set when the upstream answered with one body rather than
 	// a stream.
 	whole bool
@@ -694,19 +694,19 @@ func (b *HTTPBackend) open(ctx context.Context, req *parleyv1.Request, t transla
 	// The reply's media type, read once, says both how it is framed and
 	// whether it is a stream at all.
 	mt := mediaType(resp.Header)
-	return &openStream{body: resp.Body, framing: b.framing(mt), a: a, whole: wholeReply(mt)}, nil
+	return &openStream{a: a, framing: b.framing(mt), whole: wholeReply(mt)}, nil
 }
 
 // replayWhole yields a whole reply as events, and closes it.
 func (b *HTTPBackend) replayWhole(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
-	defer s.body.Close()
-	b.replay(s.a, s.body, t, call, yield)
+	defer s.a.body.Close()
+	b.replay(s.a, s.a.body, t, call, yield)
 }
 
 // relay yields the events of an open stream, and closes it.
 func (b *HTTPBackend) relay(s *openStream, t translate.Target, call *Call, yield func(*parleyv1.StreamEvent, error) bool) {
-	defer s.body.Close()
-	body := newIdleReader(s.body, b.opts.IdleTimeout, s.a)
+	defer s.a.body.Close()
+	body := newIdleReader(s.a.body, b.opts.IdleTimeout, s.a)
 	defer body.stop()
 	for ev, err := range b.events(s, body, t, call) {
 		if err != nil {
